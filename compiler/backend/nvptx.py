@@ -1,0 +1,130 @@
+"""LLVM IR → PTX with llvmlite's NVPTX target (LLVM 22).
+
+`compile_ptx` parses and verifies the module, links libdevice only when a `__nv_*` function is called
+(then internalizes everything but the kernels, so the ~570 unused libdevice functions vanish), runs
+the O3 pipeline and emits PTX. The PTX ISA version follows `features` (`+ptx80` = PTX 8.0); without it
+LLVM picks the chip's minimum (sm_90 → 7.8). The H200's CUDA 13.0 driver accepts up to PTX 9.0.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+from warpforge.backend.toolkit import find_libdevice
+
+NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
+
+_lock = threading.Lock()
+
+
+class CodegenError(Exception):
+    """LLVM rejected the module (verifier or parser), or libdevice is needed and missing."""
+
+
+@functools.cache
+def _initialize() -> None:
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+
+
+@dataclass(frozen=True)
+class NVPTXOptions:
+    """Code generation options. `chip` is an `sm_XX` name; `features` a `+ptxNN` feature string."""
+
+    chip: str = "sm_90"
+    features: str = "+ptx80"
+    opt_level: int = 3
+    ftz: bool = False
+    """Flush f32 denormals to zero in libdevice (NVVMReflect `__CUDA_FTZ`); set by fast-math."""
+
+
+@functools.cache
+def target_machine(chip: str, features: str, opt_level: int) -> llvm.TargetMachine:
+    """The NVPTX `TargetMachine` for `chip`/`features` (cached)."""
+    _initialize()
+    target = llvm.Target.from_triple(NVPTX_TRIPLE)
+    return target.create_target_machine(cpu=chip, features=features, opt=opt_level, reloc="default", codemodel="default")
+
+
+@functools.cache
+def _libdevice_bitcode() -> bytes:
+    path = find_libdevice()
+    if path is None:
+        raise CodegenError(
+            "libdevice (libdevice.10.bc) not found, and a kernel calls a libdevice function: "
+            "install the CUDA toolkit or `pip install nvidia-nvvm==13.0.*`"
+        )
+    with open(path, "rb") as f:
+        return f.read()
+
+
+_NV_CALL = re.compile(r"declare [^\n]*@\"?__nv_\w+")
+_DEFINE = re.compile(r'define [^\n]*?ptx_kernel[^\n]*?@"?([\w.$]+)"?\(')
+
+
+def kernel_names(llvm_ir: str) -> list[str]:
+    """Names of the `ptx_kernel` functions defined in `llvm_ir`."""
+    return _DEFINE.findall(llvm_ir)
+
+
+def optimize_and_link(llvm_ir: str, options: NVPTXOptions = NVPTXOptions()) -> llvm.ModuleRef:
+    """Parse, verify, link libdevice if used, internalize non-kernels and run the O`opt_level` pipeline."""
+    _initialize()
+    with _lock:  # LLVM contexts are not safe to share across threads in llvmlite
+        try:
+            mod = llvm.parse_assembly(llvm_ir)
+            mod.verify()
+        except RuntimeError as e:
+            raise CodegenError(f"LLVM rejected the generated IR:\n{e}") from None
+        tm = target_machine(options.chip, options.features, options.opt_level)
+        if _NV_CALL.search(llvm_ir):
+            libdevice = llvm.parse_bitcode(_libdevice_bitcode())
+            libdevice.triple = mod.triple
+            libdevice.data_layout = mod.data_layout
+            mod.link_in(libdevice)
+        if options.ftz or _NV_CALL.search(llvm_ir):
+            _set_reflect_ftz(mod, options.ftz)
+        kernels = set(kernel_names(llvm_ir))
+        for fn in mod.functions:
+            if not fn.is_declaration and fn.name not in kernels:
+                fn.linkage = llvm.Linkage.internal
+        for gv in mod.global_variables:
+            if not gv.is_declaration:
+                gv.linkage = llvm.Linkage.internal
+        if options.opt_level > 0:
+            pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
+            pb = llvm.create_pass_builder(tm, pto)
+            pm = pb.getModulePassManager()
+            pm.run(mod, pb)
+        return mod
+
+
+def _set_reflect_ftz(mod: llvm.ModuleRef, ftz: bool) -> None:
+    # NVVMReflect reads the module flag "nvvm-reflect-ftz"; a parsed flag module is linked in.
+    flag = llvm.parse_assembly(
+        f'target triple = "{mod.triple}"\ntarget datalayout = "{mod.data_layout}"\n'
+        f'!llvm.module.flags = !{{!0}}\n!0 = !{{i32 4, !"nvvm-reflect-ftz", i32 {int(ftz)}}}\n'
+    )
+    mod.link_in(flag)
+
+
+def compile_ptx(llvm_ir: str, options: NVPTXOptions = NVPTXOptions()) -> str:
+    """Compile LLVM IR text for `nvptx64-nvidia-cuda` to PTX text.
+
+    Raises `CodegenError` when LLVM rejects the IR or libdevice is needed but not installed.
+    """
+    mod = optimize_and_link(llvm_ir, options)
+    tm = target_machine(options.chip, options.features, options.opt_level)
+    with _lock:
+        return tm.emit_assembly(mod)
+
+
+def ptx_version(features: str) -> str | None:
+    """`+ptx80` → `8.0`; None when `features` names no PTX version."""
+    m = re.search(r"\+ptx(\d)(\d+)", features)
+    return f"{m.group(1)}.{m.group(2)}" if m else None

@@ -1,0 +1,67 @@
+"""`warpforge-opt -t` outputs: `llvm` (LLVM IR text) and `ptx` (PTX text).
+
+`-t llvm` shadows xDSL's host-triple `llvm` target: ours exports for `nvptx64-nvidia-cuda` with
+warpforge's exporter (`warpforge.backend.export`). `-t 'ptx{chip=sm_90 features="+ptx80"}'` runs
+LLVM's NVPTX backend; without options the chip and PTX version come from the `gpu.module`'s
+`#nvvm.target`, else sm_90 / PTX 8.0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.target import Target
+
+from warpforge.backend.export import export_llvm_ir
+from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+
+
+def module_target(module: ModuleOp) -> tuple[str, str] | None:
+    """(chip, features) of the first `gpu.module`'s `#nvvm.target`, if any."""
+    from warpforge.dialects.gpu import ModuleOp as GpuModuleOp
+    from warpforge.dialects.nvvm import NVVMTargetAttr
+
+    for op in module.ops:
+        if isinstance(op, GpuModuleOp) and isinstance(op.target, NVVMTargetAttr):
+            return op.target.chip.data, op.target.features.data
+    return None
+
+
+def resolve_options(module: ModuleOp, chip: str = "", features: str = "", opt: int = 3) -> NVPTXOptions:
+    """Code generation options: explicit values first, then the module's `#nvvm.target`, then sm_90/+ptx80."""
+    from_module = module_target(module)
+    default_chip, default_features = from_module or ("sm_90", "+ptx80")
+    return NVPTXOptions(chip=chip or default_chip, features=features or default_features, opt_level=opt)
+
+
+@dataclass(frozen=True)
+class LLVMIRTarget(Target):
+    """LLVM IR text for `nvptx64-nvidia-cuda` (before optimization). `debug=false` drops `!dbg` locations."""
+
+    name = "llvm"
+    debug: bool = True
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        print(export_llvm_ir(module, debug_info=self.debug), file=output)
+
+
+@dataclass(frozen=True)
+class PTXTarget(Target):
+    """PTX text from LLVM's NVPTX backend at `-O{opt}`; `chip`/`features` override the module's target."""
+
+    name = "ptx"
+    chip: str = ""
+    features: str = ""
+    opt: int = 3
+    debug: bool = True
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        options = resolve_options(module, self.chip, self.features, self.opt)
+        llvm_ir = str(export_llvm_ir(module, debug_info=self.debug))
+        output.write(compile_ptx(llvm_ir, options))
+
+
+TARGETS: dict[str, type[Target]] = {"llvm": LLVMIRTarget, "ptx": PTXTarget}

@@ -1,0 +1,56 @@
+"""warpforge's exceptions. Every error a user can cause is one of these, with a message that says what
+was wrong and where (file:line:col for Python kernels, line:col for MLIR)."""
+
+from __future__ import annotations
+
+
+class WarpforgeError(Exception):
+    """Base of every warpforge diagnostic."""
+
+
+class CompileError(WarpforgeError):
+    """A kernel cannot be compiled: an unsupported construct, a type error, a bad annotation.
+
+    `str()` gives `file:line:col: error: message`, then the source line and a caret under the column.
+    """
+
+    def __init__(self, message: str, *, filename: str = "<unknown>", line: int = 0, col: int = 0, source_line: str | None = None):
+        self.message, self.filename, self.line, self.col, self.source_line = message, filename, line, col, source_line
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        text = f"{self.filename}:{self.line}:{self.col}: error: {self.message}"
+        if self.source_line is not None:
+            stripped = self.source_line.rstrip("\n")
+            text += f"\n  {stripped}\n  {' ' * max(self.col - 1, 0)}^"
+        return text
+
+
+class LaunchError(WarpforgeError):
+    """A launch was refused before anything ran: the configuration breaks the kernel's contract or the
+    device's limits, or an argument does not fit its parameter."""
+
+
+class AliasError(LaunchError):
+    """An output argument's memory overlaps another argument's (byte ranges); refused before launch."""
+
+
+class KernelError(WarpforgeError):
+    """A checked-mode kernel recorded an error (out-of-range read, integer division by zero).
+
+    Raised on the host after the launch completed; the message names the kernel and file:line. The
+    CUDA context stays usable. Attributes: `kernel`, `kind`, `filename`, `line`, `col`, `details`.
+    """
+
+    def __init__(self, message: str, *, kernel: str = "", kind: str = "", filename: str = "", line: int = 0, col: int = 0, details: dict | None = None):
+        self.kernel, self.kind, self.filename, self.line, self.col = kernel, kind, filename, line, col
+        self.details = details or {}
+        super().__init__(message)
+
+
+class DeviceError(WarpforgeError):
+    """No usable GPU or driver (or another device-side failure), with how to fix it where we know."""
+
+
+class MovedValueError(WarpforgeError):
+    """A tensor consumed by `partition()` was used again; names where it was created and consumed."""

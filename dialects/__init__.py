@@ -1,0 +1,51 @@
+"""warpforge's dialects and the registry of every dialect a warpforge context knows.
+
+`DIALECTS` maps a dialect name to a lazy factory, as xDSL's `Universe` does; `get_all_dialects()` is
+xDSL's upstream set with `gpu` and `llvm` replaced by ours and `kernel`, `nvvm`, `tile` added.
+"""
+
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+
+
+def _llvm() -> Dialect:
+    from warpforge.dialects.llvm import LLVM
+
+    return LLVM
+
+
+def _gpu() -> Dialect:
+    from warpforge.dialects.gpu import GPU
+
+    return GPU
+
+
+def _nvvm() -> Dialect:
+    from warpforge.dialects.nvvm import NVVM
+
+    return NVVM
+
+
+def _kernel() -> Dialect:
+    from warpforge.dialects.kernel import Kernel
+
+    return Kernel
+
+
+OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {
+    "gpu": _gpu,
+    "kernel": _kernel,
+    "llvm": _llvm,
+    "nvvm": _nvvm,
+}
+"""warpforge's own dialects (and the two that replace xDSL's registrations)."""
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    """Every dialect of a warpforge context: xDSL's upstream set, with ours replacing/adding entries."""
+    from xdsl.dialects import get_all_dialects as upstream
+
+    dialects = dict(upstream())
+    dialects.update(OUR_DIALECTS)
+    return dialects

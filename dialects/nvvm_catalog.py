@@ -1,0 +1,167 @@
+"""The `nvvm` catalog: one row per `nvvm` op — the LLVM 22 intrinsic it becomes, its operand and result
+types, and the minimum SM and PTX ISA version the instruction needs.
+
+This table is the single source of truth: `warpforge.dialects.nvvm` builds its ops from it, their
+verifiers and `check-nvvm-target` read the requirements from it, `convert-nvvm-to-llvm` reads the
+intrinsic names from it, and `tests/test_nvvm_catalog.py` compiles every row to PTX and checks no
+`.extern .func llvm.` call (the symptom of a misspelled intrinsic) reaches the output.
+
+Sources: PTX ISA 9.0 (§10 special registers, §9.7.13 parallel synchronization, §9.7.9 `shfl.sync`,
+`vote.sync`, `match.sync`, `redux.sync`, `activemask`); LLVM's `IntrinsicsNVVM.td` (LLVM 22) for the
+intrinsic names and signatures; MLIR's `NVVMOps.td` for op names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class IntrinsicSpec:
+    """One `nvvm` op.
+
+    `operands`/`results` are MLIR type names (`i1`, `i32`, `i64`, `f32`, `f64`); `immediates` are
+    constant arguments the lowering appends *before* the operands (e.g. the barrier id 0).
+    `min_sm` is the compute capability ×10 (sm_90 → 90), `min_ptx` the PTX ISA version ×10 (8.0 → 80).
+    """
+
+    op: str
+    intrinsic: str
+    operands: tuple[str, ...]
+    results: tuple[str, ...]
+    min_sm: int
+    min_ptx: int
+    ptx: str
+    summary: str
+    immediates: tuple[tuple[str, int], ...] = ()
+    pure: bool = False
+    """No side effects and the same value each time within a thread (special registers)."""
+    convergent: bool = False
+    """Must be reached by the threads named in its mask/block together (barriers, warp collectives)."""
+    names: tuple[str, ...] = ()
+    """Operand names (default `arg0`, `arg1`, …)."""
+
+    def operand_names(self) -> tuple[str, ...]:
+        return self.names or tuple(f"arg{i}" for i in range(len(self.operands)))
+
+    @property
+    def sm(self) -> str:
+        return f"sm_{self.min_sm}"
+
+    @property
+    def ptx_version(self) -> str:
+        return f"{self.min_ptx // 10}.{self.min_ptx % 10}"
+
+
+def _sregs() -> list[IntrinsicSpec]:
+    rows: list[IntrinsicSpec] = []
+    for reg, what in (("tid", "thread index in the block"), ("ntid", "threads per block"),
+                      ("ctaid", "block index in the grid"), ("nctaid", "blocks per grid")):  # fmt: skip
+        for axis in "xyz":
+            rows.append(
+                IntrinsicSpec(
+                    op=f"nvvm.read.ptx.sreg.{reg}.{axis}",
+                    intrinsic=f"llvm.nvvm.read.ptx.sreg.{reg}.{axis}",
+                    operands=(),
+                    results=("i32",),
+                    min_sm=20,
+                    min_ptx=20,
+                    ptx=f"%{reg}.{axis}",
+                    summary=f"{what}, {axis} (PTX ISA §10)",
+                    pure=True,
+                )
+            )
+    rows += [
+        IntrinsicSpec("nvvm.read.ptx.sreg.laneid", "llvm.nvvm.read.ptx.sreg.laneid", (), ("i32",), 20, 20,
+                      "%laneid", "lane within the warp, 0–31 (PTX ISA §10.4)", pure=True),
+        IntrinsicSpec("nvvm.read.ptx.sreg.warpsize", "llvm.nvvm.read.ptx.sreg.warpsize", (), ("i32",), 20, 20,
+                      "WARP_SZ", "threads per warp, 32 (PTX ISA §10.5)", pure=True),
+        IntrinsicSpec("nvvm.read.ptx.sreg.clock64", "llvm.nvvm.read.ptx.sreg.clock64", (), ("i64",), 20, 20,
+                      "%clock64", "per-SM cycle counter (PTX ISA §10.16)"),
+        IntrinsicSpec("nvvm.read.ptx.sreg.globaltimer", "llvm.nvvm.read.ptx.sreg.globaltimer", (), ("i64",), 30, 31,
+                      "%globaltimer", "global nanosecond timer (PTX ISA §10.22)"),
+    ]  # fmt: skip
+    return rows
+
+
+def _sync() -> list[IntrinsicSpec]:
+    return [
+        IntrinsicSpec("nvvm.barrier0", "llvm.nvvm.barrier.cta.sync.aligned.all", (), (), 20, 20,
+                      "bar.sync 0", "block-wide barrier (PTX ISA §9.7.13.1)",
+                      immediates=(("i32", 0),), convergent=True),
+        IntrinsicSpec("nvvm.bar.warp.sync", "llvm.nvvm.bar.warp.sync", ("i32",), (), 70, 60,
+                      "bar.warp.sync", "warp barrier over the lanes of a mask (PTX ISA §9.7.13.2)",
+                      convergent=True, names=("mask",)),
+        IntrinsicSpec("nvvm.membar.cta", "llvm.nvvm.membar.cta", (), (), 20, 20,
+                      "membar.cta", "memory fence, block scope (PTX ISA §9.7.13.4)"),
+        IntrinsicSpec("nvvm.membar.gl", "llvm.nvvm.membar.gl", (), (), 20, 20,
+                      "membar.gl", "memory fence, device scope (PTX ISA §9.7.13.4)"),
+        IntrinsicSpec("nvvm.membar.sys", "llvm.nvvm.membar.sys", (), (), 20, 20,
+                      "membar.sys", "memory fence, system scope (PTX ISA §9.7.13.4)"),
+    ]  # fmt: skip
+
+
+def _warp() -> list[IntrinsicSpec]:
+    rows: list[IntrinsicSpec] = []
+    for mode, ptx_mode in (("bfly", "bfly"), ("up", "up"), ("down", "down"), ("idx", "idx")):
+        for ty in ("i32", "f32"):
+            rows.append(
+                IntrinsicSpec(
+                    op=f"nvvm.shfl.sync.{mode}.{ty}",
+                    intrinsic=f"llvm.nvvm.shfl.sync.{mode}.{ty}",
+                    operands=("i32", ty, "i32", "i32"),
+                    results=(ty,),
+                    min_sm=30,
+                    min_ptx=60,
+                    ptx=f"shfl.sync.{ptx_mode}.b32",
+                    summary=f"warp shuffle ({mode}) of 32 bits: mask, value, lane/offset, clamp (PTX ISA §9.7.9.6)",
+                    convergent=True,
+                    names=("mask", "val", "offset", "clamp"),
+                )
+            )
+    rows += [
+        IntrinsicSpec("nvvm.vote.any.sync", "llvm.nvvm.vote.any.sync", ("i32", "i1"), ("i1",), 30, 60,
+                      "vote.sync.any.pred", "true if the predicate holds in any lane of the mask (PTX ISA §9.7.13.8)",
+                      convergent=True, names=("mask", "pred")),
+        IntrinsicSpec("nvvm.vote.all.sync", "llvm.nvvm.vote.all.sync", ("i32", "i1"), ("i1",), 30, 60,
+                      "vote.sync.all.pred", "true if the predicate holds in every lane of the mask (PTX ISA §9.7.13.8)",
+                      convergent=True, names=("mask", "pred")),
+        IntrinsicSpec("nvvm.vote.ballot.sync", "llvm.nvvm.vote.ballot.sync", ("i32", "i1"), ("i32",), 30, 60,
+                      "vote.sync.ballot.b32", "bit i set when lane i's predicate holds (PTX ISA §9.7.13.8)",
+                      convergent=True, names=("mask", "pred")),
+        IntrinsicSpec("nvvm.activemask", "llvm.nvvm.activemask", (), ("i32",), 30, 62,
+                      "activemask.b32", "mask of the lanes executing this instruction (PTX ISA §9.7.13.9)",
+                      convergent=True),
+        IntrinsicSpec("nvvm.match.any.sync.i32", "llvm.nvvm.match.any.sync.i32", ("i32", "i32"), ("i32",), 70, 60,
+                      "match.any.sync.b32", "lanes of the mask holding the same 32-bit value (PTX ISA §9.7.13.10)",
+                      convergent=True, names=("mask", "val")),
+        IntrinsicSpec("nvvm.match.any.sync.i64", "llvm.nvvm.match.any.sync.i64", ("i32", "i64"), ("i32",), 70, 60,
+                      "match.any.sync.b64", "lanes of the mask holding the same 64-bit value (PTX ISA §9.7.13.10)",
+                      convergent=True, names=("mask", "val")),
+    ]  # fmt: skip
+    for kind in ("add", "min", "max", "umin", "umax", "and", "or", "xor"):
+        rows.append(
+            IntrinsicSpec(
+                op=f"nvvm.redux.sync.{kind}",
+                intrinsic=f"llvm.nvvm.redux.sync.{kind}",
+                operands=("i32", "i32"),
+                results=("i32",),
+                min_sm=80,
+                min_ptx=70,
+                ptx=f"redux.sync.{kind}",
+                summary=f"warp reduction ({kind}) of a 32-bit integer over the mask: value, mask (PTX ISA §9.7.13.11)",
+                convergent=True,
+                names=("val", "mask"),
+            )
+        )
+    return rows
+
+
+CATALOG: dict[str, IntrinsicSpec] = {row.op: row for row in (*_sregs(), *_sync(), *_warp())}
+"""Every `nvvm` op, by op name."""
+
+DEFAULT_PTX_FOR_SM: dict[int, int] = {
+    50: 40, 52: 41, 53: 42, 60: 50, 61: 50, 62: 50, 70: 60, 72: 61, 75: 63,
+    80: 70, 86: 71, 87: 74, 89: 78, 90: 78, 100: 86, 101: 86, 103: 88, 120: 87, 121: 88,
+}  # fmt: skip
+"""The PTX version LLVM 22's NVPTX backend picks for a chip when no `+ptxNN` feature is given."""
