@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     FunctionType,
     IndexType,
     StringAttr,
@@ -27,7 +28,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i32,
 )
-from xdsl.ir import Attribute, Block, Dialect, EnumAttribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Dialect, EnumAttribute, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -145,6 +146,8 @@ class FuncOp(IRDLOperation):
     sym_name = prop_def(SymbolNameConstraint())
     function_type = prop_def(FunctionType)
     kernel = opt_prop_def(UnitAttr)
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    """Per-argument attributes (`{llvm.noalias, llvm.readonly}`), carried to the `llvm.func` parameters."""
     known_block_size = opt_attr_def(DenseArrayBase.constr(i32))
     known_grid_size = opt_attr_def(DenseArrayBase.constr(i32))
 
@@ -158,12 +161,15 @@ class FuncOp(IRDLOperation):
         *,
         kernel: bool = False,
         known_block_size: Sequence[int] | None = None,
+        arg_attrs: Sequence[DictionaryAttr] | None = None,
     ):
         if region is None:
             region = Region(Block(arg_types=function_type.inputs))
         props: dict[str, Attribute] = {"sym_name": StringAttr(name), "function_type": function_type}
         if kernel:
             props["kernel"] = UnitAttr()
+        if arg_attrs is not None and any(d.data for d in arg_attrs):
+            props["arg_attrs"] = ArrayAttr(arg_attrs)
         attrs: dict[str, Attribute] = {}
         if known_block_size is not None:
             attrs["known_block_size"] = DenseArrayBase.from_list(i32, known_block_size)
@@ -187,7 +193,15 @@ class FuncOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
         name = parser.parse_symbol_name()
-        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=True))
+        arg_dicts: list[DictionaryAttr] = []
+
+        def parse_arg() -> Parser.Argument:
+            arg = parser.parse_argument(expect_type=True)
+            attrs = parser.parse_optional_dictionary_attr_dict()
+            arg_dicts.append(DictionaryAttr(attrs))
+            return arg
+
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_arg)
         outputs: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
             if parser.parse_optional_punctuation("(") is not None:
@@ -202,7 +216,7 @@ class FuncOp(IRDLOperation):
         attrs = parser.parse_optional_attr_dict_with_keyword()
         region = parser.parse_region(args)
         ftype = FunctionType.from_lists([a.type for a in args], outputs)
-        op = cls(name.data, ftype, region, kernel=kernel)
+        op = cls(name.data, ftype, region, kernel=kernel, arg_attrs=arg_dicts)
         if attrs is not None:
             op.attributes.update(attrs.data)
         return op
@@ -211,7 +225,16 @@ class FuncOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_symbol_name(self.sym_name.data)
         printer.print_string("(")
-        printer.print_list(self.body.blocks.first.args, printer.print_block_argument)  # pyright: ignore[reportOptionalMemberAccess]
+        arg_attrs = self.arg_attrs.data if self.arg_attrs is not None else ()
+
+        def print_arg(i_arg: tuple[int, BlockArgument]) -> None:
+            i, arg = i_arg
+            printer.print_block_argument(arg)
+            if i < len(arg_attrs) and arg_attrs[i].data:
+                printer.print_string(" ")
+                printer.print_attr_dict(arg_attrs[i].data)
+
+        printer.print_list(enumerate(self.body.blocks.first.args), print_arg)  # pyright: ignore[reportOptionalMemberAccess]
         printer.print_string(")")
         outs = self.function_type.outputs.data
         if outs:
