@@ -27,7 +27,7 @@ GPU_TO_LLVM: tuple[str, ...] = (
 )
 """`gpu` level → `llvm` dialect. `convert-scf-to-cf`, `reconcile-unrealized-casts` and `canonicalize` are xDSL's."""
 
-KERNEL_TO_GPU: tuple[str, ...] = ("lower-kernel-control-flow", "kernel-to-gpu", "canonicalize")
+KERNEL_TO_GPU: tuple[str, ...] = ("lower-kernel-control-flow", "kernel-to-gpu", "canonicalize", "cse")
 """`kernel` (Python semantics) → `gpu` level."""
 
 PIPELINES: dict[str, tuple[str, ...]] = {

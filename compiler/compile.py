@@ -1,0 +1,124 @@
+"""The compilation pipeline as stages, from the frontend's `kernel` module to PTX.
+
+| stage | what | produced by |
+|---|---|---|
+| `kernel` | the `kernel` dialect (Python semantics) | the frontend |
+| `gpu` | gpu/arith/math/scf/cf/memref/func in a `gpu.module` | `lower-kernel-control-flow`, `kernel-to-gpu` |
+| `nvvm` | special registers and barriers as `nvvm` ops, checked against the target | `convert-gpu-to-nvvm`, `check-nvvm-target` |
+| `llvm` | the `llvm` dialect | the rest of `gpu-to-llvm` |
+| `ll` | LLVM IR text (`nvptx64-nvidia-cuda`) | `warpforge.backend.export` |
+| `ptx` | PTX text, O3, libdevice linked when used | `warpforge.backend.nvptx` |
+
+Every stage is MLIR text that `warpforge-opt` parses and resumes from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+
+from warpforge.backend.export import export_llvm_ir
+from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+from warpforge.pipelines import GPU_TO_LLVM, run_pipeline
+
+STAGES = ("kernel", "gpu", "nvvm", "llvm", "ll", "ptx")
+
+COMPILER_VERSION = "warpforge-0.1.0"
+"""Part of every cache key: a new compiler never reuses an old compiler's PTX."""
+
+
+def _gpu_passes(chip: str, features: str, module: str) -> str:
+    return f'lower-kernel-control-flow,kernel-to-gpu{{chip={chip} features="{features}" module={module}}},canonicalize,cse'
+
+
+def _nvvm_passes() -> str:
+    return "convert-gpu-to-nvvm,check-nvvm-target"
+
+
+def _llvm_passes() -> str:
+    rest = GPU_TO_LLVM[GPU_TO_LLVM.index("check-nvvm-target") + 1 :]
+    return ",".join(rest)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to compile for: an `sm_XX` chip and a `+ptxNN` feature string."""
+
+    chip: str = "sm_90"
+    features: str = "+ptx80"
+
+
+def lower(module: ModuleOp, until: str, target: Target = Target(), *, module_name: str = "kernels") -> ModuleOp | str:
+    """Lower a `kernel`-dialect module (modified in place) through the stages up to `until`.
+
+    Returns the module for MLIR stages (`kernel`, `gpu`, `nvvm`, `llvm`) and text for `ll` and `ptx`.
+    """
+    if until not in STAGES:
+        raise ValueError(f"unknown stage '{until}', expected one of {', '.join(STAGES)}")
+    if until == "kernel":
+        return module
+    run_pipeline(module, _gpu_passes(target.chip, target.features, module_name))
+    if until == "gpu":
+        return module
+    run_pipeline(module, _nvvm_passes())
+    if until == "nvvm":
+        return module
+    run_pipeline(module, _llvm_passes())
+    if until == "llvm":
+        return module
+    llvm_ir = str(export_llvm_ir(module))
+    if until == "ll":
+        return llvm_ir
+    return compile_ptx(llvm_ir, NVPTXOptions(chip=target.chip, features=target.features))
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    """An error site read back from `kernel.error_sites` on the lowered kernel function."""
+
+    id: int
+    kind: str
+    text: str
+    filename: str
+    line: int
+    col: int
+    operands: tuple[str, str]
+
+
+def error_sites(module: ModuleOp, symbol: str) -> tuple[SiteInfo, ...]:
+    """The checked-mode error sites of kernel `symbol`, in id order (ids start at 1)."""
+    for op in module.walk():
+        name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+        if isinstance(name, StringAttr) and name.data == symbol:
+            table = op.attributes.get("kernel.error_sites")
+            if not isinstance(table, ArrayAttr):
+                return ()
+            sites = []
+            for i, entry in enumerate(table.data, start=1):
+                assert isinstance(entry, DictionaryAttr)
+                d = entry.data
+
+                def s(key: str) -> str:
+                    v = d.get(key)
+                    return v.data if isinstance(v, StringAttr) else ""
+
+                def n(key: str) -> int:
+                    v = d.get(key)
+                    return v.value.data if isinstance(v, IntegerAttr) else 0
+
+                ops = d.get("operands")
+                names = tuple(o.data for o in ops.data) if isinstance(ops, ArrayAttr) else ("index", "length")  # pyright: ignore[reportAttributeAccessIssue]
+                sites.append(SiteInfo(i, s("kind"), s("text"), s("file"), n("line"), n("col"), names))  # pyright: ignore[reportArgumentType]
+            return tuple(sites)
+    return ()
+
+
+def cache_key(*parts: object) -> str:
+    """A stable hash of the parts (source, signature, chip, options) and the compiler version."""
+    h = hashlib.sha256(COMPILER_VERSION.encode())
+    for p in parts:
+        h.update(repr(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]

@@ -1,0 +1,346 @@
+"""Expressions: names, constants, arithmetic (NEP 50 types, Python integer semantics), comparisons,
+`and`/`or`/`a if c else b` (short-circuit: the lazy side lives in a `kernel.if` region),
+attributes and subscripts (checked reads)."""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from xdsl.dialects.builtin import Region
+from xdsl.ir import Block
+
+from warpforge import dtypes
+from warpforge.dialects import kernel
+from warpforge.dtypes import DType
+from warpforge.frontend.builder import FunctionCompilerBase
+from warpforge.frontend.globals import resolve_attribute
+from warpforge.frontend.values import (
+    BoundMethod,
+    IndexValue,
+    Literal,
+    Namespace,
+    Scalar,
+    SliceValue,
+    Value,
+)
+
+_BINOPS: dict[type[ast.operator], tuple[str, type[kernel._BinaryOp] | None, Callable[[Any, Any], Any]]] = {  # pyright: ignore[reportPrivateUsage]
+    ast.Add: ("+", kernel.AddOp, operator.add),
+    ast.Sub: ("-", kernel.SubOp, operator.sub),
+    ast.Mult: ("*", kernel.MulOp, operator.mul),
+    ast.Div: ("/", kernel.TrueDivOp, operator.truediv),
+    ast.FloorDiv: ("//", kernel.FloorDivOp, operator.floordiv),
+    ast.Mod: ("%", kernel.ModOp, operator.mod),
+    ast.Pow: ("**", None, operator.pow),
+    ast.BitAnd: ("&", kernel.AndOp, operator.and_),
+    ast.BitOr: ("|", kernel.OrOp, operator.or_),
+    ast.BitXor: ("^", kernel.XorOp, operator.xor),
+    ast.LShift: ("<<", kernel.LShiftOp, operator.lshift),
+    ast.RShift: (">>", kernel.RShiftOp, operator.rshift),
+}
+
+_COMPARE: dict[type[ast.cmpop], tuple[str, Callable[[Any, Any], bool]]] = {
+    ast.Eq: ("eq", operator.eq),
+    ast.NotEq: ("ne", operator.ne),
+    ast.Lt: ("lt", operator.lt),
+    ast.LtE: ("le", operator.le),
+    ast.Gt: ("gt", operator.gt),
+    ast.GtE: ("ge", operator.ge),
+}
+
+_INT_ONLY = {ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift}
+
+
+class ExpressionMixin(FunctionCompilerBase):
+    def visit_expr(self, node: ast.expr) -> Value:
+        method = getattr(self, f"visit_{type(node).__name__}", None)
+        if method is None:
+            self.error(node, f"{type(node).__name__} expressions are not supported in kernels")
+        return method(node)
+
+    # ------------------------------------------------------------------ leaves
+
+    def visit_Constant(self, node: ast.Constant) -> Value:
+        if isinstance(node.value, bool | int | float):
+            return Literal(node.value)
+        self.error(node, f"{type(node.value).__name__} constants are not supported in kernels (only bool, int, float)")
+
+    def visit_Name(self, node: ast.Name) -> Value:
+        return self.lookup(node.id, node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> Value:
+        base = self.visit_expr(node.value)
+        if isinstance(base, Namespace):
+            if base.name.startswith("simt.") and node.attr in ("x", "y", "z"):
+                return self.special_register(base.name.removeprefix("simt."), node.attr, node)
+            resolved = resolve_attribute(base, node.attr)
+            if resolved is None:
+                self.error(node, f"'{base.name}.{node.attr}' is not available inside kernels")
+            return resolved
+        if isinstance(base, IndexValue):
+            if node.attr == "get":
+                return BoundMethod(base, "get")
+            if node.attr in ("row", "col"):
+                if base.dims != 2:
+                    self.error(node, f"'.{node.attr}' exists only on a ThreadIndex from simt.index_2d(ncols)")
+                op = kernel.IndexRowOp(base.ssa) if node.attr == "row" else kernel.IndexColOp(base.ssa)
+                return Scalar(self.emit(op, node), dtypes.i64)
+        self.error(node, f"{base.describe()} has no attribute '{node.attr}' in a kernel")
+
+    def special_register(self, which: str, dim: str, node: ast.AST) -> Scalar:
+        ops = {"thread_idx": kernel.ThreadIdxOp, "block_idx": kernel.BlockIdxOp, "block_dim": kernel.BlockDimOp, "grid_dim": kernel.GridDimOp}
+        if which not in ops:
+            self.error(node, f"simt.{which}.{dim} is not a thread id or dimension")
+        return Scalar(self.emit(ops[which](dim), node), dtypes.i64)
+
+    # ------------------------------------------------------------------ arithmetic
+
+    def visit_BinOp(self, node: ast.BinOp) -> Value:
+        left = self.visit_expr(node.left)
+        right = self.visit_expr(node.right)
+        return self.binary(type(node.op), left, right, node)
+
+    def binary(self, op_type: type[ast.operator], left: Value, right: Value, node: ast.AST) -> Value:
+        if op_type not in _BINOPS:
+            self.error(node, f"the operator {type(op_type).__name__} is not supported in kernels")
+        symbol, op_cls, py_fn = _BINOPS[op_type]
+        for side in (left, right):
+            if not isinstance(side, Literal | Scalar):
+                self.materialize(side, node)  # raises a precise error for slices, undefined names, …
+        if isinstance(left, Literal) and isinstance(right, Literal):
+            return self.fold(symbol, py_fn, left.value, right.value, node)
+        if op_type is ast.Pow:
+            return self.power(left, right, node)
+        dt = self.result_dtype(left, right, node)
+        assert dt is not None
+        if dt.is_bool and op_type in (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod):
+            self.error(node, f"'{symbol}' on two bools is not supported (NumPy and Python disagree); convert with int() first")
+        if op_type in _INT_ONLY and dt.is_float:
+            self.error(node, f"'{symbol}' needs integer operands, got {dt.name}")
+        if op_type is ast.Div and not dt.is_float:
+            dt = dtypes.f64  # NumPy: integer / integer is float64
+        a, b, dt = self.coerce_pair(left, right, node, dt)
+        assert op_cls is not None
+        op = op_cls(a.ssa, b.ssa)
+        if op_type in (ast.FloorDiv, ast.Mod) and not dt.is_float:
+            op.attributes["text"] = _text_attr(self.text_of(node))
+        return Scalar(self.emit(op, node), dt)
+
+    def fold(self, symbol: str, fn: Callable[[Any, Any], Any], a: Any, b: Any, node: ast.AST) -> Literal:
+        try:
+            result = fn(a, b)
+        except ZeroDivisionError:
+            self.error(node, f"division by zero in the constant expression '{self.text_of(node)}'")
+        except (OverflowError, ValueError) as e:
+            self.error(node, f"cannot evaluate the constant expression '{self.text_of(node)}': {e}")
+        if not isinstance(result, bool | int | float):
+            self.error(node, f"the constant expression '{self.text_of(node)}' is not a number")
+        if isinstance(result, int) and not isinstance(result, bool) and not -(2**63) <= result < 2**64:
+            self.error(node, f"the constant {result} does not fit 64 bits")
+        return Literal(result)
+
+    def power(self, base: Value, exponent: Value, node: ast.AST) -> Value:
+        """`**`: an integer-constant exponent is multiplied out (square-and-multiply); a float base with a
+        run-time exponent uses `pow`; an integer base needs a non-negative constant exponent."""
+        if isinstance(exponent, Literal) and isinstance(exponent.value, int) and not isinstance(exponent.value, bool):
+            n = exponent.value
+            b = self.materialize(base, node)
+            if b.dtype.is_bool:
+                b = self.cast(b, dtypes.i64, node)
+            if n < 0 and not b.dtype.is_float:
+                self.error(node, "integers to negative integer powers are not allowed (as in NumPy); use a float base")
+            result = self.pow_by_squaring(b, abs(n), node)
+            if n < 0:
+                one = self.const(1.0, b.dtype, node)
+                result = Scalar(self.emit(kernel.TrueDivOp(one.ssa, result.ssa), node), b.dtype)
+            return result
+        dt = self.result_dtype(base, exponent, node)
+        assert dt is not None
+        if not dt.is_float:
+            self.error(node, "an integer power needs a constant integer exponent (e.g. x ** 3); for a run-time exponent use floats")
+        a, b, dt = self.coerce_pair(base, exponent, node, dt)
+        return Scalar(self.emit(kernel.PowOp(a.ssa, b.ssa), node), dt)
+
+    def pow_by_squaring(self, base: Scalar, n: int, node: ast.AST) -> Scalar:
+        result: Scalar | None = None
+        square = base
+        while n:
+            if n & 1:
+                result = square if result is None else Scalar(self.emit(kernel.MulOp(result.ssa, square.ssa), node), base.dtype)
+            n >>= 1
+            if n:
+                square = Scalar(self.emit(kernel.MulOp(square.ssa, square.ssa), node), base.dtype)
+        return result if result is not None else self.const(1, base.dtype, node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Value:
+        operand = self.visit_expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            if isinstance(operand, Literal):
+                return Literal(not operand.value)
+            return Scalar(self.emit(kernel.NotOp(self.truthy(operand, node).ssa), node), dtypes.bool_)
+        if isinstance(operand, Literal):
+            if isinstance(node.op, ast.USub):
+                return Literal(-operand.value)
+            if isinstance(node.op, ast.UAdd):
+                return Literal(+operand.value)
+            if isinstance(node.op, ast.Invert):
+                if isinstance(operand.value, float):
+                    self.error(node, "'~' needs an integer")
+                return Literal(~operand.value)
+        x = self.materialize(operand, node)
+        if isinstance(node.op, ast.UAdd):
+            return x
+        if isinstance(node.op, ast.USub):
+            if x.dtype.is_bool:
+                self.error(node, "unary '-' on a bool is not supported; convert with int() first")
+            return Scalar(self.emit(kernel.NegOp(x.ssa), node), x.dtype)
+        if isinstance(node.op, ast.Invert):
+            if x.dtype.is_float:
+                self.error(node, f"'~' needs an integer or bool, got {x.dtype.name}")
+            return Scalar(self.emit(kernel.InvertOp(x.ssa), node), x.dtype)
+        self.error(node, f"unsupported unary operator {type(node.op).__name__}")
+
+    # ------------------------------------------------------------------ comparisons
+
+    def visit_Compare(self, node: ast.Compare) -> Value:
+        left = self.visit_expr(node.left)
+        if len(node.ops) == 1:
+            return self.compare(node.ops[0], left, self.visit_expr(node.comparators[0]), node)
+        # a < b < c: (a < b) and (b < c), b evaluated once, c only if a < b
+        return self.chain_compare(left, list(node.ops), list(node.comparators), node)
+
+    def chain_compare(self, left: Value, ops: list[ast.cmpop], rest: list[ast.expr], node: ast.AST) -> Value:
+        middle = self.visit_expr(rest[0])
+        first = self.compare(ops[0], left, middle, node)
+        if len(ops) == 1:
+            return first
+        return self.lazy_and(first, lambda: self.chain_compare(middle, ops[1:], rest[1:], node), node)
+
+    def compare(self, op: ast.cmpop, left: Value, right: Value, node: ast.AST) -> Value:
+        if type(op) not in _COMPARE:
+            self.error(node, f"the comparison '{type(op).__name__}' is not supported in kernels (only == != < <= > >=)")
+        pred, py_fn = _COMPARE[type(op)]
+        if isinstance(left, Literal) and isinstance(right, Literal):
+            return Literal(py_fn(left.value, right.value))
+        # a literal outside an integer type's range compares by value, as in NumPy 2 (u8 > -1 is True)
+        for strong, weak, flipped in ((left, right, False), (right, left, True)):
+            if isinstance(weak, Literal) and isinstance(strong, Scalar) and strong.dtype.is_int:
+                if isinstance(weak.value, int) and not strong.dtype.min <= weak.value <= strong.dtype.max:
+                    below = weak.value < strong.dtype.min  # the literal is below every value of the type
+                    outcome = {"eq": False, "ne": True, "lt": not below, "le": not below, "gt": below, "ge": below}[pred]
+                    if flipped:
+                        outcome = {"eq": False, "ne": True, "lt": below, "le": below, "gt": not below, "ge": not below}[pred]
+                    return Literal(outcome)
+        a, b, _ = self.coerce_pair(left, right, node)
+        return Scalar(self.emit(kernel.CmpOp(pred, a.ssa, b.ssa), node), dtypes.bool_)
+
+    # ------------------------------------------------------------------ short-circuit
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> Value:
+        result = self.visit_expr(node.values[0])
+        for operand in node.values[1:]:
+            if isinstance(node.op, ast.And):
+                result = self.lazy_and(result, lambda operand=operand: self.visit_expr(operand), node)
+            else:
+                result = self.lazy_or(result, lambda operand=operand: self.visit_expr(operand), node)
+        return result
+
+    def lazy_and(self, left: Value, right: Callable[[], Value], node: ast.AST) -> Value:
+        """Python `left and right`: `right` is evaluated only when `left` is true."""
+        if isinstance(left, Literal):
+            return right() if left.value else left
+        return self.lazy_select(self.truthy(left, node), right, lambda: left, node)
+
+    def lazy_or(self, left: Value, right: Callable[[], Value], node: ast.AST) -> Value:
+        """Python `left or right`: `right` is evaluated only when `left` is false."""
+        if isinstance(left, Literal):
+            return left if left.value else right()
+        return self.lazy_select(self.truthy(left, node), lambda: left, right, node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> Value:
+        cond = self.visit_expr(node.test)
+        if isinstance(cond, Literal):
+            return self.visit_expr(node.body if cond.value else node.orelse)
+        return self.lazy_select(self.truthy(cond, node), lambda: self.visit_expr(node.body), lambda: self.visit_expr(node.orelse), node)
+
+    def lazy_select(self, cond: Scalar, then: Callable[[], Value], otherwise: Callable[[], Value], node: ast.AST) -> Value:
+        """`kernel.if` with one result; each side is evaluated in its own region. The result type is the
+        NEP 50 common type of the two sides."""
+        then_block, else_block = Block(), Block()
+        with self.in_block(then_block):
+            t = then()
+        with self.in_block(else_block):
+            e = otherwise()
+        if isinstance(t, Literal) and isinstance(e, Literal) and type(t.value) is type(e.value) and t.value == e.value:
+            return t
+        dt = self._branch_dtype(t, e, node)
+        with self.in_block(then_block):
+            tv = self.materialize(t, node, dt)
+            self.emit(kernel.YieldOp([tv.ssa]), node)
+        with self.in_block(else_block):
+            ev = self.materialize(e, node, dt)
+            self.emit(kernel.YieldOp([ev.ssa]), node)
+        op = kernel.IfOp(cond.ssa, [dt.mlir], Region(then_block), Region(else_block))
+        return Scalar(self.emit(op, node), dt)
+
+    def _branch_dtype(self, t: Value, e: Value, node: ast.AST) -> DType:
+        for side in (t, e):
+            if not isinstance(side, Literal | Scalar):
+                self.error(node, f"both sides must be numbers here, got {side.describe()}")
+        if isinstance(t, Literal) and isinstance(e, Literal):
+            if isinstance(t.value, float) or isinstance(e.value, float):
+                return dtypes.f64
+            if isinstance(t.value, bool) and isinstance(e.value, bool):
+                return dtypes.bool_
+            return dtypes.i64
+        if isinstance(t, Scalar) and isinstance(e, Scalar):
+            try:
+                return dtypes.promote(t.dtype, e.dtype)
+            except TypeError as err:
+                self.error(node, str(err))
+        strong, weak = (t, e) if isinstance(t, Scalar) else (e, t)
+        assert isinstance(strong, Scalar) and isinstance(weak, Literal)
+        return dtypes.promote_weak(strong.dtype, weak.value)
+
+    # ------------------------------------------------------------------ subscripts
+
+    def visit_Subscript(self, node: ast.Subscript) -> Value:
+        base = self.visit_expr(node.value)
+        if not isinstance(base, SliceValue):
+            self.error(node, f"cannot index {base.describe()}")
+        index = self.visit_expr(node.slice)
+        return self.load(base, index, node)
+
+    def load(self, base: SliceValue, index: Value, node: ast.AST) -> Scalar:
+        text = self.text_of(node)
+        if base.kind == "disjoint_slice":
+            if not isinstance(index, IndexValue):
+                self.error(node, f"{base.describe()} can be read only at the thread's own ThreadIndex (e.g. {base.name}[idx]); reading other elements would race with their writers")
+            return Scalar(self.emit(kernel.LoadOp(base.ssa, index.ssa, text), node), base.dtype)
+        if isinstance(index, IndexValue):
+            index = Scalar(self.emit(kernel.IndexGetOp(index.ssa), node), dtypes.i64)
+        if isinstance(index, Literal):
+            if not isinstance(index.value, int) or isinstance(index.value, bool):
+                self.error(node, f"a slice index must be an integer, got {index.value!r}")
+            i = self.const(index.value, dtypes.i64, node)
+        else:
+            i = self.materialize(index, node)
+            if not i.dtype.is_int:
+                self.error(node, f"a slice index must be an integer, got {i.dtype.name}")
+        return Scalar(self.emit(kernel.LoadOp(base.ssa, i.ssa, text), node), base.dtype)
+
+    def visit_Tuple(self, node: ast.Tuple) -> Value:
+        self.error(node, "tuples are supported only on the left of an assignment (a, b = b, a)")
+
+
+def _text_attr(text: str):
+    from xdsl.dialects.builtin import StringAttr
+
+    return StringAttr(text)
+
+
+_ = math

@@ -1,0 +1,90 @@
+"""Resolving the Python objects a kernel names (globals, closure variables, builtins) to frontend values.
+
+Numbers become compile-time constants (frozen at compile time, as in numba); modules, dtypes and
+functions warpforge implements become namespaces / builtins; anything else is a `CompileError` at
+the use.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+import types
+from typing import Any
+
+from warpforge.dtypes import DType
+from warpforge.frontend.values import Builtin, DTypeRef, Literal, Namespace, Value
+
+MATH_FUNCTIONS = (
+    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
+    "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "pow", "fabs", "floor",
+    "ceil", "trunc", "copysign", "isnan", "isinf", "isfinite", "fma", "hypot", "cbrt",
+)  # fmt: skip
+"""Functions of Python's `math` module usable in kernels (those that exist in this Python)."""
+
+MATH_CONSTANTS = ("pi", "e", "tau", "inf", "nan")
+
+BUILTINS = ("len", "abs", "min", "max", "int", "float", "bool", "range")
+
+
+@functools.cache
+def _function_names() -> dict[int, str]:
+    from warpforge import simt
+
+    names: dict[int, str] = {}
+    for name in BUILTINS:
+        names[id(getattr(builtins, name))] = name
+    for name in MATH_FUNCTIONS:
+        if hasattr(math, name):
+            names[id(getattr(math, name))] = f"math.{name}"
+    for name in simt.KERNEL_FUNCTIONS:
+        names[id(getattr(simt, name))] = f"simt.{name}"
+    return names
+
+
+def resolve_global(obj: Any) -> Value | None:
+    """The frontend value for a Python object a kernel refers to, or None if it is not usable."""
+    import warpforge
+    from warpforge import simt
+
+    if isinstance(obj, bool | int | float) and not isinstance(obj, DType):
+        return Literal(obj)
+    if isinstance(obj, DType):
+        return DTypeRef(obj)
+    if obj is math:
+        return Namespace("math", math)
+    if obj is warpforge:
+        return Namespace("wf", warpforge)
+    if obj is simt:
+        return Namespace("simt", simt)
+    if isinstance(obj, simt.DimProxy):
+        return Namespace(f"simt.{obj.name}", obj)
+    if isinstance(obj, types.BuiltinFunctionType | types.FunctionType | type):
+        name = _function_names().get(id(obj))
+        if name is not None:
+            return Builtin(name)
+    try:
+        import numpy as np
+
+        if isinstance(obj, type) and issubclass(obj, np.generic):
+            from warpforge.dtypes import from_numpy
+
+            return DTypeRef(from_numpy(obj))
+    except TypeError:
+        return None
+    return None
+
+
+def resolve_attribute(ns: Namespace, attr: str) -> Value | None:
+    """`ns.attr` for a namespace (`math.sqrt`, `wf.f32`, `simt.thread_idx`, `simt.thread_idx.x` is
+    handled by the caller)."""
+    if ns.name == "math":
+        if attr in MATH_CONSTANTS:
+            return Literal(getattr(math, attr))
+        if attr in MATH_FUNCTIONS and hasattr(math, attr):
+            return Builtin(f"math.{attr}")
+        return None
+    if not hasattr(ns.obj, attr):
+        return None
+    return resolve_global(getattr(ns.obj, attr))

@@ -1,0 +1,375 @@
+"""Statements: assignments (incl. `DisjointSlice` writes), `if`/`elif`/`else`, `for … in range(…)`,
+`while`, `break`, `continue`, `return`, `pass`, expression statements.
+
+Variables are SSA values; control flow makes the data flow explicit: a `kernel.if` yields the
+variables either branch assigns, a loop carries (`iter_args`) the variables its body assigns that
+exist before it, and `break`/`continue` pass their current values. A variable must keep one type
+across branches and iterations (a `CompileError` otherwise; a Python literal adopts the other side's
+type, as in NEP 50).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import Region
+from xdsl.ir import Block
+
+from warpforge import dtypes
+from warpforge.dialects import kernel
+from warpforge.dtypes import DType
+from warpforge.frontend.builder import FunctionCompilerBase, LoopContext
+from warpforge.frontend.values import (
+    IndexValue,
+    Literal,
+    RangeValue,
+    Scalar,
+    SliceValue,
+    Undefined,
+    Value,
+)
+
+
+def assigned_names(body: Sequence[ast.stmt]) -> list[str]:
+    """Names a block of statements assigns (in first-assignment order), nested blocks included."""
+    names: list[str] = []
+
+    def add(target: ast.expr) -> None:
+        if isinstance(target, ast.Name) and target.id not in names:
+            names.append(target.id)
+        elif isinstance(target, ast.Tuple | ast.List):
+            for elt in target.elts:
+                add(elt)
+
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    add(t)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                add(node.target)
+            elif isinstance(node, ast.For):
+                add(node.target)
+            elif isinstance(node, ast.NamedExpr):
+                add(node.target)
+    return names
+
+
+class StatementMixin(FunctionCompilerBase):
+    def visit_body(self, body: Sequence[ast.stmt]) -> None:
+        """Visit statements until one ends the block (break/continue/return); later ones are unreachable."""
+        for stmt in body:
+            if self.terminated:
+                return
+            method = getattr(self, f"visit_{type(stmt).__name__}", None)
+            if method is None:
+                self.error(stmt, f"{type(stmt).__name__} statements are not supported in kernels")
+            method(stmt)
+
+    # ------------------------------------------------------------------ simple statements
+
+    def visit_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        self.visit_expr(node.value)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if len(node.targets) != 1:
+            self.error(node, "chained assignment (a = b = …) is not supported; assign one name at a time")
+        target = node.targets[0]
+        if isinstance(target, ast.Tuple | ast.List):
+            if not isinstance(node.value, ast.Tuple | ast.List) or len(node.value.elts) != len(target.elts):
+                self.error(node, "tuple assignment needs a tuple of the same length on the right (a, b = b, a)")
+            values = [self.visit_expr(v) for v in node.value.elts]  # pyright: ignore[reportAttributeAccessIssue]
+            for t, v in zip(target.elts, values):
+                self.assign(t, v, node)
+            return
+        self.assign(target, self.visit_expr(node.value), node)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is None:
+            self.error(node, "a declaration without a value is not supported; write `x: wf.f32 = 0`")
+        if not isinstance(node.target, ast.Name):
+            self.error(node, "an annotated assignment needs a plain name")
+        annotation = self.visit_expr(node.annotation)
+        from warpforge.frontend.values import DTypeRef
+
+        if not isinstance(annotation, DTypeRef):
+            self.error(node.annotation, "the annotation must be a warpforge dtype, e.g. wf.f32")
+        value = self.visit_expr(node.value)
+        scalar = self.materialize(value, node, annotation.dtype) if isinstance(value, Literal) else self.cast(self.materialize(value, node), annotation.dtype, node)
+        self.vars[node.target.id] = scalar
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name):
+            current = self.lookup(node.target.id, node.target)
+            self.assign(node.target, self.binary(type(node.op), current, self.visit_expr(node.value), node), node)  # pyright: ignore[reportAttributeAccessIssue]
+            return
+        if isinstance(node.target, ast.Subscript):
+            base = self.visit_expr(node.target.value)  # pyright: ignore[reportAttributeAccessIssue]
+            index = self.visit_expr(node.target.slice)  # pyright: ignore[reportAttributeAccessIssue]
+            if not isinstance(base, SliceValue):
+                self.error(node.target, f"cannot index {base.describe()}")
+            current = self.load(base, index, node.target)  # pyright: ignore[reportAttributeAccessIssue]
+            new = self.binary(type(node.op), current, self.visit_expr(node.value), node)  # pyright: ignore[reportAttributeAccessIssue]
+            self.store(base, index, new, node)
+            return
+        self.error(node, "augmented assignment needs a name or a subscript on the left")
+
+    def assign(self, target: ast.expr, value: Value, node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            if isinstance(value, Undefined):
+                self.error(node, f"'{value.name}' {value.reason}")
+            self.vars[target.id] = value
+            if isinstance(value, Scalar) and not value.ssa.name_hint and value.ssa.owner is not None:
+                value.ssa.name_hint = target.id if target.id.isidentifier() else None
+            return
+        if isinstance(target, ast.Subscript):
+            base = self.visit_expr(target.value)
+            if not isinstance(base, SliceValue):
+                self.error(target, f"cannot assign into {base.describe()}")
+            index = self.visit_expr(target.slice)
+            self.store(base, index, value, node)
+            return
+        self.error(target, f"cannot assign to {type(target).__name__}")
+
+    def store(self, base: SliceValue, index: Value, value: Value, node: ast.AST) -> None:
+        if base.kind == "slice":
+            self.error(node, f"{base.describe()} is read-only; declare the parameter simt.DisjointSlice[{base.dtype!r}] to write it")
+        if not isinstance(index, IndexValue):
+            self.error(
+                node,
+                f"{base.describe()} is written only through a ThreadIndex (idx = simt.index_1d(); {base.name}[idx] = …), "
+                f"which proves no other thread writes the same element; got {index.describe()}",
+            )
+        scalar = self.implicit(value, base.dtype, node, f"storing into {base.describe()}")
+        self.emit(kernel.StoreOp(scalar.ssa, base.ssa, index.ssa), node)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.error(node, "a kernel returns nothing; write results into a DisjointSlice")
+        self.emit(kernel.ReturnOp(), node)
+        self.terminated = True
+
+    def visit_Break(self, node: ast.Break) -> None:
+        self.emit(kernel.BreakOp(self.loop_values(node)), node)
+        self.terminated = True
+
+    def visit_Continue(self, node: ast.Continue) -> None:
+        self.emit(kernel.ContinueOp(self.loop_values(node)), node)
+        self.terminated = True
+
+    def loop_values(self, node: ast.AST) -> list:
+        """The current values of the innermost loop's carried variables (what break/continue pass)."""
+        if not self.loops:
+            self.error(node, "'break'/'continue' outside a loop")
+        loop = self.loops[-1]
+        return [self.carried_value(name, dt, node).ssa for name, dt in zip(loop.carried, loop.types)]
+
+    def carried_value(self, name: str, dtype: DType, node: ast.AST) -> Scalar:
+        value = self.vars.get(name)
+        if value is None or isinstance(value, Undefined):
+            self.error(node, f"'{name}' is not defined on every path here")
+        if isinstance(value, Scalar) and value.dtype != dtype:
+            self.error(
+                node,
+                f"'{name}' is {dtype.name} before the loop but {value.dtype.name} here; a variable keeps one type "
+                f"(initialize it with the type you want, e.g. {name} = {value.dtype!r}(0))",
+            )
+        return self.implicit(value, dtype, node, f"'{name}'")
+
+    # ------------------------------------------------------------------ if
+
+    def visit_If(self, node: ast.If) -> None:
+        cond = self.visit_expr(node.test)
+        if isinstance(cond, Literal):  # `if True:` / constant conditions: only one side exists
+            self.visit_body(node.body if cond.value else node.orelse)
+            return
+        c = self.truthy(cond, node)
+        before = dict(self.vars)
+        then_block, else_block = Block(), Block()
+        with self.in_block(then_block):
+            self.vars = dict(before)
+            self.visit_body(node.body)
+            then_vars, then_done = self.vars, self.terminated
+        with self.in_block(else_block):
+            self.vars = dict(before)
+            self.visit_body(node.orelse)
+            else_vars, else_done = self.vars, self.terminated
+        self.vars = before
+        live = [vs for vs, done in ((then_vars, then_done), (else_vars, else_done)) if not done]
+        changed = [n for n in dict.fromkeys([*then_vars, *else_vars]) if any(vs.get(n) is not before.get(n) for vs in live)]
+        merged: list[tuple[str, DType | None]] = []
+        for name in changed:
+            values = [vs.get(name) for vs in live]
+            if any(v is None or isinstance(v, Undefined) for v in values):
+                self.vars[name] = Undefined(name, "is assigned in only one branch of an `if` above, so it may be undefined here")
+                continue
+            if all(isinstance(v, Literal) for v in values) and len({(type(v.value), v.value) for v in values}) == 1:  # pyright: ignore[reportAttributeAccessIssue]
+                self.vars[name] = values[0]  # pyright: ignore[reportArgumentType]
+                continue
+            if not all(isinstance(v, Literal | Scalar) for v in values):
+                if len({id(v) for v in values}) == 1:
+                    self.vars[name] = values[0]  # pyright: ignore[reportArgumentType]
+                    continue
+                self.error(node, f"'{name}' is assigned different kinds of values in the branches of this `if`")
+            merged.append((name, self._merge_dtype(name, values, node)))  # pyright: ignore[reportArgumentType]
+        results: list[Scalar] = []
+        for vs, block, done in ((then_vars, then_block, then_done), (else_vars, else_block, else_done)):
+            if done:
+                continue
+            with self.in_block(block):
+                self.vars = vs
+                yielded = [self.implicit(vs[name], dt, node, f"'{name}'").ssa for name, dt in merged]  # pyright: ignore[reportArgumentType]
+                self.emit(kernel.YieldOp(yielded), node)
+            self.vars = before
+        types = [dt.mlir for _, dt in merged]  # pyright: ignore[reportOptionalMemberAccess]
+        op = kernel.IfOp(c.ssa, types, Region(then_block), Region(else_block))
+        self.emit(op, node)
+        self.vars = before
+        for (name, dt), res in zip(merged, op.results):
+            res.name_hint = name
+            self.vars[name] = Scalar(res, dt)  # pyright: ignore[reportArgumentType]
+            results.append(self.vars[name])  # pyright: ignore[reportArgumentType]
+        for vs, done in ((then_vars, then_done), (else_vars, else_done)):
+            if not done:
+                for name in changed:
+                    if name not in self.vars or self.vars[name] is before.get(name):
+                        if vs.get(name) is not None and all(name not in dict(merged) for _ in [0]):
+                            pass
+        if then_done and else_done:
+            self.terminated_after_if(node)
+
+    def terminated_after_if(self, node: ast.AST) -> None:
+        """Both branches left the block: what follows is unreachable, end this block too."""
+        self.emit(kernel.ReturnOp() if not self.loops else kernel.ContinueOp(self.loop_values_or_empty()), node)
+        self.terminated = True
+
+    def loop_values_or_empty(self) -> list:
+        loop = self.loops[-1]
+        values = []
+        for name, dt in zip(loop.carried, loop.types):
+            v = self.vars.get(name)
+            if isinstance(v, Scalar) and v.dtype == dt:
+                values.append(v.ssa)
+            else:
+                return []
+        return values
+
+    def _merge_dtype(self, name: str, values: list[Value], node: ast.AST) -> DType:
+        strong = [v for v in values if isinstance(v, Scalar)]
+        if not strong:
+            lits = [v for v in values if isinstance(v, Literal)]
+            return dtypes.literal_dtype(lits[0].value) if len({type(v.value) for v in lits}) == 1 else dtypes.f64
+        kinds = {s.dtype for s in strong}
+        if len(kinds) > 1:
+            self.error(node, f"'{name}' is {' in one branch and '.join(sorted(d.name for d in kinds))} in the other; a variable keeps one type across branches (convert explicitly)")
+        return strong[0].dtype
+
+    # ------------------------------------------------------------------ loops
+
+    def _carried(self, body: Sequence[ast.stmt], exclude: set[str], node: ast.AST) -> tuple[list[str], list[Scalar]]:
+        names, inits = [], []
+        for name in assigned_names(body):
+            if name in exclude:
+                continue
+            value = self.vars.get(name)
+            if value is None or isinstance(value, Undefined):
+                continue
+            if isinstance(value, Literal | Scalar):
+                names.append(name)
+                inits.append(self.materialize(value, node))
+            elif isinstance(value, SliceValue | IndexValue):
+                self.error(node, f"'{name}' ({value.describe()}) cannot be reassigned inside a loop")
+        return names, inits
+
+    def _loop_locals(self, body: Sequence[ast.stmt], carried: list[str], exclude: set[str]) -> None:
+        for name in assigned_names(body):
+            if name not in carried and name not in exclude:
+                self.vars[name] = Undefined(name, "is assigned only inside a loop above; define it before the loop to use it after")
+
+    def visit_For(self, node: ast.For) -> None:
+        if node.orelse:
+            self.error(node, "for … else is not supported in kernels")
+        if not isinstance(node.target, ast.Name):
+            self.error(node.target, "the loop variable must be a plain name")
+        rng = self.visit_expr(node.iter)
+        if not isinstance(rng, RangeValue):
+            self.error(node.iter, "kernels loop only over range(start, stop, step)")
+        lo, hi, step = (self.range_bound(v, node.iter) for v in (rng.start, rng.stop, rng.step))
+        if isinstance(rng.step, Literal) and rng.step.value == 0:
+            self.error(node.iter, "range() arg 3 must not be zero")
+        iv_name = node.target.id
+        names, inits = self._carried(node.body, {iv_name}, node)
+        types = [s.dtype for s in inits]
+        body = Block(arg_types=[dtypes.i64.mlir, *(t.mlir for t in types)])
+        body.args[0].name_hint = iv_name
+        before = dict(self.vars)
+        with self.in_block(body):
+            self.vars = dict(before)
+            self.vars[iv_name] = Scalar(body.args[0], dtypes.i64)
+            for name, arg, dt in zip(names, body.args[1:], types):
+                arg.name_hint = name
+                self.vars[name] = Scalar(arg, dt)
+            self.loops.append(LoopContext(names, types))
+            self.visit_body(node.body)
+            if not self.terminated:
+                self.emit(kernel.YieldOp([self.carried_value(n, dt, node).ssa for n, dt in zip(names, types)]), node)
+            self.loops.pop()
+        self.vars = before
+        op = kernel.ForOp(lo.ssa, hi.ssa, step.ssa, [s.ssa for s in inits], Region(body))
+        self.emit(op, node)
+        self._loop_locals(node.body, names, set())
+        self.vars[iv_name] = Undefined(iv_name, "is a loop variable; it is not available after its loop (copy it into another variable inside the loop)") if iv_name not in before else before[iv_name]
+        for name, res, dt in zip(names, op.results, types):
+            res.name_hint = name
+            self.vars[name] = Scalar(res, dt)
+
+    def range_bound(self, value: Value, node: ast.AST) -> Scalar:
+        if isinstance(value, Literal):
+            if not isinstance(value.value, int) or isinstance(value.value, bool):
+                self.error(node, f"range() needs integers, got {value.value!r}")
+            return self.const(value.value, dtypes.i64, node)
+        scalar = self.materialize(value, node)
+        if not scalar.dtype.is_int:
+            self.error(node, f"range() needs integers, got {scalar.dtype.name}")
+        if scalar.dtype == dtypes.u64:
+            self.error(node, "range() over u64 is not supported (range variables are i64); convert with int()")
+        return self.cast(scalar, dtypes.i64, node)
+
+    def visit_While(self, node: ast.While) -> None:
+        if node.orelse:
+            self.error(node, "while … else is not supported in kernels")
+        names, inits = self._carried(node.body, set(), node)
+        types = [s.dtype for s in inits]
+        before_block = Block(arg_types=[t.mlir for t in types])
+        after_block = Block(arg_types=[t.mlir for t in types])
+        before = dict(self.vars)
+        with self.in_block(before_block):
+            self.vars = dict(before)
+            for name, arg, dt in zip(names, before_block.args, types):
+                arg.name_hint = name
+                self.vars[name] = Scalar(arg, dt)
+            cond = self.truthy(self.visit_expr(node.test), node.test)
+            self.emit(kernel.ConditionOp(cond.ssa, list(before_block.args)), node)
+        with self.in_block(after_block):
+            self.vars = dict(before)
+            for name, arg, dt in zip(names, after_block.args, types):
+                arg.name_hint = name
+                self.vars[name] = Scalar(arg, dt)
+            self.loops.append(LoopContext(names, types))
+            self.visit_body(node.body)
+            if not self.terminated:
+                self.emit(kernel.YieldOp([self.carried_value(n, dt, node).ssa for n, dt in zip(names, types)]), node)
+            self.loops.pop()
+        self.vars = before
+        op = kernel.WhileOp([s.ssa for s in inits], Region(before_block), Region(after_block))
+        self.emit(op, node)
+        self._loop_locals(node.body, names, set())
+        for name, res, dt in zip(names, op.results, types):
+            res.name_hint = name
+            self.vars[name] = Scalar(res, dt)
