@@ -182,7 +182,7 @@ class SimtKernel:
         aliasing of outputs) before the launch; kernel errors surface as `KernelError` at the next sync."""
         from warpforge.runtime import launch
 
-        launch(stream, prepared, args)
+        launch(stream, prepared, args, kernel=self.compile(prepared.device.chip))
 
     def __getitem__(self, config: Any) -> Any:
         """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`."""

@@ -1,0 +1,134 @@
+"""The compiler → runtime contract: what the frontend hands the runtime for one compiled kernel.
+
+A `CompiledKernel` is plain data (PTX text, the parameter list, the launch contract, the checked-mode
+error sites); the runtime never looks at Python source. Kernel ABI (DESIGN.md, "Kernel ABI"):
+
+- a slice parameter (`ParamSpec.kind` ends in `slice`) is a `ptr addrspace(1)` (u64 device pointer)
+  followed by one `i64` per dimension: `length` (1-D) or `rows, cols` (2-D, row-major);
+- a scalar passes by value at its exact width (bool as one byte);
+- in checked mode (`CompiledKernel.checked`) a hidden last parameter points to the launch's error
+  record: 8 × int64, zero before the launch — `[0]` number of errors, `[1]` `ErrorSite.id`, `[2]`,
+  `[3]` the site's two operands, `[4]` blockIdx.x, `[5]` blockIdx.y, `[6]` threadIdx.x, `[7]` threadIdx.y.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy
+
+SLICE_KINDS = frozenset({"slice", "disjoint_slice", "atomic_slice", "raw_slice"})
+"""Parameter kinds passed as (pointer, extents…)."""
+WRITABLE_KINDS = frozenset({"disjoint_slice", "atomic_slice", "raw_slice"})
+"""Slice kinds the kernel may write: outputs, checked for aliasing against every other argument."""
+PARAM_KINDS = SLICE_KINDS | {"scalar"}
+
+RECORD_WORDS = 8
+"""Words (int64) in a checked launch's error record."""
+RECORD_BYTES = 8 * RECORD_WORDS
+
+
+def as_numpy_dtype(dtype: Any) -> numpy.dtype:
+    """`dtype` as a `numpy.dtype`: anything `numpy.dtype()` accepts, or an object with a `.np` dtype
+    (warpforge's `wf.f32` etc.). Raises `TypeError` when it is neither."""
+    if isinstance(dtype, numpy.dtype):
+        return dtype
+    np_attr = getattr(dtype, "np", None)
+    if np_attr is not None and not callable(np_attr):
+        return numpy.dtype(np_attr)
+    return numpy.dtype(dtype)
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """One kernel parameter as the user passes it.
+
+    `kind`: `"slice"` (read-only input), `"disjoint_slice"` (output written at the thread's own
+    index), `"scalar"`; later `"atomic_slice"`, `"raw_slice"`. `dtype`: element dtype (slices) or
+    value dtype (scalars) — bool, int8…int64, uint8…uint64, float16, bfloat16, float32, float64.
+    `ndim`: slices only, 1 (passes ptr, length) or 2 (ptr, rows, cols).
+    """
+
+    name: str
+    kind: str
+    dtype: numpy.dtype
+    ndim: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind not in PARAM_KINDS:
+            raise ValueError(f"parameter {self.name!r}: unknown kind {self.kind!r} (one of {sorted(PARAM_KINDS)})")
+        object.__setattr__(self, "dtype", as_numpy_dtype(self.dtype))
+        if self.kind != "scalar" and self.ndim not in (1, 2):
+            raise ValueError(f"parameter {self.name!r}: slices are 1-D or 2-D, got ndim={self.ndim}")
+
+    @property
+    def writable(self) -> bool:
+        """True for outputs (disjoint, atomic and raw slices)."""
+        return self.kind in WRITABLE_KINDS
+
+    @property
+    def is_slice(self) -> bool:
+        return self.kind in SLICE_KINDS
+
+    @property
+    def abi_count(self) -> int:
+        """PTX parameters this parameter becomes: 1 + ndim for slices, 1 for scalars."""
+        return 1 + self.ndim if self.is_slice else 1
+
+
+@dataclass(frozen=True)
+class ErrorSite:
+    """A place in the source where a checked kernel can record an error.
+
+    `id` is the value the kernel writes into record[1] (ids start at 1); `kind` e.g.
+    `"out-of-range read"`, `"integer division by zero"`; `message` what the source said
+    (`"a[i] read out of range"`); `operands` names record[2] and record[3].
+    """
+
+    id: int
+    kind: str
+    message: str
+    filename: str
+    line: int
+    col: int
+    operands: tuple[str, str] = ("index", "length")
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    """A kernel compiled to PTX, with everything the runtime checks before and after a launch.
+
+    `exact_block`: the contract's block (PTX `.reqntid`), any other block is refused.
+    `max_threads`: launch bounds (`.maxntid`), block x*y*z must not exceed it.
+    `index_domain`: 1 — the kernel uses `index_1d()`, so grid and block need y = z = 1;
+    2 — `index_2d()`, so z = 1; None — no requirement.
+    `static_shared_bytes`: the kernel's static shared memory, bytes per block.
+    `cache_key`: hash of source + signature + chip + compiler version (set by the frontend); the
+    runtime keys its loaded-module cache on it (or on the PTX's hash when empty).
+    """
+
+    name: str
+    entry: str
+    ptx: str
+    chip: str
+    params: tuple[ParamSpec, ...]
+    checked: bool
+    error_sites: tuple[ErrorSite, ...]
+    exact_block: tuple[int, int, int] | None
+    max_threads: int | None
+    index_domain: int | None
+    static_shared_bytes: int = 0
+    cache_key: str = ""
+
+    @property
+    def abi_param_count(self) -> int:
+        """Number of PTX parameters of the entry, the hidden error-record pointer included."""
+        return sum(p.abi_count for p in self.params) + (1 if self.checked else 0)
+
+    def error_site(self, site_id: int) -> ErrorSite | None:
+        """The site with `id == site_id`, or None."""
+        for site in self.error_sites:
+            if site.id == site_id:
+                return site
+        return None

@@ -1,0 +1,371 @@
+"""Launch configuration, the launch checks, `prepare` and `launch`.
+
+`check_launch(kernel, config, limits)` refuses, with `LaunchError`, every configuration that breaks
+the kernel's contract or the device's limits (DESIGN.md, Semantics → Launches). It reads only plain
+data (`CompiledKernel`, `LaunchConfig`, `DeviceLimits`), so every refusal is testable without a GPU.
+`prepare` runs it against the live device, loads the kernel and returns a `PreparedLaunch`, the token
+`launch(stream, prepared, args)` requires. `launch` checks and packs the arguments per the kernel ABI
+(see `compiled.py`), refuses aliased outputs, attaches the error record and enqueues the kernel.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy
+
+from warpforge.errors import LaunchError, WarpforgeError
+from warpforge.runtime import _driver, errors, module
+from warpforge.runtime.aliasing import check_aliasing
+from warpforge.runtime.compiled import CompiledKernel, ParamSpec
+from warpforge.runtime.device import Device, DeviceLimits, as_stream
+from warpforge.runtime.memory import DeviceBuffer, as_device_view
+
+KIB = 1024
+Dim3 = tuple[int, int, int]
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (int, numpy.integer)) and not isinstance(v, (bool, numpy.bool_))
+
+
+def _dim3(value: Any, what: str) -> Dim3:
+    """An int or a 1–3 tuple of positive ints, padded with 1s to (x, y, z)."""
+    dims = (value,) if _is_int(value) else value
+    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3 or not all(_is_int(d) for d in dims):
+        raise LaunchError(f"{what} is an int or a tuple of 1 to 3 ints, got {value!r}")
+    dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+    if any(d < 1 for d in dims):
+        raise LaunchError(f"{what} dimensions must be at least 1, got {dims}")
+    return dims  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, init=False)
+class LaunchConfig:
+    """How many blocks and threads, and the dynamic shared memory per block.
+
+    `grid` (blocks) and `block` (threads per block): an int or a 1–3 tuple, stored as (x, y, z).
+    `shmem_size`: dynamic shared memory in bytes per block (default 0). Raises `LaunchError` for
+    non-int or non-positive dimensions and negative sizes.
+    """
+
+    grid: Dim3
+    block: Dim3
+    shmem_size: int
+
+    def __init__(self, grid: int | tuple[int, ...], block: int | tuple[int, ...], shmem_size: int = 0):
+        object.__setattr__(self, "grid", _dim3(grid, "grid"))
+        object.__setattr__(self, "block", _dim3(block, "block"))
+        if not _is_int(shmem_size) or shmem_size < 0:
+            raise LaunchError(f"shmem_size is a number of bytes (an int >= 0), got {shmem_size!r}")
+        object.__setattr__(self, "shmem_size", int(shmem_size))
+
+    @property
+    def threads_per_block(self) -> int:
+        return math.prod(self.block)
+
+    def __repr__(self) -> str:
+        return f"LaunchConfig(grid={self.grid}, block={self.block}, shmem_size={self.shmem_size})"
+
+
+@dataclass(frozen=True, init=False)
+class Contract:
+    """A kernel's launch contract: `simt.Contract(domain=1, block=(256, 1, 1))`.
+
+    `domain`: 1 — the kernel indexes with `index_1d()` (grid and block need y = z = 1); 2 —
+    `index_2d()` (z = 1); None — no requirement. `block`: the exact block shape (PTX `.reqntid`),
+    stored as (x, y, z), or None. Raises `LaunchError` for other values.
+    """
+
+    domain: int | None
+    block: Dim3 | None
+
+    def __init__(self, domain: int | None = None, block: int | tuple[int, ...] | None = None):
+        if domain not in (None, 1, 2) or isinstance(domain, bool):
+            raise LaunchError(f"Contract domain is 1 (index_1d), 2 (index_2d) or None, got {domain!r}")
+        object.__setattr__(self, "domain", domain)
+        object.__setattr__(self, "block", None if block is None else _dim3(block, "Contract block"))
+        if self.domain == 1 and self.block is not None and self.block[1:] != (1, 1):
+            raise LaunchError(f"Contract(domain=1) needs a 1-D block (x, 1, 1), got {self.block}")
+        if self.domain == 2 and self.block is not None and self.block[2] != 1:
+            raise LaunchError(f"Contract(domain=2) needs block z = 1, got {self.block}")
+
+
+def _kib(nbytes: int) -> str:
+    return f"{nbytes} bytes ({nbytes / KIB:g} KiB)"
+
+
+def chip_capability(chip: str) -> tuple[int, int, str]:
+    """`sm_90` → (9, 0, ""), `sm_90a` → (9, 0, "a"), `sm_100f` → (10, 0, "f")."""
+    m = re.fullmatch(r"sm_(\d+)(\d)([af]?)", chip)
+    if m is None:
+        raise LaunchError(f"unknown chip {chip!r}: expected sm_XY such as sm_90")
+    return int(m.group(1)), int(m.group(2)), m.group(3)
+
+
+def shared_bytes(kernel: CompiledKernel, config: LaunchConfig) -> int:
+    """Shared memory per block: the kernel's static plus the config's dynamic, in bytes."""
+    return kernel.static_shared_bytes + config.shmem_size
+
+
+def needs_shared_optin(kernel: CompiledKernel, config: LaunchConfig, limits: DeviceLimits) -> bool:
+    """True when the launch uses more shared memory than every kernel gets (48 KiB), so the
+    kernel's dynamic-shared-memory attribute must be raised before it runs."""
+    return shared_bytes(kernel, config) > limits.max_shared_per_block
+
+
+def check_launch(kernel: CompiledKernel, config: LaunchConfig, limits: DeviceLimits) -> None:
+    """Refuse, with `LaunchError`, a config that breaks `kernel`'s contract or `limits`.
+
+    Checks, in order: the contract's exact block; launch bounds; threads per block; block and grid
+    dimensions (grid y, z ≤ 65535); the index domain (1-D / 2-D launches); shared memory (above
+    48 KiB needs the opt-in, above the opt-in limit is refused); the device's compute capability
+    against the kernel's chip.
+    """
+    if not isinstance(config, LaunchConfig):
+        raise LaunchError(f"expected a wf.LaunchConfig(grid=..., block=...), got {type(config).__name__}")
+    name, grid, block = kernel.name, config.grid, config.block
+    threads = config.threads_per_block
+    if kernel.exact_block is not None and tuple(block) != tuple(kernel.exact_block):
+        raise LaunchError(
+            f"{name} requires block {tuple(kernel.exact_block)} (its contract, PTX .reqntid); got block {block}: "
+            f"launch it with block={tuple(kernel.exact_block)}"
+        )
+    if kernel.max_threads is not None and threads > kernel.max_threads:
+        raise LaunchError(
+            f"block {block} has {threads} threads; {name}'s launch_bounds allow at most {kernel.max_threads} (PTX .maxntid)"
+        )
+    if threads > limits.max_threads_per_block:
+        raise LaunchError(
+            f"block {block} has {threads} threads; {limits.name} allows at most {limits.max_threads_per_block} threads per block"
+        )
+    for axis, n, most in zip("xyz", block, limits.max_block_dim):
+        if n > most:
+            raise LaunchError(
+                f"block {axis} = {n} exceeds the device limit {most} ({limits.name}: block dimensions at most {limits.max_block_dim})"
+            )
+    for axis, n, most in zip("xyz", grid, limits.max_grid_dim):
+        if n > most:
+            note = (
+                f"grid y and z are at most {limits.max_grid_dim[1]}; only x may go up to {limits.max_grid_dim[0]}: put the long dimension in x"
+                if axis != "x" else f"grid x is at most {most} (2^31 - 1)"
+            )
+            raise LaunchError(f"grid {axis} = {n} exceeds the device limit {most} ({note})")
+    if kernel.index_domain == 1 and (grid[1:] != (1, 1) or block[1:] != (1, 1)):
+        raise LaunchError(
+            f"{name} uses index_1d(): index_1d() is unique only in a 1-D launch, so grid and block must have y = z = 1; "
+            f"got grid {grid}, block {block}"
+        )
+    if kernel.index_domain == 2 and (grid[2] != 1 or block[2] != 1):
+        raise LaunchError(
+            f"{name} uses index_2d(): index_2d() is unique only in a 2-D launch, so grid and block must have z = 1; "
+            f"got grid {grid}, block {block}"
+        )
+    total = shared_bytes(kernel, config)
+    if total > limits.max_shared_per_block_optin:
+        raise LaunchError(
+            f"{name} needs {_kib(total)} of shared memory per block (static {kernel.static_shared_bytes} + dynamic "
+            f"{config.shmem_size}); {limits.name} allows at most {_kib(limits.max_shared_per_block_optin)} per block, "
+            "even with the opt-in"
+        )
+    major, minor, suffix = chip_capability(kernel.chip)
+    have = tuple(limits.compute_capability)
+    if suffix == "a" and have != (major, minor):
+        raise LaunchError(
+            f"{name} was compiled for {kernel.chip}, which runs only on compute capability {major}.{minor}; "
+            f"{limits.name} has {have[0]}.{have[1]}: compile for {limits.chip}"
+        )
+    if suffix == "f" and (have[0] != major or have[1] < minor):
+        raise LaunchError(
+            f"{name} was compiled for {kernel.chip} (family {major}.x, x >= {minor}); {limits.name} has "
+            f"{have[0]}.{have[1]}: compile for {limits.chip}"
+        )
+    if have < (major, minor):
+        raise LaunchError(
+            f"{name} was compiled for {kernel.chip} (compute capability {major}.{minor}); {limits.name} has only "
+            f"{have[0]}.{have[1]}: compile for {limits.chip}"
+        )
+
+
+def pack_scalar(param: ParamSpec, value: Any, kernel_name: str = "") -> Any:
+    """`value` as the NumPy scalar of `param.dtype` the kernel ABI passes (exact width).
+
+    bool params take `bool` / `numpy.bool_`; integer params take ints in the dtype's range (not
+    bools, not floats); float params take floats and ints that stay finite. bfloat16 is passed as
+    its 16 bits (`uint16`). Raises `LaunchError` otherwise, e.g. "scalar n=300 does not fit uint8".
+    """
+    dt = param.dtype
+    at = f"{kernel_name}: " if kernel_name else ""
+    got = f"{type(value).__name__} {value!r}"
+    if dt.kind == "b":
+        if isinstance(value, (bool, numpy.bool_)):
+            return numpy.bool_(value)
+        raise LaunchError(f"{at}scalar {param.name} is a bool; got {got}: pass True or False")
+    if isinstance(value, (bool, numpy.bool_)):
+        raise LaunchError(f"{at}scalar {param.name} is {dt.name}; got {got}: pass a number (int(flag) if you mean 0/1)")
+    if dt.kind in "iu":
+        if not _is_int(value):
+            raise LaunchError(f"{at}scalar {param.name} is {dt.name} (an integer); got {got}: pass an int")
+        v, info = int(value), numpy.iinfo(dt)
+        if not info.min <= v <= info.max:
+            raise LaunchError(f"{at}scalar {param.name}={v} does not fit {dt.name} (range [{info.min}, {info.max}])")
+        return dt.type(v)
+    # float16 / bfloat16 / float32 / float64
+    if not isinstance(value, (int, float, numpy.integer, numpy.floating)):
+        raise LaunchError(f"{at}scalar {param.name} is {dt.name} (a float); got {got}: pass a float")
+    try:
+        as_float = float(value)
+    except OverflowError:
+        as_float = math.inf
+    with numpy.errstate(over="ignore"):
+        packed = numpy.array(as_float, dtype=dt)
+    if math.isfinite(as_float) and not numpy.isfinite(packed.astype(numpy.float64)):
+        raise LaunchError(f"{at}scalar {param.name}={value!r} does not fit {dt.name} (largest finite value {_float_max(dt):g})")
+    if dt.name == "bfloat16":
+        return packed.view(numpy.uint16)[()]
+    return packed[()]
+
+
+def _float_max(dt: numpy.dtype) -> float:
+    try:
+        return float(numpy.finfo(dt).max)
+    except ValueError:  # bfloat16: NumPy's finfo does not know it, ml_dtypes' does
+        import ml_dtypes
+
+        return float(ml_dtypes.finfo(dt).max)
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedLaunch:
+    """The token `launch` requires: `kernel` checked with `config` against `device` and loaded there.
+
+    `shared_optin`: the launch uses more than 48 KiB of shared memory per block, and the kernel's
+    dynamic-shared-memory attribute was raised to `config.shmem_size`. Made only by `prepare`.
+    """
+
+    kernel: CompiledKernel
+    config: LaunchConfig
+    device: Device
+    shared_optin: bool
+    _loaded: module.LoadedKernel = field(repr=False)
+    _core_config: Any = field(repr=False)
+
+
+def prepare(kernel: CompiledKernel, config: LaunchConfig, device: Device | int | None = None) -> PreparedLaunch:
+    """Check `config` against `kernel` and `device` (default GPU 0), load the kernel, set the shared
+    memory opt-in when the launch needs more than 48 KiB, and return the `PreparedLaunch`.
+
+    Raises `LaunchError` (see `check_launch`; also when the PTX's parameter count disagrees with
+    `kernel.params`) and `DeviceError` (no GPU, PTX rejected by the driver).
+    """
+    if not isinstance(kernel, CompiledKernel):
+        raise LaunchError(f"prepare() takes a CompiledKernel, got {type(kernel).__name__}")
+    dev = Device(0 if device is None else device)
+    limits = dev.limits
+    check_launch(kernel, config, limits)
+    loaded = module.load_kernel(kernel, dev)
+    _check_abi(kernel, loaded)
+    optin = needs_shared_optin(kernel, config, limits)
+    if optin:
+        module.set_max_dynamic_shared(loaded, dev, config.shmem_size)
+    try:
+        import cuda.core as core
+
+        core_config = core.LaunchConfig(grid=config.grid, block=config.block, shmem_size=config.shmem_size)
+    except Exception as e:
+        raise _driver.wrap_driver_failure(e, "building the launch configuration") from None
+    return PreparedLaunch(kernel, config, dev, optin, loaded, core_config)
+
+
+def _check_abi(kernel: CompiledKernel, loaded: module.LoadedKernel) -> None:
+    """The PTX entry must take as many parameters as `kernel.params` (+ the record) describe."""
+    try:
+        actual = loaded.function.num_arguments
+    except Exception:  # driver older than 12.4: cannot ask
+        return
+    expected = kernel.abi_param_count
+    if actual != expected:
+        raise LaunchError(
+            f"the PTX entry {kernel.entry} of {kernel.name} takes {actual} parameters, but its signature describes "
+            f"{expected} ({', '.join(f'{p.name}: {p.abi_count}' for p in kernel.params)}"
+            f"{', error record: 1' if kernel.checked else ''}): the kernel was compiled inconsistently"
+        )
+
+
+def _same_kernel(a: CompiledKernel, b: CompiledKernel) -> bool:
+    if a is b:
+        return True
+    if a.cache_key and b.cache_key:
+        return a.cache_key == b.cache_key and a.entry == b.entry
+    return a == b
+
+
+def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel: CompiledKernel | None = None) -> None:
+    """Enqueue `prepared.kernel` on `stream` with `args` (one per `kernel.params`, in order).
+
+    `stream`: a `Stream`, cuda.core stream, an object with `__cuda_stream__`, or None for the
+    device's default stream. `kernel`, when given, must be the kernel `prepared` was made for.
+    Slices: `DeviceBuffer` or any DLPack / CUDA-array-interface device array; scalars: Python or
+    NumPy numbers that fit the parameter's dtype.
+
+    First raises `KernelError` if an earlier checked launch on this device has completed with an
+    error (this launch is then not enqueued). Raises `LaunchError` for a wrong token, argument count,
+    argument (see `as_device_view`, `pack_scalar`), `AliasError` for an output sharing memory with
+    another argument, and `LaunchError` when the driver refuses the launch.
+    """
+    if not isinstance(prepared, PreparedLaunch):
+        raise LaunchError(
+            f"launch() needs the PreparedLaunch that prepare(kernel, config, device) returned, got {type(prepared).__name__}"
+        )
+    k = prepared.kernel
+    if kernel is not None and not _same_kernel(kernel, k):
+        raise LaunchError(
+            f"this PreparedLaunch was made for {k.name}, not {kernel.name}: prepare {kernel.name} with its own config"
+        )
+    if not isinstance(args, (tuple, list)):
+        raise LaunchError(f"launch(stream, prepared, args): args is a tuple or list of {k.name}'s arguments, got {type(args).__name__}")
+    args = tuple(args)
+    if len(args) != len(k.params):
+        names = ", ".join(p.name for p in k.params)
+        raise LaunchError(f"{k.name} takes {len(k.params)} argument{'s' if len(k.params) != 1 else ''} ({names}), got {len(args)}")
+    dev = prepared.device
+    s = as_stream(stream, dev)
+    if s.device is not dev:
+        raise LaunchError(f"{k.name} was prepared for GPU {dev.ordinal}, but the stream belongs to GPU {s.device.ordinal}")
+    dev.make_current()
+    errors.check_pending(device=dev, front_only=True)
+    packed: list[Any] = []
+    views: list[Any] = []
+    for p, a in zip(k.params, args):
+        if p.is_slice:
+            v = as_device_view(a, s, param=p, device=dev, kernel_name=k.name)
+            views.append(v)
+            packed.append(v.ptr)
+            packed.extend(numpy.int64(n) for n in v.shape)
+        else:
+            views.append(None)
+            packed.append(pack_scalar(p, a, k.name))
+    check_aliasing(k.params, views, k.name)
+
+    pool = errors.pool_for(dev) if k.checked else None
+    slot = pool.acquire(s) if pool is not None else None
+    if slot is not None:
+        packed.append(slot.device_ptr)
+    try:
+        import cuda.core as core
+
+        core.launch(s.raw, prepared._core_config, prepared._loaded.function, *packed)
+    except Exception as e:
+        if slot is not None:
+            pool.release(slot)  # type: ignore[union-attr]
+        if isinstance(e, WarpforgeError):
+            raise
+        raise LaunchError(_driver.with_sticky_hint(f"the driver refused to launch {k.name} with {prepared.config}: {type(e).__name__}: {e}")) from None
+    if slot is not None:
+        pool.commit(slot, s, k, keep_alive=views)  # type: ignore[union-attr]
+    for a in args:
+        if isinstance(a, DeviceBuffer):
+            a._stream = s

@@ -1,0 +1,363 @@
+"""Device memory: `DeviceBuffer`, and `as_device_view` for kernel arguments.
+
+A `DeviceBuffer` is a C-contiguous array in device memory (a `cuda.core.Buffer` from the device's
+stream-ordered pool) with a shape and a dtype. It remembers the last stream it was used on (created,
+copied, or passed to a launch): `to_host()` without a stream copies on that stream, so it sees the
+kernel's writes.
+
+`as_device_view` turns a kernel argument — a `DeviceBuffer`, or any object with `__dlpack__` or
+`__cuda_array_interface__` (torch, cupy) — into a `DeviceView` (pointer, shape, dtype) without
+copying. The checks that need only the object's metadata (host memory, strides, dtype, ndim) run
+before anything touches the driver, so they also work without a GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy
+
+from warpforge.errors import LaunchError
+from warpforge.runtime import _driver
+from warpforge.runtime.compiled import ParamSpec, as_numpy_dtype
+from warpforge.runtime.device import Device, Stream, as_stream
+
+_DLPACK_DEVICE_NAMES = {1: "host memory (CPU)", 3: "pinned host memory", 4: "OpenCL", 7: "Vulkan", 8: "Metal", 10: "ROCm", 14: "oneAPI"}
+_DL_CUDA, _DL_CUDA_MANAGED = 2, 13
+
+
+def device_dtype(dtype: Any) -> numpy.dtype:
+    """`dtype` (a numpy dtype, anything `numpy.dtype()` accepts, or a warpforge dtype with `.np`) if
+    kernels support it: bool, int8…int64, uint8…uint64, float16, bfloat16, float32, float64.
+    Raises `LaunchError` otherwise."""
+    try:
+        dt = as_numpy_dtype(dtype)
+    except Exception:
+        raise LaunchError(f"{dtype!r} is not a dtype: pass a numpy dtype (numpy.float32) or a warpforge dtype (wf.f32)") from None
+    if (dt.kind in "biuf" and dt.itemsize <= 8) or dt.name == "bfloat16":
+        return dt
+    raise LaunchError(
+        f"dtype {dt} is not supported on the device: use bool, int8…int64, uint8…uint64, float16, bfloat16, float32 or float64"
+    )
+
+
+def _normalize_shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, numpy.integer)) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    try:
+        dims = tuple(int(d) for d in shape)
+        ok = all(isinstance(d, (int, numpy.integer)) and not isinstance(d, bool) for d in shape)
+    except TypeError:
+        ok = False
+    if not ok or any(d < 0 for d in dims):
+        raise LaunchError(f"a buffer shape is an int or a tuple of non-negative ints, got {shape!r}")
+    return dims
+
+
+class DeviceBuffer:
+    """A C-contiguous array in device memory.
+
+    Make one with `from_host(stream, array)`, `zeroed(stream, shape, dtype)` or
+    `empty(stream, shape, dtype)`; read it back with `to_host()`. `shape`, `dtype`, `size`
+    (elements), `nbytes`, `ptr` (device address, int), `device`; `__cuda_array_interface__` (v3)
+    lets torch/cupy use it without a copy (`torch.as_tensor(buf, device="cuda")`).
+    """
+
+    __slots__ = ("_buffer", "_shape", "_dtype", "_device", "_stream", "_ptr", "__weakref__")
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        raise TypeError("create a DeviceBuffer with DeviceBuffer.from_host / zeroed / empty")
+
+    @classmethod
+    def _allocate(cls, stream: Stream, shape: tuple[int, ...], dtype: numpy.dtype) -> DeviceBuffer:
+        self = object.__new__(cls)
+        self._shape, self._dtype, self._stream, self._device = shape, dtype, stream, stream.device
+        nbytes = int(numpy.prod(shape, dtype=numpy.int64)) * dtype.itemsize
+        stream.device.make_current()
+        try:
+            # at least one byte, so an empty buffer still has a valid, unique address
+            self._buffer = stream.device.raw.allocate(max(nbytes, 1), stream=stream.raw)
+        except Exception as e:
+            raise _driver.wrap_driver_failure(e, f"allocating {nbytes} bytes on GPU {stream.device.ordinal}") from None
+        self._ptr = int(self._buffer.handle)
+        return self
+
+    @classmethod
+    def empty(cls, stream: Any, shape: int | tuple[int, ...], dtype: Any) -> DeviceBuffer:
+        """An uninitialized buffer of `shape` (an int or tuple) and `dtype`, allocated in `stream`
+        order (None: GPU 0's default stream)."""
+        return cls._allocate(as_stream(stream), _normalize_shape(shape), device_dtype(dtype))
+
+    @classmethod
+    def zeroed(cls, stream: Any, shape: int | tuple[int, ...], dtype: Any) -> DeviceBuffer:
+        """A buffer of zeros (all bytes 0), zeroed asynchronously in `stream`."""
+        buf = cls.empty(stream, shape, dtype)
+        _driver.memset_zero_async(buf._ptr, buf.nbytes, buf._stream.handle)
+        return buf
+
+    @classmethod
+    def from_host(cls, stream: Any, array: Any) -> DeviceBuffer:
+        """A device copy of a host array (anything `numpy.asarray` accepts), copied in `stream`.
+
+        The host array may be reused as soon as this returns. Raises `LaunchError` for device arrays
+        (they are already on the GPU) and unsupported dtypes.
+        """
+        if hasattr(array, "__cuda_array_interface__") or isinstance(array, DeviceBuffer):
+            raise LaunchError(
+                "from_host copies a host array, but this one is already in device memory: pass it to the kernel directly"
+            )
+        host = numpy.asarray(array)
+        device_dtype(host.dtype)
+        host = numpy.require(host, requirements="C")
+        buf = cls._allocate(as_stream(stream), host.shape, host.dtype)
+        _driver.copy_htod_async(buf._ptr, host.ctypes.data, buf.nbytes, buf._stream.handle)
+        return buf
+
+    def copy_from_host(self, array: Any, stream: Any = None) -> None:
+        """Overwrite the buffer with a host array of the same shape and dtype, in `stream` (default:
+        the buffer's last stream)."""
+        host = numpy.asarray(array)
+        if host.dtype != self._dtype:
+            raise LaunchError(f"copy_from_host: the buffer holds {self._dtype}, the array {host.dtype}: pass array.astype(numpy.{self._dtype.name})")
+        if host.shape != self._shape:
+            raise LaunchError(f"copy_from_host: the buffer has shape {self._shape}, the array {host.shape}")
+        host = numpy.require(host, requirements="C")
+        s = self._use_stream(stream)
+        _driver.copy_htod_async(self._ptr, host.ctypes.data, self.nbytes, s.handle)
+
+    def to_host(self, stream: Any = None) -> numpy.ndarray:
+        """A new NumPy array with the buffer's contents.
+
+        Copies in `stream` (default: the stream the buffer was last used on), synchronizes it, then
+        raises `KernelError` if a completed checked launch recorded an error.
+        """
+        s = self._use_stream(stream)
+        out = numpy.empty(self._shape, dtype=self._dtype)
+        _driver.copy_dtoh_async(out.ctypes.data, self._ptr, self.nbytes, s.handle)
+        s.sync()
+        return out
+
+    def _use_stream(self, stream: Any) -> Stream:
+        s = self._stream if stream is None else as_stream(stream)
+        if s.device is not self._device:
+            raise LaunchError(f"this buffer lives on GPU {self._device.ordinal}, the stream on GPU {s.device.ordinal}")
+        self._stream = s
+        self._device.make_current()
+        return s
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def dtype(self) -> numpy.dtype:
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return int(numpy.prod(self._shape, dtype=numpy.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self._dtype.itemsize
+
+    @property
+    def ptr(self) -> int:
+        """Device address of the first element."""
+        return self._ptr
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def stream(self) -> Stream:
+        """The stream the buffer was last used on."""
+        return self._stream
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d buffer")
+        return self._shape[0]
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        return {
+            "version": 3,
+            "shape": self._shape,
+            "typestr": self._dtype.str,
+            "descr": [("", self._dtype.str)],
+            "data": (self._ptr if self.nbytes else 0, False),
+            "strides": None,
+            "stream": self._stream.handle or 1,  # 0 (the NULL stream) is spelled 1 in CAI v3
+        }
+
+    def __repr__(self) -> str:
+        return f"<wf.DeviceBuffer shape={self._shape} dtype={self._dtype} on GPU {self._device.ordinal}>"
+
+
+@dataclass(frozen=True)
+class DeviceView:
+    """A kernel argument resolved to device memory: `ptr` (int address), `shape`, element `dtype`,
+    `nbytes` (the byte range `[ptr, ptr + nbytes)`), and `owner` (kept alive for the launch)."""
+
+    ptr: int
+    shape: tuple[int, ...]
+    dtype: numpy.dtype
+    nbytes: int
+    owner: Any = None
+    device_id: int | None = None
+    readonly: bool = False
+
+
+def _is_c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """`strides` in elements."""
+    if any(d == 0 for d in shape):
+        return True
+    expected = 1
+    for dim, stride in zip(reversed(shape), reversed(strides)):
+        if dim != 1 and stride != expected:
+            return False
+        expected *= dim
+    return True
+
+
+class _Checker:
+    """Argument checks against a parameter, with messages naming it."""
+
+    def __init__(self, param: ParamSpec | None, kernel_name: str | None):
+        self.param = param
+        self.name = param.name if param is not None else "x"
+        where = f" of {kernel_name}" if kernel_name else ""
+        self.what = f"argument {self.name!r}{where}" if param is not None else "the argument"
+
+    def host(self, detail: str) -> LaunchError:
+        return LaunchError(f"{self.what}: {detail}")
+
+    def layout(self, shape: tuple[int, ...], strides: tuple[int, ...] | None, dtype: numpy.dtype, strides_unit: str) -> None:
+        p = self.param
+        if p is not None and dtype != p.dtype:
+            raise LaunchError(
+                f"{self.what} expects {p.dtype} elements, got {dtype}: convert it (x.astype(numpy.{p.dtype.name}), or x.to(...) in torch)"
+            )
+        if p is not None and len(shape) != p.ndim:
+            hint = " (pass x.reshape(-1) for a flat view)" if p.ndim == 1 else ""
+            raise LaunchError(f"{self.what} is {p.ndim}-D, got a {len(shape)}-D array of shape {shape}{hint}")
+        if strides is not None:
+            elems = strides if strides_unit == "elements" else tuple(s // dtype.itemsize if s % dtype.itemsize == 0 else -1 for s in strides)
+            if not _is_c_contiguous(shape, elems):
+                raise LaunchError(
+                    f"{self.what} is not C-contiguous (strides {tuple(strides)} in {strides_unit} for shape {shape}); "
+                    "pass x.contiguous() (torch) or cupy.ascontiguousarray(x)"
+                )
+
+    def writable(self, readonly: bool) -> None:
+        if readonly and self.param is not None and self.param.writable:
+            raise LaunchError(f"{self.what} is an output, but the array is read-only")
+
+    def device(self, device_id: int | None, device: Device | None) -> None:
+        if device is not None and device_id is not None and device_id >= 0 and device_id != device.ordinal:
+            raise LaunchError(f"{self.what} lives on GPU {device_id}, but the launch is on GPU {device.ordinal}: copy it to GPU {device.ordinal} first")
+
+
+def _numpy_refusal(name: str) -> str:
+    return f"a NumPy array lives in host memory: copy it with wf.DeviceBuffer.from_host(stream, {name})"
+
+
+def as_device_view(
+    obj: Any,
+    stream: Any = None,
+    *,
+    param: ParamSpec | None = None,
+    device: Device | None = None,
+    kernel_name: str | None = None,
+) -> DeviceView:
+    """Resolve a kernel argument to device memory without copying.
+
+    `obj`: a `DeviceBuffer`, or any object with `__dlpack__` / `__cuda_array_interface__` (v3) in
+    device memory. `stream`: the consumer stream (a `Stream`, cuda.core stream, or None for no
+    stream ordering); a producer stream named by the object is made to finish first (cuda.core's
+    `StridedMemoryView`). With `param`, the dtype and ndim must match it (and an output must not be
+    read-only); with `device`, the memory must be on that GPU.
+
+    Raises `LaunchError`: host memory (NumPy arrays), not C-contiguous, wrong dtype / ndim /
+    device, or not an array at all.
+    """
+    check = _Checker(param, kernel_name)
+    if isinstance(obj, DeviceBuffer):
+        check.layout(obj.shape, None, obj.dtype, "elements")
+        check.device(obj.device.ordinal, device)
+        return DeviceView(obj.ptr, obj.shape, obj.dtype, obj.nbytes, obj, obj.device.ordinal, False)
+    if isinstance(obj, (numpy.ndarray, numpy.generic)):
+        raise check.host(_numpy_refusal(check.name))
+    cai = None
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        try:
+            dev_type = int(obj.__dlpack_device__()[0])
+        except Exception as e:
+            raise check.host(f"__dlpack_device__() failed: {e}") from None
+        if dev_type not in (_DL_CUDA, _DL_CUDA_MANAGED):
+            where = _DLPACK_DEVICE_NAMES.get(dev_type, f"DLPack device type {dev_type}")
+            raise check.host(
+                f"the array lives in {where}, not on the GPU: move it first (x.cuda() in torch) "
+                f"or copy it with wf.DeviceBuffer.from_host(stream, {check.name})"
+            )
+    elif hasattr(obj, "__cuda_array_interface__"):
+        cai = _read_cai(obj, check)
+    else:
+        raise check.host(
+            f"expected device memory (a wf.DeviceBuffer, or an object with __cuda_array_interface__ or "
+            f"__dlpack__ such as a torch/cupy array), got {type(obj).__name__}"
+        )
+    view = _strided_view(obj, stream, cai is not None, check)
+    shape = tuple(view.shape)
+    check.layout(shape, tuple(view.strides) if view.strides is not None else None, numpy.dtype(view.dtype), "elements")
+    if not view.is_device_accessible:
+        raise check.host(f"the array is not accessible from the GPU: copy it with wf.DeviceBuffer.from_host(stream, {check.name})")
+    check.device(view.device_id, device)
+    check.writable(bool(view.readonly))
+    dtype = numpy.dtype(view.dtype)
+    nbytes = int(numpy.prod(shape, dtype=numpy.int64)) * dtype.itemsize
+    return DeviceView(int(view.ptr), shape, dtype, nbytes, (obj, view), view.device_id, bool(view.readonly))
+
+
+def _read_cai(obj: Any, check: _Checker) -> dict[str, Any]:
+    """Check a `__cuda_array_interface__` from its dict alone (no driver needed)."""
+    try:
+        cai = obj.__cuda_array_interface__
+        shape = tuple(int(d) for d in cai["shape"])
+        dtype = numpy.dtype(cai["typestr"])
+        data = cai.get("data")
+    except Exception as e:
+        raise check.host(f"could not read its __cuda_array_interface__: {type(e).__name__}: {e}") from None
+    if cai.get("mask") is not None:
+        raise check.host("masked arrays (__cuda_array_interface__ 'mask') are not supported")
+    strides = cai.get("strides")
+    check.layout(shape, tuple(int(s) for s in strides) if strides is not None else None, dtype, "bytes")
+    if data is not None:
+        check.writable(bool(data[1]))
+    return cai
+
+
+def _strided_view(obj: Any, stream: Any, via_cai: bool, check: _Checker) -> Any:
+    # -1: no stream ordering; a NULL-stream handle (torch's default stream) is passed as 1, the legacy
+    # default stream, since the DLPack and CAI protocols reserve 0
+    stream_ptr = -1 if stream is None else (as_stream(stream).handle or 1)
+    try:
+        from cuda.core.utils import StridedMemoryView
+
+        if via_cai:
+            return StridedMemoryView.from_cuda_array_interface(obj, stream_ptr)
+        # DLPack first, then CAI (torch takes a fast path); the constructor does the same
+        make = getattr(StridedMemoryView, "from_any_interface", StridedMemoryView)
+        return make(obj, stream_ptr)
+    except Exception as e:
+        if type(e).__name__ == "DynamicLibNotFoundError":
+            raise _driver.wrap_driver_failure(e, f"reading {check.what}") from None
+        raise check.host(f"cannot be viewed as device memory: {type(e).__name__}: {e}") from None
