@@ -43,6 +43,12 @@ from warpforge.errors import (  # noqa: E402
 
 __version__ = "0.1.0"
 
+
+def simulating() -> bool:
+    """True when kernels run on the CPU simulator (`WARPFORGE_SIMULATE=1`, or `warpforge run` without a
+    GPU): examples use it to pick sizes that finish in seconds."""
+    return _os.environ.get("WARPFORGE_SIMULATE") == "1"
+
 _RUNTIME_NAMES = ("Device", "DeviceBuffer", "DeviceLimits", "LaunchConfig", "Stream", "synchronize", "gpu_available")
 
 
@@ -74,6 +80,7 @@ __all__ = [
     "i32",
     "i64",
     "simt",
+    "simulating",
     "u8",
     "u16",
     "u32",
