@@ -600,7 +600,7 @@ def _index_part(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValu
 
 def _length(emit: _Emitter, memref_value: SSAValue) -> SSAValue:
     zero = emit.const(0, IndexType())
-    return emit(arith.IndexCastOp(emit(memref.DimOp.from_source_and_index(memref_value, zero)), i64))
+    return emit(arith.IndexCastOp(emit(memref.DimOp(memref_value, zero)), i64))
 
 
 @lowers(kernel.LenOp)

@@ -97,6 +97,11 @@ def compile_kernel(
     params: list[Param] = []
     for a in args.args:
         ann = hints.get(a.arg)
+        if isinstance(ann, str):  # `from __future__ import annotations`: evaluate where the kernel lives
+            try:
+                ann = eval(ann, compiler.globals)  # noqa: S307 - the user's own annotation expression
+            except Exception as e:
+                compiler.error(a, f"parameter '{a.arg}': cannot evaluate the annotation {ann!r}: {e}")
         if ann is None:
             compiler.error(a, f"parameter '{a.arg}' needs an annotation: simt.Slice[T], simt.DisjointSlice[T] or a dtype like wf.f32")
         resolved = resolve_annotation(ann)

@@ -30,7 +30,7 @@ class Scalar(Value):
     dtype: DType
 
     def describe(self) -> str:
-        return f"a {self.dtype.name} value"
+        return f"a value of type {self.dtype.name}"
 
 
 @dataclass(frozen=True)
@@ -112,3 +112,6 @@ class RangeValue(Value):
     start: Value
     stop: Value
     step: Value
+
+    def describe(self) -> str:
+        return "range(...)"

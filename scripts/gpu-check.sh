@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The one GPU check: install (offline wheels), run the GPU tests, every example and the benchmarks,
+# and print a short table last. Usage on the GPU machine, from the repository root:
+#   bash scripts/gpu-check.sh [pytest args...]
+# Results also go to $OUT (if set) for collection.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/wf-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+
+# --- install: warpforge's pure-Python dependencies from .whl/ (copied from ../shared/wheels), then warpforge
+if [ -d .whl ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl >"$OUT/install.log" 2>&1 || { echo "wheel install failed"; cat "$OUT/install.log"; exit 1; }
+  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
+python3 -m pip install -q --no-deps --no-build-isolation -e . >>"$OUT/install.log" 2>&1 || { echo "warpforge install failed"; tail -20 "$OUT/install.log"; exit 1; }
+export PATH=/tmp/site/bin:$PATH
+
+declare -a rows
+row() { rows+=("$(printf '%-34s %-6s %s' "$1" "$2" "$3")"); }
+
+# --- GPU tests
+python3 -m pytest -m gpu -q -rs -p no:cacheprovider tests "$@" 2>&1 | tee "$OUT/pytest-gpu.log" | tail -40
+summary=$(tail -1 "$OUT/pytest-gpu.log")
+if grep -qE "(failed|error)" <<<"$summary"; then row "pytest -m gpu" FAIL "$summary"; else row "pytest -m gpu" ok "$summary"; fi
+
+# --- examples
+for ex in examples/*.py; do
+  if timeout 600 python3 "$ex" >"$OUT/$(basename "$ex" .py).log" 2>&1 && grep -q PASSED "$OUT/$(basename "$ex" .py).log"; then
+    row "$ex" ok "$(grep PASSED "$OUT/$(basename "$ex" .py).log" | head -1)"
+  else
+    row "$ex" FAIL "$(tail -3 "$OUT/$(basename "$ex" .py).log" | tr '\n' ' ')"
+  fi
+done
+
+# --- benchmarks
+for b in bench/*.py; do
+  [ "$(basename "$b")" = "simulator_speed.py" ] && continue
+  name=$(basename "$b" .py)
+  if timeout 900 python3 "$b" --json "$OUT/bench-$name.json" >"$OUT/bench-$name.log" 2>&1; then
+    row "$b" ok "see below"
+  else
+    row "$b" FAIL "$(tail -3 "$OUT/bench-$name.log" | tr '\n' ' ')"
+  fi
+done
+for b in "$OUT"/bench-*.log; do echo "== $(basename "$b")"; tail -15 "$b"; done
+
+echo
+echo "==================== warpforge GPU check ===================="
+nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null
+for r in "${rows[@]}"; do echo "$r"; done

@@ -1,0 +1,209 @@
+"""DESIGN.md's semantic policies, checked on the GPU against NumPy / Python on fresh random inputs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import warpforge as wf
+from warpforge import simt
+
+from kernel_runner import poisoned, run_gpu
+
+pytestmark = pytest.mark.gpu
+rng = np.random.default_rng()
+
+
+@simt.kernel
+def floor_div_mod(a: simt.Slice[wf.i32], b: simt.Slice[wf.i32], q: simt.DisjointSlice[wf.i32], r: simt.DisjointSlice[wf.i32]):
+    idx = simt.index_1d()
+    i = idx.get()
+    q[idx] = a[i] // b[i]
+    r[idx] = a[i] % b[i]
+
+
+def test_floor_division_and_modulo_on_negatives() -> None:
+    n = 4096
+    a = rng.integers(-1000, 1000, n, dtype=np.int32)
+    b = rng.integers(-17, 17, n, dtype=np.int32)
+    b[b == 0] = 3
+    a[:4] = [np.iinfo(np.int32).min, -7, 7, -7]
+    b[:4] = [-1, 2, -2, -2]
+    q, r = run_gpu(floor_div_mod, n // 256, 256, a, b, poisoned(n, np.int32), poisoned(n, np.int32))[2:]
+    expected_q = np.array([int(x) // int(y) for x, y in zip(a, b)], dtype=np.int64)
+    expected_r = np.array([int(x) % int(y) for x, y in zip(a, b)], dtype=np.int64)
+    expected_q[0] = np.iinfo(np.int32).min  # INT_MIN // -1 wraps (integer overflow wraps)
+    np.testing.assert_array_equal(q, expected_q.astype(np.int32))
+    np.testing.assert_array_equal(r, expected_r.astype(np.int32))
+
+
+@simt.kernel
+def unsigned_ops(a: simt.Slice[wf.u32], b: simt.Slice[wf.u32], lt: simt.DisjointSlice[wf.bool_], f: simt.DisjointSlice[wf.f64]):
+    idx = simt.index_1d()
+    i = idx.get()
+    lt[idx] = a[i] < b[i]
+    f[idx] = float(a[i])
+
+
+def test_unsigned_compare_and_conversion_above_2_31() -> None:
+    n = 2048
+    a = rng.integers(0, 2**32, n, dtype=np.uint32)
+    b = rng.integers(0, 2**32, n, dtype=np.uint32)
+    a[:2] = [2**31 + 5, 2**32 - 1]
+    b[:2] = [3, 2**31]
+    lt, f = run_gpu(unsigned_ops, n // 256, 256, a, b, poisoned(n, np.bool_), poisoned(n, np.float64))[2:]
+    np.testing.assert_array_equal(lt, a < b)
+    np.testing.assert_array_equal(f, a.astype(np.float64))
+    assert f[1] == 2.0**32 - 1
+
+
+@simt.kernel
+def int_of_bool(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.i64]):
+    idx = simt.index_1d()
+    out[idx] = int(x[idx.get()] > 0) + int(True)
+
+
+def test_int_of_true_is_one() -> None:
+    n = 512
+    x = rng.standard_normal(n, dtype=np.float32)
+    (out,) = run_gpu(int_of_bool, 2, 256, x, poisoned(n, np.int64))[1:]
+    np.testing.assert_array_equal(out, (x > 0).astype(np.int64) + 1)
+
+
+@simt.kernel
+def nan_max_min(a: simt.Slice[wf.f32], b: simt.Slice[wf.f32], mx: simt.DisjointSlice[wf.f32], mn: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    i = idx.get()
+    mx[idx] = max(a[i], b[i])
+    mn[idx] = min(a[i], b[i])
+
+
+def test_max_min_propagate_nan() -> None:
+    n = 1024
+    a = rng.standard_normal(n, dtype=np.float32)
+    b = rng.standard_normal(n, dtype=np.float32)
+    a[rng.random(n) < 0.1] = np.nan
+    b[rng.random(n) < 0.1] = np.nan
+    mx, mn = run_gpu(nan_max_min, 4, 256, a, b, poisoned(n, np.float32), poisoned(n, np.float32))[2:]
+    np.testing.assert_array_equal(mx, np.maximum(a, b))
+    np.testing.assert_array_equal(mn, np.minimum(a, b))
+
+
+@simt.kernel
+def guarded(x: simt.Slice[wf.f32], n: wf.i64, out: simt.DisjointSlice[wf.bool_]):
+    idx = simt.index_1d()
+    i = idx.get()
+    out[idx] = i < n and x[i] > 0
+
+
+def test_short_circuit_guard_never_reads_out_of_range() -> None:
+    n = 1000  # 1024 threads: the last 24 would read x[1000..1023] without the short circuit
+    x = rng.standard_normal(n, dtype=np.float32)
+    out = np.ones(1024, dtype=np.bool_)
+    (got,) = run_gpu(guarded, 4, 256, x, n, out)[1:]  # raises KernelError if any read were out of range
+    np.testing.assert_array_equal(got[:n], x > 0)
+    assert not got[n:].any()
+
+
+@simt.kernel
+def read_past_end(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    out[idx] = x[idx.get() + 1]
+
+
+def test_out_of_range_read_raises_kernel_error_with_line_and_context_survives() -> None:
+    n = 256
+    x = rng.standard_normal(n, dtype=np.float32)
+    with pytest.raises(wf.KernelError) as info:
+        run_gpu(read_past_end, 1, 256, x, poisoned(n, np.float32))
+    err = info.value
+    assert "test_gpu_semantics.py" in str(err)
+    assert err.line == read_past_end.fn.__code__.co_firstlineno + 3
+    assert "256" in str(err)  # the index (and the length) are in the message
+    # the context is still usable: a correct kernel runs right after
+    n2 = 1024
+    a = rng.standard_normal(n2, dtype=np.float32)
+    b = rng.standard_normal(n2, dtype=np.float32)
+    mx, _ = run_gpu(nan_max_min, 4, 256, a, b, poisoned(n2, np.float32), poisoned(n2, np.float32))[2:]
+    np.testing.assert_array_equal(mx, np.maximum(a, b))
+
+
+@simt.kernel
+def copy(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    c[idx] = a[idx.get()]
+
+
+def test_aliased_output_is_refused() -> None:
+    dev = wf.Device(0)
+    stream = dev.create_stream()
+    buf = wf.DeviceBuffer.from_host(stream, rng.standard_normal(1024, dtype=np.float32))
+    prepared = copy.prepare(wf.LaunchConfig(grid=4, block=256), device=dev)
+    with pytest.raises(wf.AliasError):
+        copy.launch(stream, prepared, buf, buf)
+
+
+@simt.kernel(contract=simt.Contract(domain=1, block=(256, 1, 1)))
+def contracted(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    c[idx] = a[idx.get()]
+
+
+def test_block_other_than_contract_is_refused_before_launch() -> None:
+    with pytest.raises(wf.LaunchError, match="256"):
+        contracted.prepare(wf.LaunchConfig(grid=8, block=128), device=wf.Device(0))
+    with pytest.raises(wf.LaunchError):
+        contracted.prepare(wf.LaunchConfig(grid=(4, 2), block=256), device=wf.Device(0))
+
+
+@simt.kernel
+def big_index(out: simt.DisjointSlice[wf.u8]):
+    idx = simt.index_1d()
+    out[idx] = idx.get() % 251
+
+
+def test_global_index_past_2_31_threads() -> None:
+    n = 2**31 + 1000
+    dev = wf.Device(0)
+    stream = dev.create_stream()
+    out = wf.DeviceBuffer.from_host(stream, np.full(n, 255, dtype=np.uint8))
+    prepared = big_index.prepare(wf.LaunchConfig(grid=(n + 1023) // 1024, block=1024), device=dev)
+    big_index.launch(stream, prepared, out)
+    got = out.to_host(stream)
+    tail = np.arange(n - 5000, n, dtype=np.int64)
+    np.testing.assert_array_equal(got[n - 5000 :], (tail % 251).astype(np.uint8))
+    sample = rng.integers(0, n, 10000)
+    np.testing.assert_array_equal(got[sample], (sample % 251).astype(np.uint8))
+
+
+@simt.kernel
+def divide(a: simt.Slice[wf.i64], b: simt.Slice[wf.i64], q: simt.DisjointSlice[wf.i64]):
+    idx = simt.index_1d()
+    i = idx.get()
+    q[idx] = a[i] // b[i]
+
+
+def test_division_by_zero_is_a_kernel_error() -> None:
+    n = 256
+    a = rng.integers(-100, 100, n, dtype=np.int64)
+    b = rng.integers(1, 9, n, dtype=np.int64)
+    b[77] = 0
+    with pytest.raises(wf.KernelError, match="division by zero"):
+        run_gpu(divide, 1, 256, a, b, poisoned(n, np.int64))
+
+
+@simt.kernel
+def math_funcs(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    v = x[idx.get()]
+    out[idx] = math.sqrt(abs(v)) + math.exp(v) - math.log(abs(v) + 1.0)
+
+
+def test_libdevice_math_matches_numpy() -> None:
+    n = 1024
+    x = rng.uniform(-4, 4, n).astype(np.float32)
+    (got,) = run_gpu(math_funcs, 4, 256, x, poisoned(n, np.float32))[1:]
+    expected = np.sqrt(np.abs(x)) + np.exp(x) - np.log(np.abs(x) + np.float32(1.0))
+    np.testing.assert_allclose(got, expected, rtol=2e-6, atol=2e-6)
