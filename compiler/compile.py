@@ -50,24 +50,29 @@ class Target:
     features: str = "+ptx80"
 
 
-def lower(module: ModuleOp, until: str, target: Target = Target(), *, module_name: str = "kernels") -> ModuleOp | str:
-    """Lower a `kernel`-dialect module (modified in place) through the stages up to `until`.
+def lower(
+    module: ModuleOp, until: str, target: Target = Target(), *, module_name: str = "kernels", start: str = "kernel"
+) -> ModuleOp | str:
+    """Lower a module (modified in place) from stage `start` through the stages up to `until`.
 
     Returns the module for MLIR stages (`kernel`, `gpu`, `nvvm`, `llvm`) and text for `ll` and `ptx`.
     """
-    if until not in STAGES:
-        raise ValueError(f"unknown stage '{until}', expected one of {', '.join(STAGES)}")
-    if until == "kernel":
+    if until not in STAGES or start not in STAGES[:4]:
+        raise ValueError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(STAGES)}")
+    if STAGES.index(until) < STAGES.index(start):
+        raise ValueError(f"cannot lower from '{start}' back to '{until}'")
+    if until == start:
         return module
-    run_pipeline(module, _gpu_passes(target.chip, target.features, module_name))
-    if until == "gpu":
-        return module
-    run_pipeline(module, _nvvm_passes())
-    if until == "nvvm":
-        return module
-    run_pipeline(module, _llvm_passes())
-    if until == "llvm":
-        return module
+    steps = (
+        ("gpu", lambda: _gpu_passes(target.chip, target.features, module_name)),
+        ("nvvm", _nvvm_passes),
+        ("llvm", _llvm_passes),
+    )
+    for stage, passes in steps:
+        if STAGES.index(stage) > STAGES.index(start):
+            run_pipeline(module, passes())
+        if until == stage:
+            return module
     llvm_ir = str(export_llvm_ir(module))
     if until == "ll":
         return llvm_ir

@@ -132,8 +132,9 @@ class SimtKernel:
 
         kir = self.kernel_ir()
         module = kir.module
-        lower(module, "llvm", Target(chip, features), module_name=kir.symbol + "_module")
-        sites = error_sites(module, kir.symbol)
+        lower(module, "gpu", Target(chip, features), module_name=kir.symbol + "_module")
+        sites = error_sites(module, kir.symbol)  # recorded by kernel-to-gpu on the gpu.func
+        lower(module, "llvm", Target(chip, features), start="gpu")
         from warpforge.backend.export import export_llvm_ir
         from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
 

@@ -2,8 +2,9 @@
 
 `index_2d(ncols)` gives row = global y, col = global x and the linear index `row * ncols + col`.
 A write through it needs `col < ncols` as well as the linear index in range — otherwise thread
-(row, ncols + k) would alias (row + 1, k) — and the compiler adds both guards. The sizes here are not
-multiples of the 16×16 block, so the guards matter.
+(row, ncols + k) would alias (row + 1, k) — and the compiler adds both guards to the write. Reads are
+checked too: the sizes here are not multiples of the 16×16 block, so the threads outside the matrix
+must not read `a[i]` (a checked read out of range is a `KernelError`), hence the explicit `if`.
 """
 
 import numpy as np
@@ -16,7 +17,8 @@ from warpforge import f32, simt
 def matadd(a: simt.Slice[f32], b: simt.Slice[f32], c: simt.DisjointSlice[f32], ncols: wf.i64):
     idx = simt.index_2d(ncols)
     i = idx.get()
-    c[idx] = a[i] + b[i]
+    if idx.col < ncols and i < len(c):  # the grid overhangs the matrix: threads outside read nothing
+        c[idx] = a[i] + b[i]
 
 
 def main(rows: int = 1000, cols: int = 777) -> None:

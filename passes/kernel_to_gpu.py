@@ -735,7 +735,11 @@ def _build_reporter() -> func.FuncOp:
     otherwise = Block([scf.YieldOp()])
     e(scf.IfOp(first, [], Region(then), Region(otherwise)))
     e(func.ReturnOp())
-    return func.FuncOp(REPORT_ERROR, FunctionType.from_lists(body.arg_types, []), Region(body), visibility="private")
+    reporter = func.FuncOp(REPORT_ERROR, FunctionType.from_lists(body.arg_types, []), Region(body), visibility="private")
+    # the error path is cold: keep it out of line so the kernel's hot path stays small
+    reporter.attributes["llvm.noinline"] = UnitAttr()
+    reporter.attributes["llvm.cold"] = UnitAttr()
+    return reporter
 
 
 @dataclass(frozen=True)

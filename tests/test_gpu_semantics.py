@@ -161,7 +161,7 @@ def test_block_other_than_contract_is_refused_before_launch() -> None:
 @simt.kernel
 def big_index(out: simt.DisjointSlice[wf.u8]):
     idx = simt.index_1d()
-    out[idx] = idx.get() % 251
+    out[idx] = wf.u8(idx.get() % 251)
 
 
 def test_global_index_past_2_31_threads() -> None:

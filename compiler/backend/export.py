@@ -90,6 +90,9 @@ _ARG_FLAGS = {
 }
 _ARG_INTS = {"llvm.align": "align", "llvm.dereferenceable": "dereferenceable"}
 
+_FUNCTION_FLAGS = {"llvm.noinline": "noinline", "llvm.cold": "cold", "llvm.alwaysinline": "alwaysinline"}
+"""Unit attributes on `llvm.func` → LLVM function attributes (e.g. the cold, never-inlined error reporter)."""
+
 _ANNOTATIONS = {"nvvm.reqntid": "reqntid", "nvvm.maxntid": "maxntid"}
 """Launch-bound attributes on `llvm.func` → `!nvvm.annotations` keys (with x/y/z suffix)."""
 
@@ -272,6 +275,9 @@ class LLVMExporter:
                         arg.add_attribute(_ARG_FLAGS[name])
                     elif name in _ARG_INTS and isinstance(value, builtin.IntegerAttr):
                         setattr(arg.attributes, _ARG_INTS[name], value.value.data)
+        for attr_name, flag in _FUNCTION_FLAGS.items():
+            if attr_name in op.attributes or (attr_name == "llvm.noinline" and op.no_inline is not None):
+                fn.attributes.add(flag)
         for attr_name, key in _ANNOTATIONS.items():
             bounds = op.attributes.get(attr_name)
             if isinstance(bounds, builtin.DenseArrayBase):
@@ -605,6 +611,25 @@ def _binary_intrinsic(ex: LLVMExporter, op: Operation, s: _FunctionState) -> Non
     name = f"{type(op).INTRINSIC}.{_intrinsic_suffix(lhs.type)}"  # pyright: ignore[reportAttributeAccessIssue]
     fn = ex.llmod.globals.get(name) or ir.Function(ex.llmod, ir.FunctionType(lhs.type, [lhs.type, lhs.type]), name=name)
     s.values[op.results[0]] = s.builder.call(fn, [lhs, rhs])
+
+
+_XDSL_INTRINSICS: dict[type[Operation], str] = {
+    **xconvert_op._UNARY_INTRINSIC_MAP,  # pyright: ignore[reportPrivateUsage]
+    **xconvert_op._BINARY_INTRINSIC_MAP,  # pyright: ignore[reportPrivateUsage]
+    xllvm.FMAOp: "llvm.fma",
+}
+"""xDSL's `llvm.intr.*` ops (fabs, sqrt, floor, ceil, copysign, maxnum, minnum, pow, fma, …). xDSL's own
+converter declares most of them without the type suffix (`@llvm.fabs` instead of `@llvm.fabs.f32`),
+which LLVM only accepts by re-mangling, drops their fast-math flags and refuses any on `fma`."""
+
+
+@_handles(*_XDSL_INTRINSICS)
+def _xdsl_intrinsic(ex: LLVMExporter, op: Operation, s: _FunctionState) -> None:
+    args = [_v(s, a) for a in op.operands]
+    typ = convert_type(op.results[0].type)
+    name = f"{_XDSL_INTRINSICS[type(op)]}.{_intrinsic_suffix(typ)}"
+    fn = ex.llmod.globals.get(name) or ir.Function(ex.llmod, ir.FunctionType(typ, [a.type for a in args]), name=name)
+    s.values[op.results[0]] = s.builder.call(fn, args, fastmath=_fastmath(op))
 
 
 def supported_ops() -> frozenset[str]:
