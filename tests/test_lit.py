@@ -12,10 +12,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_lit_suite() -> None:
-    lit = shutil.which("lit")
+    lit = shutil.which("lit", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     if lit is None:
         pytest.fail("lit is not installed: pip install -e '.[test]'")
     env = dict(os.environ)
+    # the RUN lines call warpforge-opt, warpforge and filecheck: find them next to this Python even
+    # when its virtual environment is not activated
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     try:
         from warpforge.runtime.device import gpu_available
 
