@@ -1,7 +1,7 @@
 """warpforge's dialects and the registry of every dialect a warpforge context knows.
 
 `DIALECTS` maps a dialect name to a lazy factory, as xDSL's `Universe` does; `get_all_dialects()` is
-xDSL's upstream set with `gpu` and `llvm` replaced by ours and `kernel`, `nvvm`, `tile` added.
+xDSL's upstream set with `arith`, `gpu` and `llvm` replaced by ours and `kernel`, `nvvm`, `tile` added.
 """
 
 from collections.abc import Callable
@@ -27,6 +27,12 @@ def _nvvm() -> Dialect:
     return NVVM
 
 
+def _arith() -> Dialect:
+    from warpforge.dialects.arith import Arith
+
+    return Arith
+
+
 def _kernel() -> Dialect:
     from warpforge.dialects.kernel import Kernel
 
@@ -34,6 +40,7 @@ def _kernel() -> Dialect:
 
 
 OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {
+    "arith": _arith,
     "gpu": _gpu,
     "kernel": _kernel,
     "llvm": _llvm,

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
     i32,
 )
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -66,7 +66,7 @@ class Dimension(StrEnum):
 
 
 @irdl_attr_definition
-class DimensionAttr(EnumAttribute[Dimension]):
+class DimensionAttr(EnumAttribute[Dimension], SpacedOpaqueSyntaxAttribute):
     """A grid/block axis: `x`, `y` or `z` (MLIR's `#gpu<dim x>`, printed bare in op syntax)."""
 
     name = "gpu.dim"

@@ -479,10 +479,17 @@ class _BinaryIntrinsicOp(IRDLOperation):
 
 class _FloatBinaryIntrinsicOp(_BinaryIntrinsicOp):
     T: ClassVar = VarConstraint("T", AnyFloatConstr | VectorType.constr(AnyFloatConstr))
+    # the fields are redeclared: the base class's were built from its own (unconstrained) `T`
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    res = result_def(T)
 
 
 class _IntBinaryIntrinsicOp(_BinaryIntrinsicOp):
     T: ClassVar = VarConstraint("T", SignlessIntegerConstraint | VectorType.constr(SignlessIntegerConstraint))
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    res = result_def(T)
 
 
 @irdl_op_definition

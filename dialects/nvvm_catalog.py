@@ -139,7 +139,9 @@ def _warp() -> list[IntrinsicSpec]:
                       "match.any.sync.b64", "lanes of the mask holding the same 64-bit value (PTX ISA §9.7.13.10)",
                       convergent=True, names=("mask", "val")),
     ]  # fmt: skip
-    for kind in ("add", "min", "max", "umin", "umax", "and", "or", "xor"):
+    redux_ptx = {"add": "add.s32", "min": "min.s32", "max": "max.s32", "umin": "min.u32", "umax": "max.u32",
+                 "and": "and.b32", "or": "or.b32", "xor": "xor.b32"}  # fmt: skip
+    for kind, ptx_suffix in redux_ptx.items():
         rows.append(
             IntrinsicSpec(
                 op=f"nvvm.redux.sync.{kind}",
@@ -148,7 +150,7 @@ def _warp() -> list[IntrinsicSpec]:
                 results=("i32",),
                 min_sm=80,
                 min_ptx=70,
-                ptx=f"redux.sync.{kind}",
+                ptx=f"redux.sync.{ptx_suffix}",
                 summary=f"warp reduction ({kind}) of a 32-bit integer over the mask: value, mask (PTX ISA §9.7.13.11)",
                 convergent=True,
                 names=("val", "mask"),

@@ -1,0 +1,103 @@
+// RUN: warpforge-opt %s | warpforge-opt | filecheck %s
+// RUN: warpforge-opt %s --print-op-generic | warpforge-opt | filecheck %s
+
+// Every op of the nvvm catalog (warpforge.dialects.nvvm_catalog.CATALOG), in catalog order, and
+// the #nvvm.target attribute, round-tripped in custom and generic form.
+// Generated from the catalog: one line per row; regenerate when a row is added.
+
+// CHECK:      gpu.module @targets [#nvvm.target<chip = "sm_90", features = "+ptx80">, #nvvm.target<chip = "sm_90a", features = "+ptx86", O = 2>, #nvvm.target<chip = "sm_75">] {
+gpu.module @targets [#nvvm.target<chip = "sm_90", features = "+ptx80">, #nvvm.target<chip = "sm_90a", features = "+ptx86", O = 2>, #nvvm.target<chip = "sm_75">] {
+}
+
+// CHECK-LABEL: func.func @catalog(
+// CHECK-SAME:    %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: f32, %{{.*}}: f64, %{{.*}}: i1) {
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.tid.y : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.tid.z : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.ntid.x : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.ntid.y : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.ntid.z : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.ctaid.y : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.ctaid.z : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.nctaid.x : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.nctaid.y : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.nctaid.z : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.laneid : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.warpsize : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.clock64 : i64
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.globaltimer : i64
+// CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  nvvm.bar.warp.sync %{{.*}} : i32
+// CHECK-NEXT:  nvvm.membar.cta
+// CHECK-NEXT:  nvvm.membar.gl
+// CHECK-NEXT:  nvvm.membar.sys
+// CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.bfly.i32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.bfly.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> f32
+// CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.up.i32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.up.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> f32
+// CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.down.i32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.down.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> f32
+// CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.idx.i32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.idx.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> f32
+// CHECK-NEXT:  %{{.*}} = nvvm.vote.any.sync %{{.*}}, %{{.*}} : (i32, i1) -> i1
+// CHECK-NEXT:  %{{.*}} = nvvm.vote.all.sync %{{.*}}, %{{.*}} : (i32, i1) -> i1
+// CHECK-NEXT:  %{{.*}} = nvvm.vote.ballot.sync %{{.*}}, %{{.*}} : (i32, i1) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.activemask : i32
+// CHECK-NEXT:  %{{.*}} = nvvm.match.any.sync.i32 %{{.*}}, %{{.*}} : (i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.match.any.sync.i64 %{{.*}}, %{{.*}} : (i32, i64) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.redux.sync.add %{{.*}}, %{{.*}} : (i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.redux.sync.min %{{.*}}, %{{.*}} : (i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.redux.sync.max %{{.*}}, %{{.*}} : (i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.redux.sync.umin %{{.*}}, %{{.*}} : (i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.redux.sync.umax %{{.*}}, %{{.*}} : (i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.redux.sync.and %{{.*}}, %{{.*}} : (i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.redux.sync.or %{{.*}}, %{{.*}} : (i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.redux.sync.xor %{{.*}}, %{{.*}} : (i32, i32) -> i32
+// CHECK-NEXT:    func.return
+func.func @catalog(%m: i32, %a: i32, %l: i64, %f: f32, %d: f64, %p: i1) {
+  %r_read_ptx_sreg_tid_x = nvvm.read.ptx.sreg.tid.x : i32
+  %r_read_ptx_sreg_tid_y = nvvm.read.ptx.sreg.tid.y : i32
+  %r_read_ptx_sreg_tid_z = nvvm.read.ptx.sreg.tid.z : i32
+  %r_read_ptx_sreg_ntid_x = nvvm.read.ptx.sreg.ntid.x : i32
+  %r_read_ptx_sreg_ntid_y = nvvm.read.ptx.sreg.ntid.y : i32
+  %r_read_ptx_sreg_ntid_z = nvvm.read.ptx.sreg.ntid.z : i32
+  %r_read_ptx_sreg_ctaid_x = nvvm.read.ptx.sreg.ctaid.x : i32
+  %r_read_ptx_sreg_ctaid_y = nvvm.read.ptx.sreg.ctaid.y : i32
+  %r_read_ptx_sreg_ctaid_z = nvvm.read.ptx.sreg.ctaid.z : i32
+  %r_read_ptx_sreg_nctaid_x = nvvm.read.ptx.sreg.nctaid.x : i32
+  %r_read_ptx_sreg_nctaid_y = nvvm.read.ptx.sreg.nctaid.y : i32
+  %r_read_ptx_sreg_nctaid_z = nvvm.read.ptx.sreg.nctaid.z : i32
+  %r_read_ptx_sreg_laneid = nvvm.read.ptx.sreg.laneid : i32
+  %r_read_ptx_sreg_warpsize = nvvm.read.ptx.sreg.warpsize : i32
+  %r_read_ptx_sreg_clock64 = nvvm.read.ptx.sreg.clock64 : i64
+  %r_read_ptx_sreg_globaltimer = nvvm.read.ptx.sreg.globaltimer : i64
+  nvvm.barrier0
+  nvvm.bar.warp.sync %m : i32
+  nvvm.membar.cta
+  nvvm.membar.gl
+  nvvm.membar.sys
+  %r_shfl_sync_bfly_i32 = nvvm.shfl.sync.bfly.i32 %m, %a, %a, %a : (i32, i32, i32, i32) -> i32
+  %r_shfl_sync_bfly_f32 = nvvm.shfl.sync.bfly.f32 %m, %f, %a, %a : (i32, f32, i32, i32) -> f32
+  %r_shfl_sync_up_i32 = nvvm.shfl.sync.up.i32 %m, %a, %a, %a : (i32, i32, i32, i32) -> i32
+  %r_shfl_sync_up_f32 = nvvm.shfl.sync.up.f32 %m, %f, %a, %a : (i32, f32, i32, i32) -> f32
+  %r_shfl_sync_down_i32 = nvvm.shfl.sync.down.i32 %m, %a, %a, %a : (i32, i32, i32, i32) -> i32
+  %r_shfl_sync_down_f32 = nvvm.shfl.sync.down.f32 %m, %f, %a, %a : (i32, f32, i32, i32) -> f32
+  %r_shfl_sync_idx_i32 = nvvm.shfl.sync.idx.i32 %m, %a, %a, %a : (i32, i32, i32, i32) -> i32
+  %r_shfl_sync_idx_f32 = nvvm.shfl.sync.idx.f32 %m, %f, %a, %a : (i32, f32, i32, i32) -> f32
+  %r_vote_any_sync = nvvm.vote.any.sync %m, %p : (i32, i1) -> i1
+  %r_vote_all_sync = nvvm.vote.all.sync %m, %p : (i32, i1) -> i1
+  %r_vote_ballot_sync = nvvm.vote.ballot.sync %m, %p : (i32, i1) -> i32
+  %r_activemask = nvvm.activemask : i32
+  %r_match_any_sync_i32 = nvvm.match.any.sync.i32 %m, %a : (i32, i32) -> i32
+  %r_match_any_sync_i64 = nvvm.match.any.sync.i64 %m, %l : (i32, i64) -> i32
+  %r_redux_sync_add = nvvm.redux.sync.add %m, %a : (i32, i32) -> i32
+  %r_redux_sync_min = nvvm.redux.sync.min %m, %a : (i32, i32) -> i32
+  %r_redux_sync_max = nvvm.redux.sync.max %m, %a : (i32, i32) -> i32
+  %r_redux_sync_umin = nvvm.redux.sync.umin %m, %a : (i32, i32) -> i32
+  %r_redux_sync_umax = nvvm.redux.sync.umax %m, %a : (i32, i32) -> i32
+  %r_redux_sync_and = nvvm.redux.sync.and %m, %a : (i32, i32) -> i32
+  %r_redux_sync_or = nvvm.redux.sync.or %m, %a : (i32, i32) -> i32
+  %r_redux_sync_xor = nvvm.redux.sync.xor %m, %a : (i32, i32) -> i32
+  func.return
+}

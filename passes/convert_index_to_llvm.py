@@ -1,0 +1,136 @@
+"""`convert-index-to-llvm`: `index` becomes `i64` everywhere; index casts become extensions/truncations.
+
+warpforge's `index` is 64-bit (PTX's address width on `nvptx64`), so this is MLIR's index type
+conversion in `LLVMTypeConverter` (`index-bitwidth=64`) plus the `arith.index_cast*` patterns of
+`convert-arith-to-llvm`, as one pass:
+
+1. `ConvertIndexType`: every `index` — op result types, block arguments, function signatures
+   (`func.func`'s `function_type`), `arith.constant` values (`42 : index` → `42 : i64`), and any
+   other attribute holding it (e.g. `cf.switch` case values) — becomes `i64`, in place, so each op
+   keeps its location. Types nested in others follow (`vector<4xindex>` → `vector<4xi64>`).
+2. `ConvertIndexCastOp` / `ConvertIndexCastUIOp`: `arith.index_cast` (signed) → `llvm.sext` or
+   `llvm.trunc`, `arith.index_castui` → `llvm.zext` or `llvm.trunc`; a cast between `index` and
+   `i64` disappears.
+
+Memrefs must already be lowered (`finalize-memref-to-llvm`): `memref`, `scf` and `gpu` ops demand
+`index` operands, so one still present is an error naming it, not a silent type mismatch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IndexType, IntegerType, MemRefType, ModuleOp
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from warpforge.dialects.arith import IndexCastUIOp
+from warpforge.passes._support import dialect_of, fail, i64
+from warpforge.rewriting import replace_op
+
+INDEX_DIALECTS_BEFORE = ("memref", "scf", "gpu", "affine", "vector", "tensor")
+"""Dialects whose ops require `index` operands: they must be lowered before this pass runs."""
+
+
+def convert_attribute(attr: Attribute) -> Attribute:
+    """`attr` with every `index` inside it (types, typed attributes) replaced by `i64`."""
+    if isinstance(attr, IndexType):
+        return i64
+    if isinstance(attr, MemRefType):
+        return attr  # memref shapes/element types are finalize-memref-to-llvm's business
+    if isinstance(attr, ParametrizedAttribute):
+        params = tuple(convert_attribute(p) for p in attr.parameters)
+        return attr if params == attr.parameters else type(attr).new(params)
+    if isinstance(attr, ArrayAttr):
+        items = tuple(convert_attribute(p) for p in attr.data)
+        return attr if items == attr.data else ArrayAttr(items)
+    if isinstance(attr, DictionaryAttr):
+        entries = {k: convert_attribute(v) for k, v in attr.data.items()}
+        return attr if entries == dict(attr.data) else DictionaryAttr(entries)
+    return attr
+
+
+def _has_index(attr: Attribute) -> bool:
+    return convert_attribute(attr) is not attr
+
+
+@dataclass
+class ConvertIndexType(RewritePattern):
+    """Rewrite `index` to `i64` in an op's result types, block arguments, properties and attributes, in place."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if dialect_of(op) in INDEX_DIALECTS_BEFORE and (
+            any(_has_index(v.type) for v in (*op.operands, *op.results))
+        ):
+            fail(op, "still needs index values; lower it before convert-index-to-llvm")
+        for result in list(op.results):
+            if _has_index(result.type):
+                rewriter.replace_value_with_new_type(result, convert_attribute(result.type))
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in list(block.args):
+                    if _has_index(arg.type):
+                        rewriter.replace_value_with_new_type(arg, convert_attribute(arg.type))
+        changed = False
+        for table in (op.properties, op.attributes):
+            for name, value in list(table.items()):
+                new = convert_attribute(value)
+                if new is not value:
+                    table[name] = new
+                    changed = True
+        if changed:
+            rewriter.handle_operation_modification(op)
+
+
+def _integer_cast(op: Operation, signed: bool, rewriter: PatternRewriter) -> None:
+    source, target = op.operands[0], op.results[0]
+    from_type, to_type = convert_attribute(source.type), convert_attribute(target.type)
+    if not isinstance(from_type, IntegerType) or not isinstance(to_type, IntegerType):
+        fail(op, f"casts {source.type} to {target.type}; expected integer types")
+    if from_type.width.data == to_type.width.data:
+        replace_op(rewriter, op, [], [source])
+        return
+    if from_type.width.data > to_type.width.data:
+        new: Operation = llvm.TruncOp(source, to_type)
+    elif signed:
+        new = llvm.SExtOp(source, to_type)
+    else:
+        new = llvm.ZExtOp(source, to_type)
+    replace_op(rewriter, op, new)
+
+
+@dataclass
+class ConvertIndexCastOp(RewritePattern):
+    """`arith.index_cast` → `llvm.sext` (widening), `llvm.trunc` (narrowing) or nothing (i64)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.IndexCastOp, rewriter: PatternRewriter, /):
+        _integer_cast(op, True, rewriter)
+
+
+@dataclass
+class ConvertIndexCastUIOp(RewritePattern):
+    """`arith.index_castui` → `llvm.zext` (widening), `llvm.trunc` (narrowing) or nothing (i64)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: IndexCastUIOp, rewriter: PatternRewriter, /):
+        _integer_cast(op, False, rewriter)
+
+
+class ConvertIndexToLLVMPass(ModulePass):
+    """Make `index` i64 everywhere and lower `arith.index_cast`/`index_castui` to sext/zext/trunc."""
+
+    name = "convert-index-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ConvertIndexType(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertIndexCastOp(), ConvertIndexCastUIOp()])).rewrite_module(op)

@@ -1,0 +1,70 @@
+"""`convert-nvvm-to-llvm`: every `nvvm` op → `llvm.call_intrinsic` of its catalog row's LLVM intrinsic.
+
+Driven purely by `warpforge.dialects.nvvm_catalog`: the row's `intrinsic` names the callee, its
+`immediates` become `llvm.mlir.constant`s passed first, then the op's operands in order; the result
+types are the op's. For example
+
+    %r = nvvm.shfl.sync.bfly.f32 %mask, %x, %off, %clamp : (i32, f32, i32, i32) -> f32
+    nvvm.barrier0
+
+become
+
+    %r = llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%mask, %x, %off, %clamp) : (i32, f32, i32, i32) -> f32
+    %c0 = llvm.mlir.constant(0 : i32) : i32
+    llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%c0) : (i32) -> ()
+
+MLIR's NVVM dialect reaches the same intrinsics through `mlir-translate` (`NVVMToLLVMIRTranslation`).
+Run `check-nvvm-target` first: the intrinsics are emitted as they are, whatever the chip.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+
+from warpforge.dialects.nvvm import NVVMIntrinsicOp
+from warpforge.passes._support import dialect_of, fail
+from warpforge.rewriting import replace_op
+
+
+@dataclass
+class ConvertNVVMIntrinsicOp(RewritePattern):
+    """Any catalog `nvvm` op → `llvm.call_intrinsic "<SPEC.intrinsic>"(immediates..., operands...)`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, NVVMIntrinsicOp):
+            return
+        spec = type(op).SPEC
+        if len(op.results) > 1:
+            fail(op, "has several results; an LLVM intrinsic call returns at most one (use a struct)")
+        new_ops: list[Operation] = []
+        args: list[SSAValue] = []
+        for type_name, value in spec.immediates:
+            if not type_name.startswith("i"):
+                fail(op, f"has a non-integer immediate {type_name} in its catalog row")
+            typ = IntegerType(int(type_name[1:]))
+            const = llvm.ConstantOp(IntegerAttr(value, typ), typ)
+            new_ops.append(const)
+            args.append(const.result)
+        args.extend(op.operands)
+        call = llvm.CallIntrinsicOp(spec.intrinsic, args, [r.type for r in op.results])
+        new_ops.append(call)
+        replace_op(rewriter, op, new_ops, list(call.results))
+
+
+class ConvertNVVMToLLVMPass(ModulePass):
+    """Lower every `nvvm` op to `llvm.call_intrinsic` of the LLVM intrinsic its catalog row names."""
+
+    name = "convert-nvvm-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ConvertNVVMIntrinsicOp()).rewrite_module(op)
+        for inner in op.walk():
+            if dialect_of(inner) == "nvvm":
+                fail(inner, "is not a catalog op and has no lowering to llvm")

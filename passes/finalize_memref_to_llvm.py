@@ -1,0 +1,464 @@
+"""`finalize-memref-to-llvm`: `memref` loads, stores, atomics, dims, allocas and globals → `llvm` ops.
+
+Mirrors MLIR's `finalize-memref-to-llvm`, with a smaller descriptor: warpforge's memrefs are
+row-major and contiguous (identity layout, no offset), so a memref value is
+
+    !llvm.struct<(ptr<AS>, i64, ...)>   — the pointer, then one i64 per *dynamic* dimension
+
+(`memref<?x64xf32, 1 : i32>` → `!llvm.struct<(ptr<1>, i64)>`, `memref<8xi64, 1 : i32>` →
+`!llvm.struct<(ptr<1>)>`); static dimensions are constants. The address space is the memref's
+integer memory space (1 global, 3 shared, none/0 generic or local). At a function boundary
+`convert-func-to-llvm` passes the struct's fields as separate parameters (the kernel ABI of
+DESIGN.md) and rebuilds the struct; this pass reads it through
+`builtin.unrealized_conversion_cast` (memref → struct) and `llvm.extractvalue`, and
+`reconcile-unrealized-casts` folds the casts away.
+
+| op | becomes |
+|---|---|
+| `memref.load` / `memref.store` | index linearized row-major in i64, `llvm.getelementptr inbounds` on the element type, `llvm.load` / `llvm.store` with the element's natural alignment |
+| `memref.dim` (constant index) | the static size (`arith.constant`) or the descriptor's field |
+| `memref.atomic_rmw` | `llvm.atomicrmw <op> … syncscope("device") monotonic`, returning the old value |
+| `memref.alloca` (static shape, address space 0) | `llvm.alloca` of the element count, hoisted to the function's entry block |
+| `memref.global` / `memref.get_global` | `llvm.mlir.global internal` of `!llvm.array<N x T>` in the memref's address space / `llvm.mlir.addressof` |
+
+Atomics (`memref.atomic_rmw`, MLIR's `AtomicRMWKind` numbering): addf→fadd, addi→add, andi→and,
+assign→xchg, maximumf/maxnumf→fmax, maxs→max, maxu→umax, minimumf/minnumf→fmin, mins→min,
+minu→umin, ori→or, xori→xor; mulf/muli have no atomic instruction and are rejected. The ordering
+is `monotonic` (PTX `.relaxed`); the scope is the GPU (`syncscope("device")`, PTX `.gpu`; PTX ISA,
+memory consistency model, "Scope") unless the op carries a discardable attribute
+`syncscope = "block" | "cluster" | "device" | "system"` (`"system"`: no syncscope, PTX `.sys`).
+Device scope is the default because a kernel's atomics coordinate its own threads, and a
+narrower scope is only correct when the frontend proves every participant is in one block.
+Note `fmax`/`fmin` follow `maxnum`/`minnum` (NaN is ignored) for maximumf/minimumf too, as MLIR
+does; on sm_90 LLVM expands float max/min atomics to a compare-and-swap loop.
+
+Shared memory: `memref.global` in address space 3 gets internal linkage, no initializer (shared
+memory cannot be initialized; an initializer there is an error) and alignment ≥ 16 bytes (what
+`cp.async`, `ldmatrix` and vector accesses need). Other address spaces keep a dense initializer.
+
+Not lowered (a diagnostic naming the op): other `memref` ops (`subview`, `cast`, `alloc`, `copy`,
+…), non-identity layouts, non-integer memory spaces, dynamic `memref.alloca`, `memref.dim` with a
+non-constant index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, llvm, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    BFloat16Type,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StridedLayoutAttr,
+    StringAttr,
+    UnrealizedConversionCastOp,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from warpforge.dialects import gpu
+from warpforge.dialects.llvm import AtomicRMWOp
+from warpforge.passes._support import dialect_of, fail, i64
+from warpforge.rewriting import inherit_location, replace_op
+
+SHARED = 3
+"""NVPTX address space of shared memory (`.shared`)."""
+
+SHARED_ALIGNMENT = 16
+"""Minimum alignment of a shared-memory global, in bytes."""
+
+ATOMIC_KINDS: dict[int, tuple[str, str | None]] = {
+    0: ("addf", "fadd"),
+    1: ("addi", "add"),
+    2: ("andi", "and"),
+    3: ("assign", "xchg"),
+    4: ("maximumf", "fmax"),
+    5: ("maxnumf", "fmax"),
+    6: ("maxs", "max"),
+    7: ("maxu", "umax"),
+    8: ("minimumf", "fmin"),
+    9: ("minnumf", "fmin"),
+    10: ("mins", "min"),
+    11: ("minu", "umin"),
+    12: ("mulf", None),
+    13: ("muli", None),
+    14: ("ori", "or"),
+    15: ("xori", "xor"),
+}
+"""`memref.atomic_rmw` kind (MLIR's `arith::AtomicRMWKind` value) → (its name, the `llvm.atomicrmw` operation)."""
+
+SYNC_SCOPES: dict[str, str | None] = {"block": "block", "cluster": "cluster", "device": "device", "system": None}
+"""Values of a `syncscope` attribute on `memref.atomic_rmw` → LLVM NVPTX sync scope (None: system)."""
+
+DEFAULT_SYNC_SCOPE = "device"
+
+
+# --------------------------------------------------------------------------- types
+
+
+def memory_space(typ: MemRefType, op: Operation) -> int:
+    """The NVPTX address space of a memref type (its integer memory space; none means 0)."""
+    space = typ.memory_space
+    if isinstance(space, NoneAttr):
+        return 0
+    if isinstance(space, IntegerAttr):
+        return space.value.data
+    fail(op, f"uses memory space {space}; only integer address spaces are supported (1 global, 3 shared, 0 generic)")
+
+
+def _check_layout(typ: MemRefType, op: Operation) -> None:
+    layout = typ.layout
+    if isinstance(layout, NoneAttr):
+        return
+    if isinstance(layout, AffineMapAttr) and layout.data == layout.data.identity(typ.get_num_dims()):
+        return
+    if isinstance(layout, StridedLayoutAttr):
+        shape = typ.get_shape()
+        expected = [prod(shape[k + 1 :]) for k in range(len(shape))]
+        strides = [s.data if isinstance(s, IntAttr) else None for s in layout.strides.data]
+        offset = layout.offset.data if isinstance(layout.offset, IntAttr) else None
+        if DYNAMIC_INDEX not in shape[1:] and strides == expected and offset == 0:
+            return
+    fail(op, f"uses {typ}: only row-major contiguous memrefs (identity layout) are supported")
+
+
+def element_type(typ: MemRefType) -> Attribute:
+    """The element type as LLVM sees it (`index` is i64)."""
+    elem = typ.element_type
+    return i64 if isinstance(elem, IndexType) else elem
+
+
+def pointer_type(space: int) -> llvm.LLVMPointerType:
+    """`!llvm.ptr` for address space 0, `!llvm.ptr<N>` otherwise."""
+    return llvm.LLVMPointerType() if space == 0 else llvm.LLVMPointerType(IntAttr(space))
+
+
+def descriptor_type(typ: MemRefType, op: Operation) -> llvm.LLVMStructType:
+    """`!llvm.struct<(ptr<AS>, i64 per dynamic dimension)>` — warpforge's memref descriptor."""
+    _check_layout(typ, op)
+    dynamic = sum(1 for d in typ.get_shape() if d == DYNAMIC_INDEX)
+    return llvm.LLVMStructType.from_type_list([pointer_type(memory_space(typ, op)), *([i64] * dynamic)])
+
+
+def descriptor_fields(typ: MemRefType, op: Operation) -> list[Attribute]:
+    """The scalar values a memref passes as at a function boundary: the pointer, then dynamic sizes."""
+    return list(descriptor_type(typ, op).types.data)
+
+
+def natural_alignment(typ: Attribute) -> int:
+    """ABI alignment in bytes of a value of `typ` in memory (its size rounded up to a power of two)."""
+    if isinstance(typ, VectorType):
+        size = natural_alignment(typ.element_type) * prod(typ.get_shape())
+    elif isinstance(typ, IntegerType):
+        size = max(1, (typ.width.data + 7) // 8)
+    elif isinstance(typ, BFloat16Type | Float16Type | Float32Type | Float64Type):
+        size = typ.bitwidth // 8
+    else:
+        size = 8  # pointers
+    return 1 << (size - 1).bit_length()
+
+
+# --------------------------------------------------------------------------- descriptors
+
+
+@dataclass
+class Descriptor:
+    """Read access to one memref value's descriptor; `ops` collects what the reads need."""
+
+    memref_value: SSAValue
+    op: Operation
+    ops: list[Operation] = field(default_factory=list[Operation])
+    _struct: SSAValue | None = None
+
+    @property
+    def type(self) -> MemRefType:
+        typ = self.memref_value.type
+        assert isinstance(typ, MemRefType)
+        return typ
+
+    def struct(self) -> SSAValue:
+        if self._struct is None:
+            cast = UnrealizedConversionCastOp.get([self.memref_value], [descriptor_type(self.type, self.op)])
+            self.ops.append(cast)
+            self._struct = cast.results[0]
+        return self._struct
+
+    def pointer(self) -> SSAValue:
+        typ = pointer_type(memory_space(self.type, self.op))
+        extract = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [0]), self.struct(), typ)
+        self.ops.append(extract)
+        return extract.results[0]
+
+    def size(self, dim: int) -> SSAValue:
+        """Dimension `dim`'s extent as an i64 value."""
+        shape = self.type.get_shape()
+        if shape[dim] != DYNAMIC_INDEX:
+            const = llvm.ConstantOp(IntegerAttr(shape[dim], i64), i64)
+            self.ops.append(const)
+            return const.result
+        field_index = 1 + sum(1 for d in shape[:dim] if d == DYNAMIC_INDEX)
+        extract = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [field_index]), self.struct(), i64)
+        self.ops.append(extract)
+        return extract.results[0]
+
+    def element_pointer(self, indices: list[SSAValue]) -> SSAValue:
+        """`getelementptr inbounds` to the element at `indices` (row-major)."""
+        base = self.pointer()
+        if not indices:
+            return base
+        linear: SSAValue | None = None
+        for dim, index in enumerate(indices):
+            cast = arith.IndexCastOp(index, i64)
+            self.ops.append(cast)
+            if linear is None:
+                linear = cast.result
+                continue
+            scaled = llvm.MulOp(linear, self.size(dim))
+            summed = llvm.AddOp(scaled.results[0], cast.result)
+            self.ops += [scaled, summed]
+            linear = summed.results[0]
+        assert linear is not None
+        gep = llvm.GEPOp.from_mixed_indices(
+            base, [linear], element_type(self.type), result_type=pointer_type(memory_space(self.type, self.op)), inbounds=True
+        )
+        self.ops.append(gep)
+        return gep.result
+
+
+def build_descriptor(typ: MemRefType, op: Operation, pointer: SSAValue, sizes: list[SSAValue]) -> tuple[list[Operation], SSAValue]:
+    """Ops assembling a descriptor from its fields and casting it to `typ`; returns (ops, memref value)."""
+    struct_type = descriptor_type(typ, op)
+    ops: list[Operation] = [llvm.UndefOp(struct_type)]
+    struct = ops[-1].results[0]
+    for position, value in enumerate([pointer, *sizes]):
+        insert = llvm.InsertValueOp(DenseArrayBase.from_list(i64, [position]), struct, value)
+        ops.append(insert)
+        struct = insert.res
+    cast = UnrealizedConversionCastOp.get([struct], [typ])
+    ops.append(cast)
+    return ops, cast.results[0]
+
+
+def _memref_type(op: Operation, value: SSAValue) -> MemRefType:
+    typ = value.type
+    if not isinstance(typ, MemRefType):
+        fail(op, f"needs a ranked memref, got {typ}")
+    return typ
+
+
+# --------------------------------------------------------------------------- patterns
+
+
+@dataclass
+class ConvertLoadOp(RewritePattern):
+    """`memref.load %m[%i, %j]` → GEP + `llvm.load` (index elements come back through `arith.index_cast`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter, /):
+        typ = _memref_type(op, op.memref)
+        desc = Descriptor(op.memref, op)
+        address = desc.element_pointer(list(op.indices))
+        elem = element_type(typ)
+        load = llvm.LoadOp(address, elem, alignment=natural_alignment(elem))
+        new_ops = [*desc.ops, load]
+        if isinstance(typ.element_type, IndexType):
+            new_ops.append(arith.IndexCastOp(load.dereferenced_value, IndexType()))
+        replace_op(rewriter, op, new_ops, [new_ops[-1].results[0]])
+
+
+@dataclass
+class ConvertStoreOp(RewritePattern):
+    """`memref.store %v, %m[%i]` → GEP + `llvm.store`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter, /):
+        typ = _memref_type(op, op.memref)
+        desc = Descriptor(op.memref, op)
+        address = desc.element_pointer(list(op.indices))
+        value: SSAValue = op.value
+        pre: list[Operation] = []
+        if isinstance(typ.element_type, IndexType):
+            pre.append(arith.IndexCastOp(value, i64))
+            value = pre[-1].results[0]
+        elem = element_type(typ)
+        store = llvm.StoreOp(value, address, alignment=natural_alignment(elem))
+        replace_op(rewriter, op, [*pre, *desc.ops, store], [])
+
+
+@dataclass
+class ConvertDimOp(RewritePattern):
+    """`memref.dim %m, %c` (constant `%c`) → the static extent, or the descriptor's i64 field as `index`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter, /):
+        typ = _memref_type(op, op.source)
+        index_op = op.index.owner
+        if not (isinstance(index_op, arith.ConstantOp) and isinstance(index_op.value, IntegerAttr)):
+            fail(op, "needs a constant dimension index")
+        dim = index_op.value.value.data
+        shape = typ.get_shape()
+        if not 0 <= dim < len(shape):
+            fail(op, f"asks for dimension {dim} of a rank-{len(shape)} memref")
+        if shape[dim] != DYNAMIC_INDEX:
+            replace_op(rewriter, op, arith.ConstantOp(IntegerAttr(shape[dim], IndexType())))
+            return
+        desc = Descriptor(op.source, op)
+        size = desc.size(dim)
+        cast = arith.IndexCastOp(size, IndexType())
+        replace_op(rewriter, op, [*desc.ops, cast])
+
+
+@dataclass
+class ConvertAtomicRMWOp(RewritePattern):
+    """`memref.atomic_rmw` → GEP + `llvm.atomicrmw <op> … syncscope("device") monotonic`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.AtomicRMWOp, rewriter: PatternRewriter, /):
+        kind = op.kind.value.data
+        if kind not in ATOMIC_KINDS:
+            fail(op, f"has an unknown atomic kind {kind}")
+        kind_name, bin_op = ATOMIC_KINDS[kind]
+        if bin_op is None:
+            fail(op, f"kind '{kind_name}' has no atomic instruction (use a compare-and-swap loop)")
+        is_float = bin_op.startswith("f")
+        if bin_op != "xchg" and is_float != (not isinstance(op.value.type, IntegerType)):
+            fail(op, f"kind '{kind_name}' does not apply to {op.value.type}")
+        scope_attr = op.attributes.get("syncscope")
+        scope_name = scope_attr.data if isinstance(scope_attr, StringAttr) else DEFAULT_SYNC_SCOPE
+        if scope_name not in SYNC_SCOPES:
+            fail(op, f"has syncscope '{scope_name}'; expected one of {', '.join(SYNC_SCOPES)}")
+        desc = Descriptor(op.memref, op)
+        address = desc.element_pointer(list(op.indices))
+        rmw = AtomicRMWOp(address, op.value, bin_op, "monotonic", SYNC_SCOPES[scope_name])
+        replace_op(rewriter, op, [*desc.ops, rmw])
+
+
+def _entry_block(op: Operation) -> Block | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp | llvm.FuncOp | gpu.FuncOp):
+        parent = parent.parent_op()
+    return parent.body.blocks.first if parent is not None else None
+
+
+@dataclass
+class ConvertAllocaOp(RewritePattern):
+    """`memref.alloca() : memref<NxT>` → `llvm.alloca N x T` in the entry block (static shape, address space 0)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter, /):
+        typ = op.memref.type
+        if op.dynamic_sizes or DYNAMIC_INDEX in typ.get_shape():
+            fail(op, "needs a static shape on the GPU (a local array has a fixed size)")
+        if memory_space(typ, op) != 0:
+            fail(op, f"allocates in address space {memory_space(typ, op)}; memref.alloca is local memory (0)")
+        elem = element_type(typ)
+        alignment = op.alignment.value.data if op.alignment is not None else natural_alignment(elem)
+        count = llvm.ConstantOp(IntegerAttr(prod(typ.get_shape()), i64), i64)
+        alloca = llvm.AllocaOp(count, elem, alignment=alignment)
+        inherit_location([count, alloca], op)
+        entry = _entry_block(op)
+        if entry is not None and op.parent_block() is not entry:
+            # static allocas belong in the entry block, where LLVM promotes them to registers
+            rewriter.insert([count, alloca], InsertPoint.at_start(entry))
+            new_ops, value = build_descriptor(typ, op, alloca.res, [])
+        else:
+            new_ops, value = build_descriptor(typ, op, alloca.res, [])
+            new_ops = [count, alloca, *new_ops]
+        replace_op(rewriter, op, new_ops, [value])
+
+
+@dataclass
+class ConvertGlobalOp(RewritePattern):
+    """`memref.global` → `llvm.mlir.global internal` of `!llvm.array<N x T>` in the memref's address space."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.GlobalOp, rewriter: PatternRewriter, /):
+        typ = op.type
+        _check_layout(typ, op)
+        shape = typ.get_shape()
+        if DYNAMIC_INDEX in shape:
+            fail(op, "needs a static shape")
+        space = memory_space(typ, op)
+        elem = element_type(typ)
+        global_type: Attribute = llvm.LLVMArrayType(prod(shape), elem) if shape else elem
+        value: Attribute | None = None
+        if isinstance(op.initial_value, DenseIntOrFPElementsAttr):
+            if space == SHARED:
+                fail(op, "initializes shared memory, which cannot hold an initial value")
+            value = op.initial_value
+        alignment = op.alignment.value.data if op.alignment is not None else natural_alignment(elem)
+        if space == SHARED:
+            alignment = max(alignment, SHARED_ALIGNMENT)
+        new = llvm.GlobalOp(
+            global_type,
+            op.sym_name,
+            "internal",
+            addr_space=space,
+            constant=op.constant is not None,
+            value=value,
+            alignment=alignment,
+        )
+        replace_op(rewriter, op, new)
+
+
+@dataclass
+class ConvertGetGlobalOp(RewritePattern):
+    """`memref.get_global @g` → `llvm.mlir.addressof @g` wrapped in a descriptor."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.GetGlobalOp, rewriter: PatternRewriter, /):
+        typ = op.memref.type
+        address = llvm.AddressOfOp(op.name_, pointer_type(memory_space(typ, op)))
+        new_ops, value = build_descriptor(typ, op, address.result, [])
+        replace_op(rewriter, op, [address, *new_ops], [value])
+
+
+class FinalizeMemRefToLLVMPass(ModulePass):
+    """Lower memref loads, stores, atomics, dims, allocas and globals to llvm ops on a (ptr, sizes) descriptor."""
+
+    name = "finalize-memref-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(
+                [
+                    ConvertLoadOp(),
+                    ConvertStoreOp(),
+                    ConvertDimOp(),
+                    ConvertAtomicRMWOp(),
+                    ConvertAllocaOp(),
+                    ConvertGlobalOp(),
+                    ConvertGetGlobalOp(),
+                ]
+            )
+        ).rewrite_module(op)
+        for inner in op.walk():
+            if dialect_of(inner) == "memref":
+                fail(
+                    inner,
+                    "has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global)",
+                )
