@@ -22,7 +22,7 @@ from xdsl.passes import ModulePass
 
 from warpforge.dialects import gpu
 from warpforge.dialects.nvvm import NVVMIntrinsicOp, NVVMTargetAttr
-from warpforge.passes._support import fail
+from warpforge.rewriting import fail
 
 DEFAULT_TARGET = NVVMTargetAttr("sm_90", "+ptx80")
 """What a `gpu.module` without an `#nvvm.target` is compiled for (the PTX emitter's default)."""

@@ -56,7 +56,7 @@ from xdsl.pattern_rewriter import (
 
 from warpforge.dialects import llvm as wllvm
 from warpforge.dialects.arith import IndexCastUIOp
-from warpforge.passes._support import dialect_of, fail, intrinsic_suffix, llvm_fastmath
+from warpforge.rewriting import dialect_of, fail, intrinsic_suffix, llvm_fastmath
 from warpforge.rewriting import replace_op
 
 # --------------------------------------------------------------------------- tables

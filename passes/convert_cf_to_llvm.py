@@ -31,7 +31,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 
 from warpforge.dialects.llvm import SwitchOp
-from warpforge.passes._support import dialect_of, fail
+from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import inherit_location, replace_op
 
 

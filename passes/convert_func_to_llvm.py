@@ -47,7 +47,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from warpforge.passes._support import dialect_of, fail, i64
+from warpforge.rewriting import dialect_of, fail, i64
 from warpforge.passes.finalize_memref_to_llvm import build_descriptor, descriptor_fields, descriptor_type
 from warpforge.rewriting import inherit_location, replace_op
 

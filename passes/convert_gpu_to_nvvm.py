@@ -35,7 +35,7 @@ from xdsl.pattern_rewriter import (
 
 from warpforge.dialects import gpu, nvvm
 from warpforge.dialects.arith import IndexCastUIOp
-from warpforge.passes._support import dialect_of, fail
+from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import replace_op
 
 _SREG: dict[type[gpu._DimensionOp], str] = {  # pyright: ignore[reportPrivateUsage]

@@ -34,7 +34,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from warpforge.dialects.arith import IndexCastUIOp
-from warpforge.passes._support import dialect_of, fail, i64
+from warpforge.rewriting import dialect_of, fail, i64
 from warpforge.rewriting import replace_op
 
 INDEX_DIALECTS_BEFORE = ("memref", "scf", "gpu", "affine", "vector", "tensor")

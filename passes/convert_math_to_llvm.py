@@ -47,7 +47,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, 
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-from warpforge.passes._support import dialect_of, fail, intrinsic_suffix, llvm_fastmath
+from warpforge.rewriting import dialect_of, fail, intrinsic_suffix, llvm_fastmath
 from warpforge.rewriting import replace_op
 
 # --------------------------------------------------------------------------- tables

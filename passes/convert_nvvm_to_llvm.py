@@ -29,7 +29,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 from warpforge.dialects.nvvm import NVVMIntrinsicOp
-from warpforge.passes._support import dialect_of, fail
+from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import replace_op
 
 

@@ -82,7 +82,7 @@ from xdsl.rewriter import InsertPoint
 
 from warpforge.dialects import gpu
 from warpforge.dialects.llvm import AtomicRMWOp
-from warpforge.passes._support import dialect_of, fail, i64
+from warpforge.rewriting import dialect_of, fail, i64
 from warpforge.rewriting import inherit_location, replace_op
 
 SHARED = 3
