@@ -18,7 +18,7 @@ from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
 from warpforge.backend.toolkit import find_ptxas, run_ptxas
 from warpforge.dialects import gpu, nvvm
 from warpforge.dialects.nvvm_catalog import CATALOG, IntrinsicSpec
-from warpforge.passes._support import LoweringError
+from warpforge.rewriting import LoweringError
 from warpforge.pipelines import run_pipeline
 
 _TYPES: dict[str, Attribute] = {"i1": i1, "i32": i32, "i64": i64, "f32": f32, "f64": f64}
