@@ -400,7 +400,11 @@ def _floordiv_mod(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAVa
 
 
 def _float_floordiv_mod(fl: _FunctionLowering, emit: _Emitter, a: SSAValue, b: SSAValue, typ: Attribute, is_div: bool) -> SSAValue:
-    """NumPy's float `divmod` (npy_divmod): mod = fmod(a, b) moved to b's sign; div = (a - mod) / b rounded."""
+    """NumPy's float `divmod` (npy_divmod): mod = fmod(a, b) moved to b's sign; div = (a - mod) / b rounded.
+    f16/bf16 compute in f32 (libdevice has fmod for f32 and f64 only) and round once at the end."""
+    if typ in (builtin.f16, builtin.bf16):
+        wide = _float_floordiv_mod(fl, emit, emit(arith.ExtFOp(a, builtin.f32)), emit(arith.ExtFOp(b, builtin.f32)), builtin.f32, is_div)
+        return emit(arith.TruncFOp(wide, typ))
     mod = emit(func.CallOp(fl.module.libdevice("fmod", typ), [a, b], [typ]))
     zero = emit.const(0.0, typ)
     mod_nonzero = emit(arith.CmpfOp(mod, zero, "une"))

@@ -49,7 +49,8 @@ def test_error_has_location_source_line_and_caret() -> None:
         ("if n > 0:\n        y = 1\n    z = y", "'y' is assigned in only one branch"),
         ("for k in range(3):\n        t = k\n    z = t", "'t' is assigned only inside a loop"),
         ("for k in range(3):\n        pass\n    z = k", "it is not available after its loop"),
-        ("acc = 0\n    for k in range(3):\n        acc = acc + 0.5", "'acc' is i64 before the loop but f64 here"),
+        ("acc = wf.i32(0)\n    for k in range(3):\n        acc = acc + 0.5", "'acc' is i32 before the loop but f64 here"),
+        ("acc = 0\n    for k in range(3):\n        acc = acc + 0.5\n    c[simt.index_1d()] = acc", ""),
         ("x = range(3) + 1", "expected a number here, got range"),
         ("x = True + True", ""),
         ("x = n + m", ""),
@@ -108,3 +109,21 @@ def test_every_stage_prints_and_reparses() -> None:
     for stage in ("kernel", "gpu", "nvvm", "llvm"):
         text = k.ir(stage)
         assert str(parse_module(text)) == text.rstrip("\n") or parse_module(text) is not None
+
+
+def test_literal_initialized_loop_variables_take_the_type_nep50_gives_them() -> None:
+    @simt.kernel
+    def k(a: simt.Slice[wf.i32], x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
+        y = 0
+        s = 0
+        for j in range(3):
+            y = y + a[j]  # i32, as `0 + a[j]` is in straight-line code
+            s += x[j]  # f32
+        n = 0
+        while n < 3:
+            n += 1  # stays a Python int: i64
+        out[simt.index_1d()] = s + y + n
+
+    text = k.ir("kernel")
+    assert "-> (si32, f32) : si64" in text
+    assert "kernel.while (%n_1 = " in text and ": (si64)" in text

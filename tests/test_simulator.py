@@ -1089,3 +1089,17 @@ def test_differential_random_arithmetic_against_numpy(data, expr_dir):
         bad = np.flatnonzero(~((out == ref) | (np.isnan(out) & np.isnan(ref)) if ref.dtype.kind == "f" else (out == ref)))[:5]
         rows = "\n".join(f"  inputs {[a[k] for a in arrays]} -> simulator {out[k]!r}, reference {ref[k]!r}" for k in bad)
         raise AssertionError(f"{expr} ({ref.dtype}) differs:\n{rows}\n{source}")
+
+
+def test_half_precision_modulo_computes_in_f32_not_f64_libdevice() -> None:
+    """Regression: f16 `%` once called the f64 `__nv_fmod` with 16-bit arguments."""
+
+    @simt.kernel
+    def hmod(a: simt.Slice[wf.f16], b: simt.Slice[wf.f16], out: simt.DisjointSlice[wf.f16]):
+        idx = simt.index_1d()
+        i = idx.get()
+        if i < len(a):
+            out[idx] = a[i] % b[i]
+
+    ll = hmod.ir("ll")
+    assert "__nv_fmodf" in ll and "@\"__nv_fmod\"(half" not in ll

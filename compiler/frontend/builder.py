@@ -31,6 +31,8 @@ class LoopContext:
 
     carried: list[str]
     types: list[DType]
+    weak: dict[str, DType] = field(default_factory=dict[str, DType])
+    """Carried variables that started as a Python literal, with the type they were given."""
 
 
 @dataclass

@@ -56,6 +56,16 @@ def assigned_names(body: Sequence[ast.stmt]) -> list[str]:
     return names
 
 
+class _RetypeLoop(Exception):
+    """A loop-carried variable initialized from a weak literal (`acc = 0`) takes another type in the
+    body (`acc += x[i]`, f32): the loop is compiled again with that type, as NEP 50's weak literal
+    would adopt it in straight-line code."""
+
+    def __init__(self, loop: LoopContext, name: str, dtype: DType):
+        super().__init__(name)
+        self.loop, self.name, self.dtype = loop, name, dtype
+
+
 class StatementMixin(FunctionCompilerBase):
     def visit_body(self, body: Sequence[ast.stmt]) -> None:
         """Visit statements until one ends the block (break/continue/return); later ones are unreachable."""
@@ -175,6 +185,10 @@ class StatementMixin(FunctionCompilerBase):
         if value is None or isinstance(value, Undefined):
             self.error(node, f"'{name}' is not defined on every path here")
         if isinstance(value, Scalar) and value.dtype != dtype:
+            for loop in reversed(self.loops):
+                if name in loop.weak and loop.weak[name] != value.dtype:
+                    # the variable started as a Python literal: retry the loop with the type it takes
+                    raise _RetypeLoop(loop, name, value.dtype)
             self.error(
                 node,
                 f"'{name}' is {dtype.name} before the loop but {value.dtype.name} here; a variable keeps one type "
@@ -272,8 +286,12 @@ class StatementMixin(FunctionCompilerBase):
 
     # ------------------------------------------------------------------ loops
 
-    def _carried(self, body: Sequence[ast.stmt], exclude: set[str], node: ast.AST) -> tuple[list[str], list[Scalar]]:
-        names, inits = [], []
+    def _carried(
+        self, body: Sequence[ast.stmt], exclude: set[str], node: ast.AST, overrides: dict[str, DType]
+    ) -> tuple[list[str], list[Scalar], dict[str, DType]]:
+        """The variables the loop carries, their initial values, and which of them started as a
+        Python literal (weak: their type may still be decided by the body)."""
+        names, inits, weak = [], [], {}
         for name in assigned_names(body):
             if name in exclude:
                 continue
@@ -282,10 +300,52 @@ class StatementMixin(FunctionCompilerBase):
                 continue
             if isinstance(value, Literal | Scalar):
                 names.append(name)
-                inits.append(self.materialize(value, node))
+                if isinstance(value, Literal):
+                    dt = overrides.get(name)
+                    scalar = self.implicit(value, dt, node, f"'{name}'") if dt is not None else self.materialize(value, node)
+                    weak[name] = scalar.dtype
+                    inits.append(scalar)
+                else:
+                    inits.append(value)
             elif isinstance(value, SliceValue | IndexValue):
                 self.error(node, f"'{name}' ({value.describe()}) cannot be reassigned inside a loop")
-        return names, inits
+        return names, inits, weak
+
+    def _probe_weak_types(self, body: Sequence[ast.stmt], before: dict[str, Value], bind: dict[str, Value]) -> dict[str, DType]:
+        """Compile the loop body once, throwaway, with each literal-initialized carried variable still
+        the literal (and `bind` for the others): the type a variable has at the end of the body is the
+        type NEP 50 gives it after one iteration (`y = 0; y = y + a[j]` with `a` i32 → i32)."""
+        saved_vars, saved_loops = self.vars, self.loops
+        found: dict[str, DType] = {}
+        try:
+            with self.in_block(Block()):
+                self.vars = {**before, **bind}
+                self.loops = [*saved_loops, LoopContext([], [])]
+                self.visit_body(body)
+                if not self.terminated:
+                    for name, value in self.vars.items():
+                        if isinstance(before.get(name), Literal) and isinstance(value, Scalar):
+                            found[name] = value.dtype
+        except Exception:  # the real compile reports real errors; a failed probe just decides nothing
+            found = {}
+        finally:
+            self.vars, self.loops = saved_vars, saved_loops
+        return found
+
+    def _probe_types(self, body: Sequence[ast.stmt], before: dict[str, Value], bind: dict[str, Value], node: ast.AST) -> dict[str, DType]:
+        """Types for literal-initialized carried variables: their type after one probed iteration,
+        when their literal fits it."""
+        probed = self._probe_weak_types(body, before, bind)
+        overrides = {}
+        for name, dt in probed.items():
+            lit = before[name]
+            assert isinstance(lit, Literal)
+            fits = dt.is_float or (dt.is_bool and isinstance(lit.value, bool)) or (
+                dt.is_int and isinstance(lit.value, int) and dt.min <= lit.value <= dt.max
+            )
+            if fits:
+                overrides[name] = dt
+        return overrides
 
     def _loop_locals(self, body: Sequence[ast.stmt], carried: list[str], exclude: set[str]) -> None:
         for name in assigned_names(body):
@@ -304,22 +364,37 @@ class StatementMixin(FunctionCompilerBase):
         if isinstance(rng.step, Literal) and rng.step.value == 0:
             self.error(node.iter, "range() arg 3 must not be zero")
         iv_name = node.target.id
-        names, inits = self._carried(node.body, {iv_name}, node)
-        types = [s.dtype for s in inits]
-        body = Block(arg_types=[dtypes.i64.mlir, *(t.mlir for t in types)])
-        body.args[0].name_hint = iv_name
         before = dict(self.vars)
-        with self.in_block(body):
-            self.vars = dict(before)
-            self.vars[iv_name] = Scalar(body.args[0], dtypes.i64)
-            for name, arg, dt in zip(names, body.args[1:], types):
-                arg.name_hint = name
-                self.vars[name] = Scalar(arg, dt)
-            self.loops.append(LoopContext(names, types))
-            self.visit_body(node.body)
-            if not self.terminated:
-                self.emit(kernel.YieldOp([self.carried_value(n, dt, node).ssa for n, dt in zip(names, types)]), node)
-            self.loops.pop()
+        overrides: dict[str, DType] = {}
+        if any(isinstance(before.get(n), Literal) for n in assigned_names(node.body) if n != iv_name):
+            probe_iv = self.const(0, dtypes.i64, node)
+            overrides = self._probe_types(node.body, before, {iv_name: probe_iv}, node)
+        while True:
+            names, inits, weak = self._carried(node.body, {iv_name}, node, overrides)
+            types = [s.dtype for s in inits]
+            body = Block(arg_types=[dtypes.i64.mlir, *(t.mlir for t in types)])
+            body.args[0].name_hint = iv_name
+            loop = LoopContext(names, types, weak)
+            try:
+                with self.in_block(body):
+                    self.vars = dict(before)
+                    self.vars[iv_name] = Scalar(body.args[0], dtypes.i64)
+                    for name, arg, dt in zip(names, body.args[1:], types):
+                        arg.name_hint = name
+                        self.vars[name] = Scalar(arg, dt)
+                    self.loops.append(loop)
+                    try:
+                        self.visit_body(node.body)
+                        if not self.terminated:
+                            self.emit(kernel.YieldOp([self.carried_value(n, dt, node).ssa for n, dt in zip(names, types)]), node)
+                    finally:
+                        self.loops.pop()
+                break
+            except _RetypeLoop as retype:
+                self.vars = before
+                if retype.loop is not loop or overrides.get(retype.name) == retype.dtype:
+                    raise
+                overrides[retype.name] = retype.dtype
         self.vars = before
         op = kernel.ForOp(lo.ssa, hi.ssa, step.ssa, [s.ssa for s in inits], Region(body))
         self.emit(op, node)
@@ -344,28 +419,42 @@ class StatementMixin(FunctionCompilerBase):
     def visit_While(self, node: ast.While) -> None:
         if node.orelse:
             self.error(node, "while … else is not supported in kernels")
-        names, inits = self._carried(node.body, set(), node)
-        types = [s.dtype for s in inits]
-        before_block = Block(arg_types=[t.mlir for t in types])
-        after_block = Block(arg_types=[t.mlir for t in types])
         before = dict(self.vars)
-        with self.in_block(before_block):
-            self.vars = dict(before)
-            for name, arg, dt in zip(names, before_block.args, types):
-                arg.name_hint = name
-                self.vars[name] = Scalar(arg, dt)
-            cond = self.truthy(self.visit_expr(node.test), node.test)
-            self.emit(kernel.ConditionOp(cond.ssa, list(before_block.args)), node)
-        with self.in_block(after_block):
-            self.vars = dict(before)
-            for name, arg, dt in zip(names, after_block.args, types):
-                arg.name_hint = name
-                self.vars[name] = Scalar(arg, dt)
-            self.loops.append(LoopContext(names, types))
-            self.visit_body(node.body)
-            if not self.terminated:
-                self.emit(kernel.YieldOp([self.carried_value(n, dt, node).ssa for n, dt in zip(names, types)]), node)
-            self.loops.pop()
+        overrides: dict[str, DType] = {}
+        if any(isinstance(before.get(n), Literal) for n in assigned_names(node.body)):
+            overrides = self._probe_types(node.body, before, {}, node)
+        while True:
+            names, inits, weak = self._carried(node.body, set(), node, overrides)
+            types = [s.dtype for s in inits]
+            before_block = Block(arg_types=[t.mlir for t in types])
+            after_block = Block(arg_types=[t.mlir for t in types])
+            loop = LoopContext(names, types, weak)
+            try:
+                with self.in_block(before_block):
+                    self.vars = dict(before)
+                    for name, arg, dt in zip(names, before_block.args, types):
+                        arg.name_hint = name
+                        self.vars[name] = Scalar(arg, dt)
+                    cond = self.truthy(self.visit_expr(node.test), node.test)
+                    self.emit(kernel.ConditionOp(cond.ssa, list(before_block.args)), node)
+                with self.in_block(after_block):
+                    self.vars = dict(before)
+                    for name, arg, dt in zip(names, after_block.args, types):
+                        arg.name_hint = name
+                        self.vars[name] = Scalar(arg, dt)
+                    self.loops.append(loop)
+                    try:
+                        self.visit_body(node.body)
+                        if not self.terminated:
+                            self.emit(kernel.YieldOp([self.carried_value(n, dt, node).ssa for n, dt in zip(names, types)]), node)
+                    finally:
+                        self.loops.pop()
+                break
+            except _RetypeLoop as retype:
+                self.vars = before
+                if retype.loop is not loop or overrides.get(retype.name) == retype.dtype:
+                    raise
+                overrides[retype.name] = retype.dtype
         self.vars = before
         op = kernel.WhileOp([s.ssa for s in inits], Region(before_block), Region(after_block))
         self.emit(op, node)
