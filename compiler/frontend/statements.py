@@ -21,6 +21,10 @@ from warpforge.dialects import kernel
 from warpforge.dtypes import DType
 from warpforge.frontend.builder import FunctionCompilerBase, LoopContext
 from warpforge.frontend.values import (
+    ArrayValue,
+    Text,
+    ViewValue,
+    BlockIndexValue,
     IndexValue,
     Literal,
     RangeValue,
@@ -122,9 +126,17 @@ class StatementMixin(FunctionCompilerBase):
         if isinstance(node.target, ast.Subscript):
             base = self.visit_expr(node.target.value)  # pyright: ignore[reportAttributeAccessIssue]
             index = self.visit_expr(node.target.slice)  # pyright: ignore[reportAttributeAccessIssue]
-            if not isinstance(base, SliceValue):
+            if isinstance(base, ViewValue):
+                current = self.view_load(base, index, node.target)  # pyright: ignore[reportAttributeAccessIssue]
+                new = self.binary(type(node.op), current, self.visit_expr(node.value), node)  # pyright: ignore[reportAttributeAccessIssue]
+                self.view_store(base, index, new, node)  # pyright: ignore[reportAttributeAccessIssue]
+                return
+            if isinstance(base, ArrayValue):
+                current = self.array_load(base, index, node.target)  # pyright: ignore[reportAttributeAccessIssue]
+            elif isinstance(base, SliceValue):
+                current = self.load(base, index, node.target)  # pyright: ignore[reportAttributeAccessIssue]
+            else:
                 self.error(node.target, f"cannot index {base.describe()}")
-            current = self.load(base, index, node.target)  # pyright: ignore[reportAttributeAccessIssue]
             new = self.binary(type(node.op), current, self.visit_expr(node.value), node)  # pyright: ignore[reportAttributeAccessIssue]
             self.store(base, index, new, node)
             return
@@ -134,22 +146,45 @@ class StatementMixin(FunctionCompilerBase):
         if isinstance(target, ast.Name):
             if isinstance(value, Undefined):
                 self.error(node, f"'{value.name}' {value.reason}")
+            if isinstance(value, Text):
+                self.error(node, "str constants are not supported in kernels (strings are only option values, e.g. scope=\"block\")")
             self.vars[target.id] = value
             if isinstance(value, Scalar) and not value.ssa.name_hint and value.ssa.owner is not None:
                 value.ssa.name_hint = target.id if target.id.isidentifier() else None
             return
         if isinstance(target, ast.Subscript):
             base = self.visit_expr(target.value)
-            if not isinstance(base, SliceValue):
+            if not isinstance(base, SliceValue | ArrayValue | ViewValue):
                 self.error(target, f"cannot assign into {base.describe()}")
             index = self.visit_expr(target.slice)
+            if isinstance(base, ViewValue):
+                self.view_store(base, index, value, node)  # pyright: ignore[reportAttributeAccessIssue]
+                return
             self.store(base, index, value, node)
             return
         self.error(target, f"cannot assign to {type(target).__name__}")
 
-    def store(self, base: SliceValue, index: Value, value: Value, node: ast.AST) -> None:
+    def store(self, base: SliceValue | ArrayValue, index: Value, value: Value, node: ast.AST) -> None:
+        if isinstance(base, ArrayValue):
+            indices = self.array_indices(base, index, node)  # pyright: ignore[reportAttributeAccessIssue]
+            scalar = self.implicit(value, base.dtype, node, f"storing into {base.describe()}")
+            text = self.text_of(node.targets[0]) if isinstance(node, ast.Assign) else self.text_of(getattr(node, "target", node))
+            self.emit(kernel.ArrayStoreOp(scalar.ssa, base.ssa, [i.ssa for i in indices], text), node)
+            return
         if base.kind == "slice":
             self.error(node, f"{base.describe()} is read-only; declare the parameter simt.DisjointSlice[{base.dtype!r}] to write it")
+        if base.kind == "atomic_slice":
+            self.error(node, f"{base.describe()} takes atomic operations only: simt.atomic_exch({base.name}, i, v) writes atomically")
+        text = self.text_of(node.targets[0]) if isinstance(node, ast.Assign) else self.text_of(getattr(node, "target", node))
+        if base.kind == "raw_slice":
+            i = self.raw_index(index, node)
+            scalar = self.implicit(value, base.dtype, node, f"storing into {base.describe()}")
+            self.emit(kernel.StoreOp(scalar.ssa, base.ssa, i.ssa, text), node)
+            return
+        if isinstance(index, BlockIndexValue):
+            scalar = self.implicit(value, base.dtype, node, f"storing into {base.describe()}")
+            self.emit(kernel.StoreOp(scalar.ssa, base.ssa, index.ssa, text), node)
+            return
         if not isinstance(index, IndexValue):
             self.error(
                 node,
@@ -159,10 +194,46 @@ class StatementMixin(FunctionCompilerBase):
         scalar = self.implicit(value, base.dtype, node, f"storing into {base.describe()}")
         self.emit(kernel.StoreOp(scalar.ssa, base.ssa, index.ssa), node)
 
+    def raw_index(self, index: Value, node: ast.AST) -> Scalar:
+        """Any integer index (a RawSlice is written anywhere, bounds-checked)."""
+        if isinstance(index, IndexValue):
+            return Scalar(self.emit(kernel.IndexGetOp(index.ssa), node), dtypes.i64)
+        if isinstance(index, BlockIndexValue):
+            return Scalar(self.emit(kernel.BlockIndexGetOp(index.ssa), node), dtypes.i64)
+        if isinstance(index, Literal):
+            if not isinstance(index.value, int) or isinstance(index.value, bool):
+                self.error(node, f"a slice index must be an integer, got {index.value!r}")
+            return self.const(index.value, dtypes.i64, node)
+        i = self.materialize(index, node)
+        if not i.dtype.is_int:
+            self.error(node, f"a slice index must be an integer, got {i.dtype.name}")
+        return i
+
     def visit_Return(self, node: ast.Return) -> None:
-        if node.value is not None:
-            self.error(node, "a kernel returns nothing; write results into a DisjointSlice")
-        self.emit(kernel.ReturnOp(), node)
+        if not self.in_device:
+            if node.value is not None:
+                self.error(node, "a kernel returns nothing; write results into a DisjointSlice")
+            self.emit(kernel.ReturnOp(), node)
+            self.terminated = True
+            return
+        if node.value is None:
+            if self.device_return is not None:
+                self.error(node, f"this function returns {self.device_return.name} elsewhere: every return needs a value")
+            self.emit(kernel.ReturnOp(), node)
+            self.terminated = True
+            return
+        value = self.visit_expr(node.value)
+        if not isinstance(value, Literal | Scalar) or (isinstance(value, Literal) and value.value is None):
+            self.error(node, f"a device function returns a number, got {value.describe()}")
+        if self.probe_returns is not None:  # finding the return type: the values are looked at, not kept
+            self.probe_returns.append(value)
+            self.emit(kernel.ReturnOp(), node)
+            self.terminated = True
+            return
+        if self.device_return is None:
+            self.error(node, "this function returns nothing elsewhere, but a value here")
+        result = self.implicit(value, self.device_return, node, "the returned value")
+        self.emit(kernel.ReturnOp([result.ssa]), node)
         self.terminated = True
 
     def visit_Break(self, node: ast.Break) -> None:
@@ -232,7 +303,6 @@ class StatementMixin(FunctionCompilerBase):
                     continue
                 self.error(node, f"'{name}' is assigned different kinds of values in the branches of this `if`")
             merged.append((name, self._merge_dtype(name, values, node)))  # pyright: ignore[reportArgumentType]
-        results: list[Scalar] = []
         for vs, block, done in ((then_vars, then_block, then_done), (else_vars, else_block, else_done)):
             if done:
                 continue
@@ -248,19 +318,18 @@ class StatementMixin(FunctionCompilerBase):
         for (name, dt), res in zip(merged, op.results):
             res.name_hint = name
             self.vars[name] = Scalar(res, dt)  # pyright: ignore[reportArgumentType]
-            results.append(self.vars[name])  # pyright: ignore[reportArgumentType]
-        for vs, done in ((then_vars, then_done), (else_vars, else_done)):
-            if not done:
-                for name in changed:
-                    if name not in self.vars or self.vars[name] is before.get(name):
-                        if vs.get(name) is not None and all(name not in dict(merged) for _ in [0]):
-                            pass
         if then_done and else_done:
             self.terminated_after_if(node)
 
     def terminated_after_if(self, node: ast.AST) -> None:
         """Both branches left the block: what follows is unreachable, end this block too."""
-        self.emit(kernel.ReturnOp() if not self.loops else kernel.ContinueOp(self.loop_values_or_empty()), node)
+        if self.loops:
+            self.emit(kernel.ContinueOp(self.loop_values_or_empty()), node)
+        elif self.in_device and self.device_return is not None and self.probe_returns is None:
+            zero = self.const(0, self.device_return, node)  # unreachable: any value of the right type
+            self.emit(kernel.ReturnOp([zero.ssa]), node)
+        else:
+            self.emit(kernel.ReturnOp(), node)
         self.terminated = True
 
     def loop_values_or_empty(self) -> list:
@@ -307,7 +376,7 @@ class StatementMixin(FunctionCompilerBase):
                     inits.append(scalar)
                 else:
                     inits.append(value)
-            elif isinstance(value, SliceValue | IndexValue):
+            elif isinstance(value, SliceValue | IndexValue | ArrayValue | BlockIndexValue | ViewValue):
                 self.error(node, f"'{name}' ({value.describe()}) cannot be reassigned inside a loop")
         return names, inits, weak
 
@@ -359,7 +428,10 @@ class StatementMixin(FunctionCompilerBase):
             self.error(node.target, "the loop variable must be a plain name")
         rng = self.visit_expr(node.iter)
         if not isinstance(rng, RangeValue):
-            self.error(node.iter, "kernels loop only over range(start, stop, step)")
+            self.error(node.iter, "kernels loop only over range(start, stop, step) or simt.static_range(...)")
+        if rng.static:
+            self.unrolled_for(node, rng)
+            return
         lo, hi, step = (self.range_bound(v, node.iter) for v in (rng.start, rng.stop, rng.step))
         if isinstance(rng.step, Literal) and rng.step.value == 0:
             self.error(node.iter, "range() arg 3 must not be zero")
@@ -403,6 +475,22 @@ class StatementMixin(FunctionCompilerBase):
         for name, res, dt in zip(names, op.results, types):
             res.name_hint = name
             self.vars[name] = Scalar(res, dt)
+
+    def unrolled_for(self, node: ast.For, rng: RangeValue) -> None:
+        """`for i in simt.static_range(a, b, c)`: the body once per value, `i` a Python constant in each
+        (as if written out), so local-array indices, shapes and shuffle offsets may depend on it."""
+        assert isinstance(node.target, ast.Name)
+        for inner in ast.walk(ast.Module(body=node.body, type_ignores=[])):
+            if isinstance(inner, ast.Break | ast.Continue):
+                loops = [n for n in ast.walk(ast.Module(body=node.body, type_ignores=[])) if isinstance(n, ast.For | ast.While)]
+                nested = any(inner in ast.walk(loop) for loop in loops)
+                if not nested:
+                    self.error(inner, "break/continue are not supported in a simt.static_range loop (it is unrolled)")
+        for value in range(rng.start.value, rng.stop.value, rng.step.value):  # pyright: ignore[reportAttributeAccessIssue]
+            self.vars[node.target.id] = Literal(value)
+            self.visit_body(node.body)
+            if self.terminated:
+                return
 
     def range_bound(self, value: Value, node: ast.AST) -> Scalar:
         if isinstance(value, Literal):
