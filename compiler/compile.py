@@ -30,7 +30,7 @@ COMPILER_VERSION = "warpforge-0.1.0"
 
 
 def _gpu_passes(chip: str, features: str, module: str) -> str:
-    return f'lower-kernel-control-flow,kernel-to-gpu{{chip={chip} features="{features}" module={module}}},canonicalize,cse'
+    return f'lower-kernel-control-flow,inline-device-functions,kernel-to-gpu{{chip={chip} features="{features}" module={module}}},canonicalize,cse'
 
 
 def _nvvm_passes() -> str:
@@ -70,7 +70,7 @@ def lower(
     )
     for stage, passes in steps:
         if STAGES.index(stage) > STAGES.index(start):
-            run_pipeline(module, passes())
+            run_pipeline(module, passes(), verify_each=False)  # verified once per stage
         if until == stage:
             return module
     llvm_ir = str(export_llvm_ir(module))
@@ -118,6 +118,41 @@ def error_sites(module: ModuleOp, symbol: str) -> tuple[SiteInfo, ...]:
                 sites.append(SiteInfo(i, s("kind"), s("text"), s("file"), n("line"), n("col"), names))  # pyright: ignore[reportArgumentType]
             return tuple(sites)
     return ()
+
+
+WARP_COLLECTIVES = frozenset({"gpu.shuffle", "gpu.subgroup_reduce", "gpu.vote", "gpu.ballot", "gpu.match_any"})
+"""gpu-level ops that need every lane of the warp (full-mask `shfl/vote/redux/match.sync`)."""
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What a gpu-level module asks of a launch: static shared memory (bytes per block, each array
+    16-byte aligned as the PTX declares it) and whether it needs whole warps."""
+
+    static_shared_bytes: int
+    full_warps: bool
+
+
+def resources(module: ModuleOp) -> Resources:
+    """The `Resources` of a gpu-level module (after `kernel-to-gpu`)."""
+    from xdsl.dialects import memref
+    from xdsl.dialects.builtin import IntegerType, MemRefType
+
+    shared = 0
+    full_warps = False
+    for op in module.walk():
+        if isinstance(op, memref.GlobalOp) and isinstance(op.type, MemRefType):
+            space = op.type.memory_space
+            if isinstance(space, IntegerAttr) and space.value.data == 3:
+                elem = op.type.element_type
+                size = max(1, (elem.width.data if isinstance(elem, IntegerType) else elem.bitwidth) // 8)  # pyright: ignore[reportAttributeAccessIssue]
+                count = 1
+                for d in op.type.get_shape():
+                    count *= d
+                shared += -(-size * count // 16) * 16
+        elif op.name in WARP_COLLECTIVES:
+            full_warps = True
+    return Resources(shared, full_warps)
 
 
 def cache_key(*parts: object) -> str:

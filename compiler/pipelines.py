@@ -5,6 +5,7 @@
 |---|---|---|
 | `gpu-to-llvm` | `gpu` + arith/math/scf/cf/memref/func | `llvm` (inside the `gpu.module`) |
 | `simt-to-llvm` | `kernel` (the frontend's output) | `llvm` |
+| `tile-to-llvm` | a tile kernel (`kernel` with `tile` values) | `llvm` |
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ GPU_TO_LLVM: tuple[str, ...] = (
 )
 """`gpu` level → `llvm` dialect. `convert-scf-to-cf`, `reconcile-unrealized-casts` and `canonicalize` are xDSL's."""
 
-KERNEL_TO_GPU: tuple[str, ...] = ("lower-kernel-control-flow", "kernel-to-gpu", "canonicalize", "cse")
+KERNEL_TO_GPU: tuple[str, ...] = ("lower-kernel-control-flow", "inline-device-functions", "kernel-to-gpu", "canonicalize", "cse")
 """`kernel` (Python semantics) → `gpu` level."""
 
 PIPELINES: dict[str, tuple[str, ...]] = {
@@ -62,8 +63,9 @@ def expand(spec: str) -> str:
     return ",".join(out)
 
 
-def run_pipeline(module: ModuleOp, spec: str) -> None:
-    """Apply a pass spec (pipeline names allowed) to `module` in place, verifying after each pass."""
+def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True) -> None:
+    """Apply a pass spec (pipeline names allowed) to `module` in place, verifying after each pass
+    (`verify_each=False`: once, after the last — much faster on big kernels)."""
     from xdsl.passes import PassPipeline
 
     from warpforge.context import make_context
@@ -72,4 +74,24 @@ def run_pipeline(module: ModuleOp, spec: str) -> None:
     def verify(_prev: object, mod: ModuleOp, _next: object) -> None:
         mod.verify()
 
-    PassPipeline.parse_spec(get_all_passes(), expand(spec), verify).apply(make_context(), module)
+    PassPipeline.parse_spec(get_all_passes(), expand(spec), verify if verify_each else None).apply(make_context(), module)
+    if not verify_each:
+        module.verify()
+
+
+# --------------------------------------------------------------------------- the Tile model
+
+TILE_TO_GPU: tuple[str, ...] = ("kernel-to-tile", "lower-kernel-control-flow", "tile-to-gpu", "canonicalize", "cse")
+"""A tile kernel (`kernel` dialect with `tile` values) → `gpu` level: views and coordinates, then CTA distribution."""
+
+TILE_GPU_TO_LLVM: tuple[str, ...] = (
+    *GPU_TO_LLVM[: GPU_TO_LLVM.index("finalize-memref-to-llvm")],
+    "convert-vector-to-llvm",
+    *GPU_TO_LLVM[GPU_TO_LLVM.index("finalize-memref-to-llvm") :],
+)
+"""`gpu-to-llvm` plus the 128-bit vector loads and stores `tile-to-gpu` emits."""
+
+PIPELINES["tile-to-gpu-pipeline"] = TILE_TO_GPU
+PIPELINES["tile-to-llvm"] = TILE_TO_GPU + TILE_GPU_TO_LLVM
+PIPELINE_DOCS["tile-to-gpu-pipeline"] = "tile kernel (kernel dialect with tile values) to gpu-level IR (kernel-to-tile, tile-to-gpu)"
+PIPELINE_DOCS["tile-to-llvm"] = "tile kernel all the way to the llvm dialect (tile-to-gpu-pipeline, gpu-to-llvm with vector accesses)"

@@ -20,10 +20,30 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from warpforge.frontend.annotations import DisjointSlice, Slice, SliceAnnotation
+from warpforge import unsafe
+from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation
+from warpforge.frontend.device_function import device
 
-KERNEL_FUNCTIONS = ("index_1d", "index_2d")
+KERNEL_FUNCTIONS = (
+    "index_1d", "index_2d", "index_3d", "block_index_1d",
+    # atomics
+    "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
+    "atomic_exch", "atomic_cas", "atomic_add_pair",
+    # shared and local memory
+    "shared_array", "dynamic_shared", "local_array",
+    # barriers and fences
+    "sync_threads", "sync_threads_count", "sync_threads_and", "sync_threads_or", "sync_warp",
+    "threadfence_block", "threadfence", "threadfence_system",
+    # warp collectives
+    "shfl_xor", "shfl_up", "shfl_down", "shfl_idx", "vote_any", "vote_all", "ballot", "active_mask",
+    "lane_id", "match_any", "warp_sum", "warp_min", "warp_max", "warp_and", "warp_or", "warp_xor",
+    # math beyond Python's `math`, loops
+    "rsqrt", "fma", "static_range",
+)  # fmt: skip
 """Functions of this module that only mean something inside a kernel."""
+
+WARP_SIZE = 32
+"""Threads per warp on every NVIDIA GPU (a compile-time constant inside kernels)."""
 
 
 def _device_only(name: str) -> Any:
@@ -42,6 +62,74 @@ only with grid and block y = z = 1 (checked by `prepare()`)."""
 index_2d = _device_only("index_2d")
 index_2d.__doc__ = """`simt.index_2d(ncols)`: a 2-D `ThreadIndex`: `.row` = global y, `.col` = global x,
 `.get()` = `row * ncols + col`. Writes through it also require `col < ncols`; launches need z = 1."""
+
+_DOCS = {
+    "index_3d": """`simt.index_3d(ny, nx)`: a 3-D `ThreadIndex`: `.z`, `.y`, `.x` are the global ids, `.get()` =
+`(z * ny + y) * nx + x`. Writes through it also require `y < ny` and `x < nx`. Any launch shape.""",
+    "block_index_1d": """`simt.block_index_1d()`: this block's `BlockIndex`, `(block_idx.z * grid_dim.y +
+block_idx.y) * grid_dim.x + block_idx.x` (`.get()`, i64). Writing a `DisjointSlice` through it
+(`partial[bidx] = total`) is performed by the block's first thread only — one write per block.""",
+    "atomic_add": """`simt.atomic_add(a, i, v, scope=None, order="relaxed")`: atomically `a[i] += v`; returns the old
+value. `a` is a `simt.AtomicSlice`, a `simt.unsafe.RawSlice` or a shared array (`a[i, j]`: pass `(i, j)`).
+i32/u32/i64/u64/f16/bf16/f32/f64. `scope`: "block", "device" (default for global memory) or "system"
+("block" is the default for shared arrays); `order`: "relaxed", "acquire", "release", "acq_rel",
+"seq_cst". An index out of range is a checked error (nothing updated, result 0).""",
+    "atomic_sub": "`simt.atomic_sub(a, i, v, ...)`: atomically `a[i] -= v` (an add of -v); returns the old value.",
+    "atomic_min": "`simt.atomic_min(a, i, v, ...)`: atomically `a[i] = min(a[i], v)` (integers by signedness; f32/f64 by a compare-and-swap loop, NaN propagates); returns the old value.",
+    "atomic_max": "`simt.atomic_max(a, i, v, ...)`: atomically `a[i] = max(a[i], v)`; returns the old value.",
+    "atomic_and": "`simt.atomic_and(a, i, v, ...)`: atomically `a[i] &= v` (32/64-bit integers); returns the old value.",
+    "atomic_or": "`simt.atomic_or(a, i, v, ...)`: atomically `a[i] |= v`; returns the old value.",
+    "atomic_xor": "`simt.atomic_xor(a, i, v, ...)`: atomically `a[i] ^= v`; returns the old value.",
+    "atomic_exch": "`simt.atomic_exch(a, i, v, ...)`: atomically `a[i] = v` (32/64-bit); returns the old value.",
+    "atomic_cas": "`simt.atomic_cas(a, i, expected, new, ...)`: atomically `if a[i] == expected: a[i] = new` (32/64-bit integers); returns the old value.",
+    "atomic_add_pair": """`old0, old1 = simt.atomic_add_pair(a, i, x, y, ...)`: one atomic add of `(x, y)` to `(a[i], a[i + 1])`,
+f16 or bf16, `i` even (the pair is one 32-bit word: CUDA's `atomicAdd(__half2*)`); returns both old values.""",
+    "shared_array": """`simt.shared_array(shape, dtype)`: an array in the block's shared memory, e.g.
+`tile = simt.shared_array((32, 33), wf.f32)`; `shape` is an int or a tuple of compile-time ints.
+Every thread of the block sees the same array; its contents are undefined until written, and
+threads order their writes and reads with `simt.sync_threads()`. Indexing is bounds-checked
+(checked mode). At most 48 KiB of static shared memory per kernel (use `dynamic_shared` beyond).""",
+    "dynamic_shared": """`simt.dynamic_shared(dtype)`: the launch's dynamic shared memory
+(`LaunchConfig(shmem_size=...)` bytes) as a 1-D array of `shmem_size // itemsize` elements, 16-byte
+aligned; above 48 KiB `prepare()` sets the opt-in, up to the device's limit (227 KiB on an H200).""",
+    "local_array": """`simt.local_array(shape, dtype)`: this thread's own array (in registers when every
+index is known after unrolling, else in local memory), zero-initialized. Bounds-checked.""",
+    "sync_threads": "`simt.sync_threads()`: every thread of the block waits here (CUDA `__syncthreads()`).",
+    "sync_threads_count": "`simt.sync_threads_count(p)`: a barrier that returns how many threads of the block have `p` true (i32).",
+    "sync_threads_and": "`simt.sync_threads_and(p)`: a barrier that returns whether `p` holds in every thread of the block.",
+    "sync_threads_or": "`simt.sync_threads_or(p)`: a barrier that returns whether `p` holds in any thread of the block.",
+    "sync_warp": "`simt.sync_warp(mask=0xffffffff)`: the lanes of `mask` wait for each other (CUDA `__syncwarp`).",
+    "threadfence_block": "`simt.threadfence_block()`: order this thread's memory accesses for the block (`membar.cta`).",
+    "threadfence": "`simt.threadfence()`: order this thread's memory accesses for the whole GPU (`membar.gl`).",
+    "threadfence_system": "`simt.threadfence_system()`: order them for the GPU, the host and peers (`membar.sys`).",
+    "shfl_xor": "`simt.shfl_xor(value, lane_mask, width=32)`: the value of lane `lane ^ lane_mask` (within segments of `width` lanes).",
+    "shfl_up": "`simt.shfl_up(value, delta, width=32)`: the value of lane `lane - delta`; lanes below `delta` keep their own.",
+    "shfl_down": "`simt.shfl_down(value, delta, width=32)`: the value of lane `lane + delta`; lanes past the segment's end keep their own.",
+    "shfl_idx": "`simt.shfl_idx(value, src_lane, width=32)`: the value of lane `src_lane` of this lane's segment (a broadcast).",
+    "vote_any": "`simt.vote_any(p)`: whether `p` holds in any lane of the warp.",
+    "vote_all": "`simt.vote_all(p)`: whether `p` holds in every lane of the warp.",
+    "ballot": "`simt.ballot(p)`: a u32 whose bit i is lane i's `p`.",
+    "active_mask": "`simt.active_mask()`: a u32 of the lanes executing this call together.",
+    "lane_id": "`simt.lane_id()`: this thread's lane in its warp, 0–31 (i64).",
+    "match_any": "`simt.match_any(value)`: a u32 of the lanes of the warp holding the same value (bit for bit).",
+    "warp_sum": "`simt.warp_sum(x)`: the sum over the warp's 32 lanes, in every lane (`redux.sync` for 32-bit integers on sm_80+).",
+    "warp_min": "`simt.warp_min(x)`: the minimum over the warp (floats: NaN propagates).",
+    "warp_max": "`simt.warp_max(x)`: the maximum over the warp (floats: NaN propagates).",
+    "warp_and": "`simt.warp_and(x)`: bitwise and over the warp (integers).",
+    "warp_or": "`simt.warp_or(x)`: bitwise or over the warp (integers).",
+    "warp_xor": "`simt.warp_xor(x)`: bitwise xor over the warp (integers).",
+    "rsqrt": "`simt.rsqrt(x)`: 1 / sqrt(x) (libdevice `__nv_rsqrt[f]`).",
+    "static_range": """`for i in simt.static_range(n)` (or `(start, stop, step)`, compile-time ints): the loop is
+unrolled by the compiler, `i` a Python constant in each copy — for register arrays (`simt.local_array`)
+indexed by `i`, and code that must see constants. At most 1024 iterations; no break/continue.""",
+    "fma": "`simt.fma(a, b, c)`: a * b + c with one rounding (Python 3.13's `math.fma`).",
+}
+"""Docstrings of the kernel-only functions (every warp collective needs all 32 lanes of the warp: a
+kernel using them is launched only with blocks of a multiple of 32 threads)."""
+
+for _name, _doc in _DOCS.items():
+    globals()[_name] = _device_only(_name)
+    globals()[_name].__doc__ = _doc
 
 
 @dataclass(frozen=True)
@@ -76,22 +164,72 @@ class SimtKernel:
     """A `@simt.kernel` function: compiles on first use (cached per chip), then `prepare` + `launch`.
 
     `kernel[grid, block](*args)` is the numba-style shorthand: prepare (cached) and launch on the
-    device's default stream.
+    device's default stream. A *generic* kernel (a parameter without a complete annotation, or a
+    `wf.Constant`) is compiled per argument signature at launch (see `warpforge.specialize`);
+    `specialize(*args)` gives the specialization for given arguments (a `SimtKernel` of its own).
     """
 
     fn: Any
     contract: Any = None
     launch_bounds: int | None = None
     checks: bool = True
+    fastmath: bool = False
+    min_blocks_per_sm: int | None = None
+    """PTX `.minnctapersm`: ptxas keeps registers low enough for this many blocks per SM."""
+    bindings: tuple[tuple[str, Any], ...] | None = None
+    """For a specialization of a generic kernel: each incomplete parameter's binding."""
     _compiled: dict[tuple[str, str], Any] = field(default_factory=dict[tuple[str, str], Any], repr=False)
     _prepared: dict[tuple[Any, ...], Any] = field(default_factory=dict[tuple[Any, ...], Any], repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _specializations: dict[tuple[Any, ...], SimtKernel] = field(default_factory=dict[tuple[Any, ...], "SimtKernel"], repr=False)
+    _annotations: list[tuple[str, Any]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.__name__ = getattr(self.fn, "__name__", "kernel")
         self.__qualname__ = getattr(self.fn, "__qualname__", self.__name__)
         self.__doc__ = getattr(self.fn, "__doc__", None)
         self.__wrapped__ = self.fn
+
+    # ------------------------------------------------------------------ specialization
+
+    def annotations(self) -> list[tuple[str, Any]]:
+        """Each parameter's name and resolved annotation (`GENERIC` when it has none)."""
+        if self._annotations is None:
+            from warpforge.frontend.compiler import parameter_annotations
+
+            self._annotations = parameter_annotations(self.fn)
+        return self._annotations
+
+    @property
+    def is_generic(self) -> bool:
+        """True when launches specialize this kernel per argument types / constant values."""
+        from warpforge.frontend.annotations import is_complete
+
+        return self.bindings is None and not all(is_complete(a) for _, a in self.annotations())
+
+    def specialize(self, *args: Any) -> SimtKernel:
+        """The specialization of this generic kernel for `args` (as they would be passed to a launch):
+        a non-generic `SimtKernel`, compiled once per signature and cached. `self` if not generic."""
+        if not self.is_generic:
+            return self
+        from warpforge.specialize import bindings_for
+
+        bindings = bindings_for(self, self.annotations(), args)
+        key = tuple(sorted((k, repr(v)) for k, v in bindings.items()))
+        with self._lock:
+            child = self._specializations.get(key)
+            if child is None:
+                child = SimtKernel(
+                    self.fn, self.contract, self.launch_bounds, self.checks, self.fastmath, self.min_blocks_per_sm, tuple(bindings.items())
+                )
+                child.__qualname__ = self.__qualname__
+                self._specializations[key] = child
+        return child
+
+    def _runtime_args(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        from warpforge.specialize import runtime_args
+
+        return runtime_args(self.annotations(), args)
 
     # ------------------------------------------------------------------ compilation
 
@@ -102,14 +240,27 @@ class SimtKernel:
         block = None
         if self.contract is not None and self.contract.block is not None:
             block = tuple(self.contract.block)
-        return compile_kernel(self.fn, contract_block=block, launch_bounds=self.launch_bounds, checks=self.checks)
+        return compile_kernel(
+            self.fn,
+            contract_block=block,
+            launch_bounds=self.launch_bounds,
+            checks=self.checks,
+            fastmath=self.fastmath,
+            bindings=dict(self.bindings) if self.bindings else None,
+            min_blocks_per_sm=self.min_blocks_per_sm,
+        )
 
     def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "+ptx80") -> str:
         """The kernel at one compilation stage, as text: `kernel`, `gpu`, `nvvm`, `llvm` (MLIR), `ll`
-        (LLVM IR) or `ptx`."""
+        (LLVM IR) or `ptx`. A generic kernel needs `specialize(*args)` first."""
+        from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
         from warpforge.compile import Target, lower
 
         kir = self.kernel_ir()
+        if stage == "ptx":  # fast-math kernels also flush libdevice's denormals (NVVMReflect ftz)
+            ll = lower(kir.module, "ll", Target(chip, features), module_name=kir.symbol + "_module")
+            assert isinstance(ll, str)
+            return compile_ptx(ll, NVPTXOptions(chip=chip, features=features, ftz=self.fastmath))
         out = lower(kir.module, stage, Target(chip, features), module_name=kir.symbol + "_module")
         return out if isinstance(out, str) else str(out)
 
@@ -127,25 +278,37 @@ class SimtKernel:
     def _compile(self, chip: str, features: str) -> Any:
         import inspect
 
-        from warpforge.compile import Target, cache_key, error_sites, lower
+        from warpforge.compile import Target, cache_key, error_sites, lower, resources
+        from warpforge.errors import CompileError
         from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
 
         kir = self.kernel_ir()
         module = kir.module
         lower(module, "gpu", Target(chip, features), module_name=kir.symbol + "_module")
         sites = error_sites(module, kir.symbol)  # recorded by kernel-to-gpu on the gpu.func
+        res = resources(module)
+        if res.static_shared_bytes > 48 * 1024:
+            raise CompileError(
+                f"{self.__qualname__} needs {res.static_shared_bytes} bytes of static shared memory (its device functions "
+                "included); a block has at most 49152 bytes (48 KiB): use simt.dynamic_shared(dtype) for more",
+                filename=kir.source.filename,
+                line=kir.source.first_line,
+                col=1,
+            )
         lower(module, "llvm", Target(chip, features), start="gpu")
         from warpforge.backend.export import export_llvm_ir
         from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
 
-        ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip=chip, features=features))
+        ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip=chip, features=features, ftz=self.fastmath))
         params = []
         for p in kir.params:
             if isinstance(p.annotation, SliceAnnotation):
+                assert p.annotation.dtype is not None
                 params.append(ParamSpec(p.name, p.annotation.kind, p.annotation.dtype.np, 1))
             else:
                 params.append(ParamSpec(p.name, "scalar", p.annotation.np, 0))
-        domain = max(kir.index_dims) if kir.index_dims else None
+        # the most restrictive requirement of the indices used (index_1d: y = z = 1; index_2d: z = 1)
+        domain = min(d for d in kir.index_dims if d in (1, 2)) if kir.index_dims & {1, 2} else None
         contract_domain = getattr(self.contract, "domain", None) if self.contract is not None else None
         if contract_domain is not None:
             domain = contract_domain if domain is None else min(domain, contract_domain)
@@ -164,17 +327,30 @@ class SimtKernel:
             exact_block=tuple(self.contract.block) if self.contract is not None and self.contract.block is not None else None,
             max_threads=self.launch_bounds,
             index_domain=domain,
-            cache_key=cache_key(source, kir.symbol, chip, features, self.checks, self.launch_bounds, self.contract),
+            static_shared_bytes=res.static_shared_bytes,
+            cache_key=cache_key(
+                source, kir.symbol, chip, features, self.checks, self.launch_bounds, self.contract, self.fastmath, self.bindings, self.min_blocks_per_sm
+            ),
+            full_warps=res.full_warps,
         )
 
     # ------------------------------------------------------------------ launching
 
     def prepare(self, config: Any, device: Any = None) -> Any:
         """Check `config` (a `wf.LaunchConfig`) against the contract and the device's limits, load the
-        kernel, and return the token `launch` needs. Raises `LaunchError` before anything runs."""
+        kernel, and return the token `launch` needs. Raises `LaunchError` before anything runs.
+
+        For a generic kernel the checks that need the compiled kernel happen at `launch`, once the
+        arguments fix the specialization (each specialization is prepared once per config)."""
         from warpforge.runtime import Device, prepare
 
-        device = device or Device(0)
+        device = Device(0 if device is None else device)
+        if self.is_generic:
+            return GenericPrepared(self, config, device)
+        if device.simulated:  # the CPU simulator: same checks, runs the gpu-level IR
+            from warpforge.runtime.simulated import prepare_kernel
+
+            return prepare_kernel(self, config, device)
         compiled = self.compile(device.chip)
         return prepare(compiled, config, device)
 
@@ -183,6 +359,15 @@ class SimtKernel:
         aliasing of outputs) before the launch; kernel errors surface as `KernelError` at the next sync."""
         from warpforge.runtime import launch
 
+        if isinstance(prepared, GenericPrepared):
+            if prepared.kernel is not self:
+                from warpforge.errors import LaunchError
+
+                raise LaunchError(f"this prepared launch was made for {prepared.kernel.__qualname__}, not {self.__qualname__}")
+            child = self.specialize(*args)
+            child_prepared = prepared.for_specialization(child)
+            child.launch(stream, child_prepared, *self._runtime_args(args))
+            return
         launch(stream, prepared, args, kernel=self.compile(prepared.device.chip))
 
     def __getitem__(self, config: Any) -> Any:
@@ -194,10 +379,10 @@ class SimtKernel:
         shmem = config[3] if len(config) > 3 else 0
 
         def run(*args: Any) -> None:
-            from warpforge.runtime import Device, LaunchConfig
+            from warpforge.runtime import Device, LaunchConfig, Stream
 
-            device = Device(0)
-            key = (repr(grid), repr(block), shmem, device.chip)
+            device = stream.device if isinstance(stream, Stream) else Device(0)
+            key = (repr(grid), repr(block), shmem, device)
             prepared = self._prepared.get(key)
             if prepared is None:
                 prepared = self.prepare(LaunchConfig(grid=grid, block=block, shmem_size=shmem), device)
@@ -210,6 +395,24 @@ class SimtKernel:
         raise TypeError(f"{self.__qualname__} is a GPU kernel: launch it with {self.__name__}[grid, block](...) or prepare()/launch()")
 
 
+@dataclass(eq=False)
+class GenericPrepared:
+    """`prepare()`'s token for a generic kernel: the config and device, checked against each
+    specialization (and cached per specialization) when `launch` sees the arguments."""
+
+    kernel: SimtKernel
+    config: Any
+    device: Any
+    _by_specialization: dict[int, Any] = field(default_factory=dict[int, Any], repr=False)
+
+    def for_specialization(self, child: SimtKernel) -> Any:
+        prepared = self._by_specialization.get(id(child))
+        if prepared is None:
+            prepared = child.prepare(self.config, self.device)
+            self._by_specialization[id(child)] = prepared
+        return prepared
+
+
 def _site_message(site: Any) -> str:
     what = f"{site.text}: " if site.text else ""
     if site.kind == "out-of-range read":
@@ -217,20 +420,42 @@ def _site_message(site: Any) -> str:
     return f"{what}{site.kind}" if what else site.kind
 
 
-def kernel(fn: Any = None, *, contract: Any = None, launch_bounds: int | None = None, checks: bool = True) -> Any:
-    """Decorator: `@simt.kernel` or `@simt.kernel(contract=…, launch_bounds=256, checks=False)`.
+def kernel(
+    fn: Any = None,
+    *,
+    contract: Any = None,
+    launch_bounds: int | None = None,
+    checks: bool = True,
+    fastmath: bool = False,
+    min_blocks_per_sm: int | None = None,
+) -> Any:
+    """Decorator: `@simt.kernel` or `@simt.kernel(contract=…, launch_bounds=256, checks=False, fastmath=True)`.
+
+    `min_blocks_per_sm=2` asks ptxas to fit two blocks per SM (PTX `.minnctapersm`, with the
+    contract's block or `launch_bounds`): it caps the registers per thread, trading spills for occupancy.
 
     `checks=False` compiles out the bounds and division checks (division by zero then gives 0, still
-    never undefined behaviour). Compilation errors are `CompileError`s, raised at the first compile.
+    never undefined behaviour). `fastmath=True` trades accuracy for speed as CUDA's `--use_fast_math`
+    does: approximate division, square root and transcendentals (`div.approx`, `sqrt.approx`,
+    `ex2.approx`, libdevice's `__nv_fast_*`), f32 denormals flushed to zero (`.ftz`), and the LLVM
+    flags `afn arcp contract` on float arithmetic; NaN and infinity keep their meaning.
+    Compilation errors are `CompileError`s, raised at the first compile.
     """
 
     def wrap(f: Any) -> SimtKernel:
-        return SimtKernel(f, contract=contract, launch_bounds=launch_bounds, checks=checks)
+        return SimtKernel(
+            f, contract=contract, launch_bounds=launch_bounds, checks=checks, fastmath=fastmath, min_blocks_per_sm=min_blocks_per_sm
+        )
 
     return wrap(fn) if fn is not None else wrap
 
 
 __all__ = [
+    *_DOCS,
+    "WARP_SIZE",
+    "AtomicSlice",
+    "device",
+    "unsafe",
     "Contract",
     "DisjointSlice",
     "SimtKernel",

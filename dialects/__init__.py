@@ -35,8 +35,15 @@ def _arith() -> Dialect:
 
 def _kernel() -> Dialect:
     from warpforge.dialects.kernel import Kernel
+    from warpforge.dialects.kernel_tile import extend_kernel  # the tile-kernel ops and types
 
-    return Kernel
+    return extend_kernel(Kernel)
+
+
+def _tile() -> Dialect:
+    from warpforge.dialects.tile import Tile
+
+    return Tile
 
 
 OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {
@@ -45,6 +52,7 @@ OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "kernel": _kernel,
     "llvm": _llvm,
     "nvvm": _nvvm,
+    "tile": _tile,
 }
 """warpforge's own dialects (and the two that replace xDSL's registrations)."""
 

@@ -14,7 +14,13 @@ variables.
 
 Safety types: `!kernel.slice<T>` (read-only input), `!kernel.disjoint_slice<T>` (an output each
 thread writes only at its own `!kernel.thread_index`), `!kernel.thread_index` (a witness only
-`kernel.index_1d`/`kernel.index_2d` make).
+`kernel.index_1d`/`kernel.index_2d`/`kernel.index_3d` make), `!kernel.block_index` (the block's own
+index: a write through it is made by the block's first thread), `!kernel.atomic_slice<T>` (atomic
+operations only, at any index), `!kernel.raw_slice<T>` (`simt.unsafe.RawSlice`: anywhere, checked,
+not race-checked). Owned views (`kernel.view_load/store`) let a thread write the several elements its
+index provably owns. On-chip arrays: `!kernel.shared<32x33xf32>` (block shared memory, `?` for the
+dynamic one) and `!kernel.local<8xf32>` (per thread). Barriers, fences, warp collectives, atomics and
+`kernel.call` of `@simt.device` functions (inlined by `inline-device-functions`) complete the set.
 
 ```mlir
 kernel.func @vecadd(%a: !kernel.slice<f32>, %b: !kernel.slice<f32>, %c: !kernel.disjoint_slice<f32>)
@@ -36,19 +42,25 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyFloat,
+    ArrayAttr,
     FloatAttr,
+    IntAttr,
     FunctionType,
     IntegerAttr,
     IntegerType,
     Signedness,
     StringAttr,
     SymbolNameConstraint,
+    SymbolRefAttr,
     i1,
+    i32,
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AnyAttr,
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -150,7 +162,30 @@ class ThreadIndexType(ParametrizedAttribute, TypeAttribute):
     name = "kernel.thread_index"
 
 
-AnySlice = SliceType | DisjointSliceType
+@irdl_attr_definition
+class AtomicSliceType(_ElementType):
+    """`!kernel.atomic_slice<T>`: an array updated only by atomic operations, at any index."""
+
+    name = "kernel.atomic_slice"
+
+
+@irdl_attr_definition
+class RawSliceType(_ElementType):
+    """`!kernel.raw_slice<T>`: `simt.unsafe.RawSlice[T]`, read and written at any index (bounds-checked,
+    not race-checked)."""
+
+    name = "kernel.raw_slice"
+
+
+@irdl_attr_definition
+class BlockIndexType(ParametrizedAttribute, TypeAttribute):
+    """`!kernel.block_index`: this block's own index (made only by `kernel.block_index_1d`); a write
+    through it is performed by the block's first thread only."""
+
+    name = "kernel.block_index"
+
+
+AnySlice = SliceType | DisjointSliceType | AtomicSliceType | RawSliceType
 
 # --------------------------------------------------------------------------- function
 
@@ -356,6 +391,14 @@ class PowOp(_BinaryOp):
     """`**` on floats (libdevice `pow`). Integer powers with a constant exponent are multiplied out by the frontend."""
 
     name = "kernel.pow"
+    ALLOWED: ClassVar[str] = "f"
+
+
+@irdl_op_definition
+class FmodOp(_BinaryOp):
+    """`math.fmod(a, b)`: C's fmod, the remainder of truncating division (the sign of `a`; libdevice `fmod`)."""
+
+    name = "kernel.fmod"
     ALLOWED: ClassVar[str] = "f"
 
 
@@ -672,6 +715,31 @@ class Index2DOp(IRDLOperation):
             raise VerifyException(f"ncols must be an integer, got {self.ncols.type}")
 
 
+@irdl_op_definition
+class Index3DOp(IRDLOperation):
+    """`%idx = kernel.index_3d %ny, %nx : si64, si64 -> !kernel.thread_index`: the global ids (z, y, x),
+    linear index `(z * ny + y) * nx + x`. A write through it also requires `y < ny` and `x < nx`
+    (else two threads could share an element); unique in any launch shape."""
+
+    name = "kernel.index_3d"
+
+    ny = operand_def()
+    nx = operand_def()
+    result = result_def(ThreadIndexType)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$ny `,` $nx attr-dict `:` type($ny) `,` type($nx) `->` type($result)"
+
+    def __init__(self, ny: SSAValue | Operation, nx: SSAValue | Operation):
+        super().__init__(operands=[ny, nx], result_types=[ThreadIndexType()])
+
+    def verify_(self) -> None:
+        for v in (self.ny, self.nx):
+            if not is_int_type(v.type):
+                raise VerifyException(f"index_3d extents must be integers, got {v.type}")
+
+
 class _IndexPartOp(IRDLOperation):
     """`%r = kernel.index_<part> %idx : si64`."""
 
@@ -695,14 +763,21 @@ class IndexGetOp(_IndexPartOp):
 
 @irdl_op_definition
 class IndexRowOp(_IndexPartOp):
-    """`idx.row` of an `index_2d` (global y)."""
+    """`idx.row` (or `.y`) of an `index_2d` / `index_3d` (global y)."""
 
     name = "kernel.index_row"
 
 
 @irdl_op_definition
+class IndexPlaneOp(_IndexPartOp):
+    """`idx.z` of an `index_3d` (global z)."""
+
+    name = "kernel.index_plane"
+
+
+@irdl_op_definition
 class IndexColOp(_IndexPartOp):
-    """`idx.col` of an `index_2d` (global x)."""
+    """`idx.col` (or `.x`) of an `index_2d` / `index_3d` (global x)."""
 
     name = "kernel.index_col"
 
@@ -712,11 +787,11 @@ class IndexColOp(_IndexPartOp):
 
 @irdl_op_definition
 class LenOp(IRDLOperation):
-    """`len(s)`: the number of elements, si64."""
+    """`len(s)`: the number of elements of a slice, or the first extent of an array; si64."""
 
     name = "kernel.len"
 
-    slice = operand_def(SliceType | DisjointSliceType)
+    slice = operand_def()
     result = result_def(SI64)
 
     traits = traits_def(Pure())
@@ -725,6 +800,10 @@ class LenOp(IRDLOperation):
 
     def __init__(self, slice_: SSAValue | Operation):
         super().__init__(operands=[slice_], result_types=[SI64])
+
+    def verify_(self) -> None:
+        if not isinstance(self.slice.type, _ElementType | _ArrayType):
+            raise VerifyException(f"len() takes a slice or an array, got {self.slice.type}")
 
 
 @irdl_op_definition
@@ -739,7 +818,7 @@ class LoadOp(IRDLOperation):
 
     name = "kernel.load"
 
-    slice = operand_def(SliceType | DisjointSliceType)
+    slice = operand_def(SliceType | DisjointSliceType | RawSliceType)
     index = operand_def()
     result = result_def()
     text = opt_prop_def(StringAttr)
@@ -750,13 +829,13 @@ class LoadOp(IRDLOperation):
 
     def __init__(self, slice_: SSAValue | Operation, index: SSAValue | Operation, text: str | None = None):
         st = SSAValue.get(slice_).type
-        assert isinstance(st, SliceType | DisjointSliceType)
+        assert isinstance(st, SliceType | DisjointSliceType | RawSliceType)
         props = {"text": StringAttr(text)} if text else {}
         super().__init__(operands=[slice_, index], result_types=[st.element_type], properties=props)
 
     def verify_(self) -> None:
         st = self.slice.type
-        assert isinstance(st, SliceType | DisjointSliceType)
+        assert isinstance(st, SliceType | DisjointSliceType | RawSliceType)
         if self.result.type != st.element_type:
             raise VerifyException(f"result type {self.result.type} must be the slice's element type {st.element_type}")
         if isinstance(st, DisjointSliceType):
@@ -768,28 +847,970 @@ class LoadOp(IRDLOperation):
 
 @irdl_op_definition
 class StoreOp(IRDLOperation):
-    """`kernel.store %v, %c[%idx] : f32, !kernel.disjoint_slice<f32>`: a write at the thread's own index.
+    """`kernel.store %v, %c[%idx] : f32, !kernel.disjoint_slice<f32>, !kernel.thread_index`: a write.
 
-    Performed only when the index is in range (and, for `index_2d`, `col < ncols`); otherwise nothing
-    is written — the `DisjointSlice` rule that makes writes race-free.
+    To a `disjoint_slice` through the thread's own `!kernel.thread_index`: performed only when the
+    index is in range (and, for `index_2d`, `col < ncols`); otherwise nothing is written — the
+    `DisjointSlice` rule that makes writes race-free. Through a `!kernel.block_index`: performed by
+    the block's first thread only. To a `raw_slice` at any integer index: bounds-checked (out of
+    range: a checked error, nothing written), not race-checked. `text` is the source, for messages.
     """
 
     name = "kernel.store"
 
     value = operand_def()
-    slice = operand_def(DisjointSliceType)
-    index = operand_def(ThreadIndexType)
+    slice = operand_def(DisjointSliceType | RawSliceType)
+    index = operand_def()
+    text = opt_prop_def(StringAttr)
 
-    assembly_format = "$value `,` $slice `[` $index `]` attr-dict `:` type($value) `,` type($slice)"
+    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, value: SSAValue | Operation, slice_: SSAValue | Operation, index: SSAValue | Operation):
-        super().__init__(operands=[value, slice_, index])
+    assembly_format = "$value `,` $slice `[` $index `]` attr-dict `:` type($value) `,` type($slice) `,` type($index)"
+
+    def __init__(self, value: SSAValue | Operation, slice_: SSAValue | Operation, index: SSAValue | Operation, text: str | None = None):
+        props = {"text": StringAttr(text)} if text else {}
+        super().__init__(operands=[value, slice_, index], properties=props)
 
     def verify_(self) -> None:
         st = self.slice.type
-        assert isinstance(st, DisjointSliceType)
+        assert isinstance(st, DisjointSliceType | RawSliceType)
         if self.value.type != st.element_type:
             raise VerifyException(f"stored value type {self.value.type} must be the element type {st.element_type}")
+        if isinstance(st, DisjointSliceType):
+            if not isinstance(self.index.type, ThreadIndexType | BlockIndexType):
+                raise VerifyException(
+                    "a disjoint_slice is written only through a !kernel.thread_index or !kernel.block_index, "
+                    f"got {self.index.type}"
+                )
+        elif not is_int_type(self.index.type):
+            raise VerifyException(f"a raw_slice index must be an integer, got {self.index.type}")
+
+
+@irdl_op_definition
+class BlockIndex1DOp(IRDLOperation):
+    """`%b = kernel.block_index_1d : !kernel.block_index`: `simt.block_index_1d()`, this block's linear
+    index in the grid, `(block_idx.z * grid_dim.y + block_idx.y) * grid_dim.x + block_idx.x` (unique
+    per block for any grid shape; `block_idx.x` in a 1-D grid)."""
+
+    name = "kernel.block_index_1d"
+
+    result = result_def(BlockIndexType)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self):
+        super().__init__(result_types=[BlockIndexType()])
+
+
+@irdl_op_definition
+class BlockIndexGetOp(IRDLOperation):
+    """`%i = kernel.block_index_get %b : si64`: `bidx.get()`, the block's linear index as a plain si64."""
+
+    name = "kernel.block_index_get"
+
+    index = operand_def(BlockIndexType)
+    result = result_def(SI64)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$index attr-dict `:` type($result)"
+
+    def __init__(self, index: SSAValue | Operation):
+        super().__init__(operands=[index], result_types=[SI64])
+
+
+# --------------------------------------------------------------------------- atomics
+
+ATOMIC_KINDS = ("add", "sub", "min", "max", "and", "or", "xor", "exch")
+ATOMIC_SCOPES = ("block", "device", "system")
+ATOMIC_ORDERINGS = ("relaxed", "acquire", "release", "acq_rel", "seq_cst")
+
+
+def atomic_type_error(kind: str, t: Attribute) -> str | None:
+    """Why atomic `kind` is not defined on element type `t` on any GPU (None: it is). PTX ISA §9.7.13.5:
+    `atom` works on 32/64-bit integers; float add on f16/bf16/f32/f64; exch on 32/64-bit; no float
+    and/or/xor; float min/max become a compare-and-swap loop (f32/f64)."""
+    width = t.width.data if isinstance(t, IntegerType) else (t.bitwidth if isinstance(t, AnyFloat) else 0)
+    if t == i1:
+        return "atomics on bool are not supported (use an integer dtype)"
+    if isinstance(t, AnyFloat):
+        if kind in ("and", "or", "xor"):
+            return f"atomic {kind} is integer-only, got {t}"
+        if kind in ("add", "sub"):
+            return None
+        if width not in (32, 64):
+            return f"atomic {kind} on {t} is not supported (f32 and f64 only)"
+        return None
+    if width not in (32, 64):
+        return f"atomic {kind} on {width}-bit integers is not supported (32- and 64-bit only)"
+    return None
+
+
+class _AtomicTarget:
+    """Atomic targets: an atomic or raw slice (one index) or a shared array (one index per dimension)."""
+
+
+def _check_atomic_target(target: SSAValue, indices: Sequence[SSAValue], what: str) -> Attribute:
+    t = target.type
+    if isinstance(t, AtomicSliceType | RawSliceType):
+        if len(indices) != 1 or not is_int_type(indices[0].type):
+            raise VerifyException(f"{what} on a slice takes one integer index")
+        return t.element_type
+    if isinstance(t, SharedArrayType):
+        _check_indices(indices, len(t.dims), str(t))
+        return t.element_type
+    raise VerifyException(f"{what} needs an atomic_slice, raw_slice or shared array, got {t}")
+
+
+@irdl_op_definition
+class AtomicOp(IRDLOperation):
+    """`%old = kernel.atomic add %a[%i], %v {scope = "device", ordering = "relaxed"} : !kernel.atomic_slice<f32>, si64, f32`.
+
+    `simt.atomic_add/sub/min/max/and/or/xor/exch(a, i, v, scope=..., order=...)`: atomically
+    `a[i] = a[i] <op> v`, returning the value before. `sub` is an add of the negation; integer
+    min/max follow the signedness; float min/max propagate NaN (as `max()` does). Out of range: a
+    checked error, nothing updated, result 0. Scope `block`/`device`/`system`, ordering `relaxed`,
+    `acquire`, `release`, `acq_rel`, `seq_cst` (C++/PTX memory model).
+    """
+
+    name = "kernel.atomic"
+
+    kind = prop_def(StringAttr)
+    scope = prop_def(StringAttr)
+    ordering = prop_def(StringAttr)
+    text = opt_prop_def(StringAttr)
+    target = operand_def()
+    indices = var_operand_def()
+    value = operand_def()
+    result = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        kind: str,
+        target: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        value: SSAValue | Operation,
+        scope: str = "device",
+        ordering: str = "relaxed",
+        text: str | None = None,
+    ):
+        props: dict[str, Attribute] = {"kind": StringAttr(kind), "scope": StringAttr(scope), "ordering": StringAttr(ordering)}
+        if text:
+            props["text"] = StringAttr(text)
+        super().__init__(operands=[target, indices, value], result_types=[SSAValue.get(value).type], properties=props)
+
+    def verify_(self) -> None:
+        if self.kind.data not in ATOMIC_KINDS:
+            raise VerifyException(f"unknown atomic '{self.kind.data}', expected one of {', '.join(ATOMIC_KINDS)}")
+        _verify_scope_ordering(self.scope, self.ordering)
+        elem = _check_atomic_target(self.target, self.indices, f"kernel.atomic {self.kind.data}")
+        if self.value.type != elem or self.result.type != elem:
+            raise VerifyException(f"the value and result must have the element type {elem}, got {self.value.type}")
+        if (why := atomic_type_error(self.kind.data, elem)) is not None:
+            raise VerifyException(why)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AtomicOp:
+        kind = parser.parse_keyword_in(ATOMIC_KINDS, " (atomic operation)")
+        target = parser.parse_unresolved_operand()
+        indices = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+        parser.parse_punctuation(",")
+        value = parser.parse_unresolved_operand()
+        attrs = dict(parser.parse_optional_attr_dict())
+        parser.parse_punctuation(":")
+        tt = parser.parse_type()
+        its = [(parser.parse_punctuation(","), parser.parse_type())[1] for _ in indices]
+        parser.parse_punctuation(",")
+        vt = parser.parse_type()
+        ops = parser.resolve_operands([target, *indices, value], [tt, *its, vt], parser.pos)
+        scope, ordering, text = attrs.pop("scope", StringAttr("device")), attrs.pop("ordering", StringAttr("relaxed")), attrs.pop("text", None)
+        assert isinstance(scope, StringAttr) and isinstance(ordering, StringAttr)
+        op = cls(kind, ops[0], ops[1:-1], ops[-1], scope.data, ordering.data, text.data if isinstance(text, StringAttr) else None)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.target)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_operand)
+        printer.print_string("], ")
+        printer.print_operand(self.value)
+        printer.print_string(f' {{scope = "{self.scope.data}", ordering = "{self.ordering.data}"')
+        if self.text is not None:
+            printer.print_string(f", text = {self.text}")
+        printer.print_string("}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_list([self.target.type, *(i.type for i in self.indices), self.value.type], printer.print_attribute)
+
+
+def _verify_scope_ordering(scope: StringAttr, ordering: StringAttr) -> None:
+    if scope.data not in ATOMIC_SCOPES:
+        raise VerifyException(f"unknown atomic scope '{scope.data}', expected one of {', '.join(ATOMIC_SCOPES)}")
+    if ordering.data not in ATOMIC_ORDERINGS:
+        raise VerifyException(f"unknown atomic ordering '{ordering.data}', expected one of {', '.join(ATOMIC_ORDERINGS)}")
+
+
+@irdl_op_definition
+class AtomicCASOp(IRDLOperation):
+    """`%old = kernel.atomic_cas %a[%i], %expected, %new {scope = "device", ordering = "relaxed"} : !kernel.atomic_slice<si32>, si64, si32`.
+
+    `simt.atomic_cas(a, i, expected, new)`: atomically, if `a[i] == expected` then `a[i] = new`;
+    returns the value before either way (32/64-bit integers). Out of range: a checked error, result 0.
+    """
+
+    name = "kernel.atomic_cas"
+
+    scope = prop_def(StringAttr)
+    ordering = prop_def(StringAttr)
+    text = opt_prop_def(StringAttr)
+    target = operand_def()
+    indices = var_operand_def()
+    expected = operand_def()
+    new = operand_def()
+    result = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        target: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        expected: SSAValue | Operation,
+        new: SSAValue | Operation,
+        scope: str = "device",
+        ordering: str = "relaxed",
+        text: str | None = None,
+    ):
+        props: dict[str, Attribute] = {"scope": StringAttr(scope), "ordering": StringAttr(ordering)}
+        if text:
+            props["text"] = StringAttr(text)
+        super().__init__(operands=[target, indices, expected, new], result_types=[SSAValue.get(new).type], properties=props)
+
+    def verify_(self) -> None:
+        _verify_scope_ordering(self.scope, self.ordering)
+        elem = _check_atomic_target(self.target, self.indices, "kernel.atomic_cas")
+        if not (self.expected.type == self.new.type == self.result.type == elem):
+            raise VerifyException(f"expected, new and the result must have the element type {elem}")
+        if not is_int_type(elem) or elem.width.data not in (32, 64):  # pyright: ignore[reportAttributeAccessIssue]
+            raise VerifyException(f"atomic compare-and-swap works on 32- and 64-bit integers, got {elem}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AtomicCASOp:
+        target = parser.parse_unresolved_operand()
+        indices = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+        parser.parse_punctuation(",")
+        expected = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        new = parser.parse_unresolved_operand()
+        attrs = dict(parser.parse_optional_attr_dict())
+        parser.parse_punctuation(":")
+        tt = parser.parse_type()
+        its = [(parser.parse_punctuation(","), parser.parse_type())[1] for _ in indices]
+        parser.parse_punctuation(",")
+        vt = parser.parse_type()
+        ops = parser.resolve_operands([target, *indices, expected, new], [tt, *its, vt, vt], parser.pos)
+        scope, ordering, text = attrs.pop("scope", StringAttr("device")), attrs.pop("ordering", StringAttr("relaxed")), attrs.pop("text", None)
+        assert isinstance(scope, StringAttr) and isinstance(ordering, StringAttr)
+        op = cls(ops[0], ops[1:-2], ops[-2], ops[-1], scope.data, ordering.data, text.data if isinstance(text, StringAttr) else None)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.target)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_operand)
+        printer.print_string("], ")
+        printer.print_operand(self.expected)
+        printer.print_string(", ")
+        printer.print_operand(self.new)
+        printer.print_string(f' {{scope = "{self.scope.data}", ordering = "{self.ordering.data}"')
+        if self.text is not None:
+            printer.print_string(f", text = {self.text}")
+        printer.print_string("}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_list([self.target.type, *(i.type for i in self.indices), self.new.type], printer.print_attribute)
+
+
+@irdl_op_definition
+class AtomicAddPairOp(IRDLOperation):
+    """`%old0, %old1 = kernel.atomic_add_pair %a[%i], %x, %y {scope = "device", ordering = "relaxed"} : !kernel.atomic_slice<f16>, (si64), f16`.
+
+    `simt.atomic_add_pair(a, i, x, y)`: one atomic add of `x` to `a[i]` and `y` to `a[i + 1]` (f16 or
+    bf16, `i` even: the pair is one aligned 32-bit word; PTX `atom.add.noftz.f16x2/bf16x2`); returns
+    the two old values. An odd or out-of-range `i` is a checked error (nothing updated, results 0).
+    """
+
+    name = "kernel.atomic_add_pair"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    scope = prop_def(StringAttr)
+    ordering = prop_def(StringAttr)
+    text = opt_prop_def(StringAttr)
+    target = operand_def()
+    indices = var_operand_def()
+    x = operand_def(T)
+    y = operand_def(T)
+    old0 = result_def(T)
+    old1 = result_def(T)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    assembly_format = "$target `[` $indices `]` `,` $x `,` $y attr-dict `:` type($target) `,` `(` type($indices) `)` `,` type($x)"
+
+    def __init__(self, target: SSAValue | Operation, indices: Sequence[SSAValue | Operation], x: SSAValue | Operation, y: SSAValue | Operation,
+                 scope: str = "device", ordering: str = "relaxed", text: str | None = None):  # fmt: skip
+        props: dict[str, Attribute] = {"scope": StringAttr(scope), "ordering": StringAttr(ordering)}
+        if text:
+            props["text"] = StringAttr(text)
+        t = SSAValue.get(x).type
+        super().__init__(operands=[target, indices, x, y], result_types=[t, t], properties=props)
+
+    def verify_(self) -> None:
+        _verify_scope_ordering(self.scope, self.ordering)
+        elem = _check_atomic_target(self.target, self.indices, "kernel.atomic_add_pair")
+        if not (self.x.type == self.y.type == elem) or not (isinstance(elem, AnyFloat) and elem.bitwidth == 16):
+            raise VerifyException(f"kernel.atomic_add_pair adds pairs of f16 or bf16 (the element type), got {self.x.type}")
+        if len(self.indices) != 1:
+            raise VerifyException("kernel.atomic_add_pair takes one index (of a 1-D array)")
+
+
+# --------------------------------------------------------------------------- device functions
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """`%r = kernel.call @f(%a, %b) : (f32, !kernel.slice<f32>) -> f32`: a call of a `@simt.device`
+    function (a non-kernel `kernel.func`); `inline-device-functions` inlines it."""
+
+    name = "kernel.call"
+
+    callee = prop_def(SymbolRefAttr)
+    arguments = var_operand_def()
+    res = var_result_def()
+
+    assembly_format = "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $res)"
+
+    def __init__(self, callee: str, arguments: Sequence[SSAValue | Operation], result_types: Sequence[Attribute]):
+        super().__init__(operands=[arguments], result_types=[result_types], properties={"callee": SymbolRefAttr(callee)})
+
+
+# --------------------------------------------------------------------------- shared and local arrays
+
+
+class _ArrayType(ParametrizedAttribute, TypeAttribute):
+    """`!kernel.<name><16x17xf32>`: an on-chip array of a static shape (`?` for a dynamic extent)."""
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute):
+        super().__init__(ArrayAttr([IntAttr(d) for d in shape]), element_type)
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        """The extents; `DYNAMIC` for a dynamic one."""
+        return tuple(d.data for d in self.shape.data)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        parser.parse_punctuation("<")
+        dims, elem = parser.parse_ranked_shape()
+        parser.parse_punctuation(">")
+        return [ArrayAttr([IntAttr(d) for d in dims]), elem]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        for d in self.dims:
+            printer.print_string(f"{'?' if d == DYNAMIC else d}x")
+        printer.print_attribute(self.element_type)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        _check_scalar(self.element_type, f"the element type of {self.name}")
+        if not self.dims:
+            raise VerifyException(f"{self.name} needs at least one dimension")
+        if any(d < 1 and d != DYNAMIC for d in self.dims):
+            raise VerifyException(f"{self.name} extents must be positive, got {list(self.dims)}")
+
+
+DYNAMIC = DYNAMIC_INDEX
+"""A dynamic extent in `!kernel.shared<?xT>` (the dynamic shared memory); xDSL's `DYNAMIC_INDEX`."""
+
+
+@irdl_attr_definition
+class SharedArrayType(_ArrayType):
+    """`!kernel.shared<16x17xf32>`: an array in the block's shared memory (every thread of the block
+    sees the same one); `!kernel.shared<?xf32>` is the launch's dynamic shared memory."""
+
+    name = "kernel.shared"
+
+
+@irdl_attr_definition
+class LocalArrayType(_ArrayType):
+    """`!kernel.local<8xf32>`: a per-thread array (registers, or local memory when indexed dynamically)."""
+
+    name = "kernel.local"
+
+    def verify(self) -> None:
+        super().verify()
+        if DYNAMIC in self.dims:
+            raise VerifyException("a local array has a static shape")
+
+
+AnyArray = SharedArrayType | LocalArrayType
+
+
+@irdl_op_definition
+class SharedArrayOp(IRDLOperation):
+    """`%s = kernel.shared_array : !kernel.shared<32x33xf32>`: `simt.shared_array(shape, dtype)`, one
+    static allocation of the block's shared memory per op (16-byte aligned; contents undefined until
+    written, as in CUDA)."""
+
+    name = "kernel.shared_array"
+
+    result = result_def(SharedArrayType)
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, typ: SharedArrayType):
+        super().__init__(result_types=[typ])
+
+    def verify_(self) -> None:
+        assert isinstance(self.result.type, SharedArrayType)
+        if DYNAMIC in self.result.type.dims:
+            raise VerifyException("kernel.shared_array has a static shape; the dynamic one is kernel.dynamic_shared")
+
+
+@irdl_op_definition
+class DynamicSharedOp(IRDLOperation):
+    """`%s = kernel.dynamic_shared : !kernel.shared<?xf32>`: `simt.dynamic_shared(dtype)`, the launch's
+    dynamic shared memory (`LaunchConfig.shmem_size` bytes) as `shmem_size // sizeof(T)` elements."""
+
+    name = "kernel.dynamic_shared"
+
+    result = result_def(SharedArrayType)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, element_type: Attribute):
+        super().__init__(result_types=[SharedArrayType([DYNAMIC], element_type)])
+
+    def verify_(self) -> None:
+        assert isinstance(self.result.type, SharedArrayType)
+        if self.result.type.dims != (DYNAMIC,):
+            raise VerifyException("kernel.dynamic_shared gives a 1-D array of dynamic extent, !kernel.shared<?xT>")
+
+
+@irdl_op_definition
+class LocalArrayOp(IRDLOperation):
+    """`%l = kernel.local_array : !kernel.local<8xf32>`: `simt.local_array(shape, dtype)`, this thread's
+    own array, zero-initialized."""
+
+    name = "kernel.local_array"
+
+    result = result_def(LocalArrayType)
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, typ: LocalArrayType):
+        super().__init__(result_types=[typ])
+
+
+def _check_indices(indices: Sequence[SSAValue], rank: int, what: str) -> None:
+    if len(indices) != rank:
+        raise VerifyException(f"{what} has {rank} dimension(s) but {len(indices)} index(es) were given")
+    for i in indices:
+        if not is_int_type(i.type):
+            raise VerifyException(f"array indices are integers, got {i.type}")
+
+
+@irdl_op_definition
+class ArrayLoadOp(IRDLOperation):
+    """`%v = kernel.array_load %s[%i, %j] : !kernel.shared<16x17xf32>, si64, si64 -> f32`: a checked
+    read of a shared or local array (each index in range of its extent, else the error record gets it
+    and the result is 0)."""
+
+    name = "kernel.array_load"
+
+    array = operand_def(AnyArray)
+    indices = var_operand_def()
+    result = result_def()
+    text = opt_prop_def(StringAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "$array `[` $indices `]` attr-dict `:` type($array) (`,` type($indices)^)? `->` type($result)"
+
+    def __init__(self, array: SSAValue | Operation, indices: Sequence[SSAValue | Operation], text: str | None = None):
+        at = SSAValue.get(array).type
+        assert isinstance(at, _ArrayType)
+        props = {"text": StringAttr(text)} if text else {}
+        super().__init__(operands=[array, indices], result_types=[at.element_type], properties=props)
+
+    def verify_(self) -> None:
+        at = self.array.type
+        assert isinstance(at, _ArrayType)
+        _check_indices(self.indices, len(at.dims), str(at))
+        if self.result.type != at.element_type:
+            raise VerifyException(f"result type {self.result.type} must be the array's element type {at.element_type}")
+
+
+@irdl_op_definition
+class ArrayStoreOp(IRDLOperation):
+    """`kernel.array_store %v, %s[%i, %j] : f32, !kernel.shared<16x17xf32>, si64, si64`: a checked
+    write (out of range: an error, nothing written). Shared arrays are shared by the block: ordering
+    writes and reads between threads is the program's job (`simt.sync_threads()`)."""
+
+    name = "kernel.array_store"
+
+    value = operand_def()
+    array = operand_def(AnyArray)
+    indices = var_operand_def()
+    text = opt_prop_def(StringAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
+    assembly_format = "$value `,` $array `[` $indices `]` attr-dict `:` type($value) `,` type($array) (`,` type($indices)^)?"
+
+    def __init__(self, value: SSAValue | Operation, array: SSAValue | Operation, indices: Sequence[SSAValue | Operation], text: str | None = None):
+        props = {"text": StringAttr(text)} if text else {}
+        super().__init__(operands=[value, array, indices], properties=props)
+
+    def verify_(self) -> None:
+        at = self.array.type
+        assert isinstance(at, _ArrayType)
+        _check_indices(self.indices, len(at.dims), str(at))
+        if self.value.type != at.element_type:
+            raise VerifyException(f"stored value type {self.value.type} must be the element type {at.element_type}")
+
+
+# --------------------------------------------------------------------------- synchronization
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """`kernel.barrier`: `simt.sync_threads()` — every thread of the block waits here."""
+
+    name = "kernel.barrier"
+
+    assembly_format = "attr-dict"
+
+    def __init__(self):
+        super().__init__()
+
+
+BARRIER_REDUCTIONS = ("popc", "and", "or")
+
+
+@irdl_op_definition
+class BarrierReduceOp(IRDLOperation):
+    """`%n = kernel.barrier_reduce popc %p : si32` (`simt.sync_threads_count(p)`), `and`/`or` → `i1`
+    (`sync_threads_and/or`): a barrier that also counts / combines a predicate over the block."""
+
+    name = "kernel.barrier_reduce"
+
+    kind = prop_def(StringAttr)
+    predicate = operand_def(i1)
+    result = result_def()
+
+    def __init__(self, kind: str, predicate: SSAValue | Operation):
+        super().__init__(
+            operands=[predicate],
+            result_types=[IntegerType(32, Signedness.SIGNED) if kind == "popc" else i1],
+            properties={"kind": StringAttr(kind)},
+        )
+
+    def verify_(self) -> None:
+        if self.kind.data not in BARRIER_REDUCTIONS:
+            raise VerifyException(f"unknown barrier reduction '{self.kind.data}', expected one of {', '.join(BARRIER_REDUCTIONS)}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BarrierReduceOp:
+        kind = parser.parse_keyword_in(BARRIER_REDUCTIONS, " (barrier reduction)")
+        pred = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        (p,) = parser.resolve_operands([pred], [i1], parser.pos)
+        op = cls(kind, p)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.predicate)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+FENCE_SCOPES = ("block", "device", "system")
+
+
+@irdl_op_definition
+class ThreadFenceOp(IRDLOperation):
+    """`kernel.thread_fence block|device|system`: `simt.threadfence_block()`, `threadfence()`,
+    `threadfence_system()`."""
+
+    name = "kernel.thread_fence"
+
+    scope = prop_def(StringAttr)
+
+    def __init__(self, scope: str):
+        super().__init__(properties={"scope": StringAttr(scope)})
+
+    def verify_(self) -> None:
+        if self.scope.data not in FENCE_SCOPES:
+            raise VerifyException(f"unknown fence scope '{self.scope.data}', expected one of {', '.join(FENCE_SCOPES)}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ThreadFenceOp:
+        scope = parser.parse_keyword_in(FENCE_SCOPES, " (fence scope)")
+        op = cls(scope)
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.scope.data}")
+        printer.print_op_attributes(self.attributes)
+
+
+@irdl_op_definition
+class WarpSyncOp(IRDLOperation):
+    """`kernel.warp_sync %mask : ui32`: `simt.sync_warp(mask)`, the lanes of `mask` wait for each other."""
+
+    name = "kernel.warp_sync"
+
+    mask = operand_def()
+
+    assembly_format = "$mask attr-dict `:` type($mask)"
+
+    def __init__(self, mask: SSAValue | Operation):
+        super().__init__(operands=[mask])
+
+    def verify_(self) -> None:
+        if self.mask.type != IntegerType(32, Signedness.UNSIGNED):
+            raise VerifyException(f"a warp mask is ui32, got {self.mask.type}")
+
+
+# --------------------------------------------------------------------------- warp collectives
+
+SHUFFLE_MODES = ("xor", "up", "down", "idx")
+
+
+@irdl_op_definition
+class ShuffleOp(IRDLOperation):
+    """`%r = kernel.shuffle down %v, %delta {width = 32} : f32, si64`: `simt.shfl_down(v, delta, width)`
+    (and `shfl_xor`, `shfl_up`, `shfl_idx`): the value of another lane of this lane's segment of
+    `width` lanes (a power of two ≤ 32); past the segment's edge a lane keeps its own value. Any
+    scalar type (64-bit values move as two 32-bit shuffles, narrower ones in one)."""
+
+    name = "kernel.shuffle"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    mode = prop_def(StringAttr)
+    width = prop_def(IntegerAttr)
+    value = operand_def(T)
+    offset = operand_def()
+    result = result_def(T)
+
+    def __init__(self, mode: str, value: SSAValue | Operation, offset: SSAValue | Operation, width: int = 32):
+        super().__init__(
+            operands=[value, offset],
+            result_types=[SSAValue.get(value).type],
+            properties={"mode": StringAttr(mode), "width": IntegerAttr(width, i32)},
+        )
+
+    def verify_(self) -> None:
+        if self.mode.data not in SHUFFLE_MODES:
+            raise VerifyException(f"unknown shuffle mode '{self.mode.data}', expected one of {', '.join(SHUFFLE_MODES)}")
+        w = self.width.value.data
+        if w < 1 or w > 32 or w & (w - 1):
+            raise VerifyException(f"the shuffle width must be a power of two from 1 to 32, got {w}")
+        _check_scalar(self.value.type, "a shuffled value")
+        if not is_int_type(self.offset.type):
+            raise VerifyException(f"a shuffle lane/offset is an integer, got {self.offset.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ShuffleOp:
+        mode = parser.parse_keyword_in(SHUFFLE_MODES, " (shuffle mode)")
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        offset = parser.parse_unresolved_operand()
+        attrs = dict(parser.parse_optional_attr_dict())
+        width = attrs.pop("width", IntegerAttr(32, i32))
+        parser.parse_punctuation(":")
+        vt = parser.parse_type()
+        parser.parse_punctuation(",")
+        ot = parser.parse_type()
+        v, o = parser.resolve_operands([value, offset], [vt, ot], parser.pos)
+        assert isinstance(width, IntegerAttr)
+        op = cls(mode, v, o, width.value.data)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.mode.data} ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.offset)
+        printer.print_string(f" {{width = {self.width.value.data}}}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.offset.type)
+
+
+WARP_REDUCTIONS = ("add", "min", "max", "and", "or", "xor")
+
+
+@irdl_op_definition
+class WarpReduceOp(IRDLOperation):
+    """`%r = kernel.warp_reduce add %v : f32`: `simt.warp_sum/min/max/and/or/xor(v)`, the reduction over
+    the 32 lanes of the warp, in every lane. Integers reduce by their signedness; float `min`/`max`
+    propagate NaN (as `max()` does); `and`/`or`/`xor` are integer-only."""
+
+    name = "kernel.warp_reduce"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    kind = prop_def(StringAttr)
+    value = operand_def(T)
+    result = result_def(T)
+
+    def __init__(self, kind: str, value: SSAValue | Operation):
+        super().__init__(operands=[value], result_types=[SSAValue.get(value).type], properties={"kind": StringAttr(kind)})
+
+    def verify_(self) -> None:
+        kind, t = self.kind.data, self.value.type
+        if kind not in WARP_REDUCTIONS:
+            raise VerifyException(f"unknown warp reduction '{kind}', expected one of {', '.join(WARP_REDUCTIONS)}")
+        if not (is_int_type(t) or is_float_type(t)):
+            raise VerifyException(f"kernel.warp_reduce reduces integers or floats, got {t}")
+        if is_float_type(t) and kind in ("and", "or", "xor"):
+            raise VerifyException(f"kernel.warp_reduce {kind} is integer-only, got {t}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WarpReduceOp:
+        kind = parser.parse_keyword_in(WARP_REDUCTIONS, " (warp reduction)")
+        value = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        (v,) = parser.resolve_operands([value], [parser.parse_type()], parser.pos)
+        op = cls(kind, v)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+
+@irdl_op_definition
+class VoteOp(IRDLOperation):
+    """`%r = kernel.vote any|all %p`: `simt.vote_any(p)` / `simt.vote_all(p)` over the warp."""
+
+    name = "kernel.vote"
+
+    kind = prop_def(StringAttr)
+    predicate = operand_def(i1)
+    result = result_def(i1)
+
+    def __init__(self, kind: str, predicate: SSAValue | Operation):
+        super().__init__(operands=[predicate], result_types=[i1], properties={"kind": StringAttr(kind)})
+
+    def verify_(self) -> None:
+        if self.kind.data not in ("any", "all"):
+            raise VerifyException(f"kernel.vote is any or all, got '{self.kind.data}'")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> VoteOp:
+        kind = parser.parse_keyword_in(("any", "all"), " (vote)")
+        (p,) = parser.resolve_operands([parser.parse_unresolved_operand()], [i1], parser.pos)
+        op = cls(kind, p)
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.predicate)
+        printer.print_op_attributes(self.attributes)
+
+
+UI32 = IntegerType(32, Signedness.UNSIGNED)
+
+
+@irdl_op_definition
+class BallotOp(IRDLOperation):
+    """`%m = kernel.ballot %p : ui32`: `simt.ballot(p)`, bit i set when lane i's predicate holds."""
+
+    name = "kernel.ballot"
+
+    predicate = operand_def(i1)
+    result = result_def(UI32)
+
+    assembly_format = "$predicate attr-dict `:` type($result)"
+
+    def __init__(self, predicate: SSAValue | Operation):
+        super().__init__(operands=[predicate], result_types=[UI32])
+
+
+@irdl_op_definition
+class ActiveMaskOp(IRDLOperation):
+    """`%m = kernel.active_mask : ui32`: `simt.active_mask()`, the lanes executing together now."""
+
+    name = "kernel.active_mask"
+
+    result = result_def(UI32)
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self):
+        super().__init__(result_types=[UI32])
+
+
+@irdl_op_definition
+class MatchAnyOp(IRDLOperation):
+    """`%m = kernel.match_any %v : f32`: `simt.match_any(v)`, the lanes of the warp holding the same
+    value (bit for bit) as this one."""
+
+    name = "kernel.match_any"
+
+    value = operand_def()
+    result = result_def(UI32)
+
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue | Operation):
+        super().__init__(operands=[value], result_types=[UI32])
+
+    def verify_(self) -> None:
+        _check_scalar(self.value.type, "a matched value")
+
+
+@irdl_op_definition
+class LaneIdOp(IRDLOperation):
+    """`%l = kernel.lane_id : si64`: `simt.lane_id()`, this thread's lane in its warp (0–31)."""
+
+    name = "kernel.lane_id"
+
+    result = result_def(SI64)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self):
+        super().__init__(result_types=[SI64])
+
+
+# --------------------------------------------------------------------------- owned views
+
+VIEW_KINDS = {"row": 1, "column": 1, "tile": 2}
+"""View kind → number of coordinates; sizes: row/column `(ncols)`, tile `(th, tw, ncols)`."""
+
+
+class _ViewAccess(IRDLOperation):
+    """Common fields of `kernel.view_load` / `kernel.view_store`."""
+
+    slice = operand_def(DisjointSliceType)
+    index = operand_def(ThreadIndexType)
+    coords = var_operand_def()
+    sizes = var_operand_def()
+    view = prop_def(StringAttr)
+    text = opt_prop_def(StringAttr)
+
+    def _verify_view(self) -> None:
+        kind = self.view.data
+        if kind not in VIEW_KINDS:
+            raise VerifyException(f"unknown view '{kind}', expected one of {', '.join(VIEW_KINDS)}")
+        if len(self.coords) != VIEW_KINDS[kind]:
+            raise VerifyException(f"a {kind} view takes {VIEW_KINDS[kind]} coordinate(s), got {len(self.coords)}")
+        want_sizes = 3 if kind == "tile" else 1
+        if len(self.sizes) != want_sizes:
+            raise VerifyException(f"a {kind} view takes {want_sizes} size(s), got {len(self.sizes)}")
+        for v in (*self.coords, *self.sizes):
+            if v.type != SI64:
+                raise VerifyException(f"view coordinates and sizes are si64, got {v.type}")
+
+
+@irdl_op_definition
+class ViewLoadOp(_ViewAccess):
+    """`%v = kernel.view_load %c[%idx] at (%r, %k) sizes (%th, %tw, %n) {view = "tile"} : ... -> f32`: a read
+    of an element this thread owns through a view (outside it: a checked error, result 0).
+
+    Ownership, for thread index `i` (row/column) or `(R, C)` (tile of a 2-D index), over a row-major
+    matrix of `n` columns: a `row` view's element `j` is `i * n + j` (`j < n`); a `column` view's
+    element `r` is `r * n + i` (`i < n`); a `tile` view's element `(r, k)` is `(R * th + r) * n + C * tw + k`
+    (`r < th`, `k < tw`, `C * tw + k < n`). Distinct threads own disjoint elements (`n`, `th`, `tw` > 0).
+    """
+
+    name = "kernel.view_load"
+
+    result = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    assembly_format = (
+        "$slice `[` $index `]` `at` `(` $coords `)` `sizes` `(` $sizes `)` attr-dict `:` type($slice) `,` type($index)"
+        " `,` `(` type($coords) `)` `,` `(` type($sizes) `)` `->` type($result)"
+    )
+
+    def __init__(self, slice_: SSAValue, index: SSAValue, view: str, coords: Sequence[SSAValue], sizes: Sequence[SSAValue], text: str | None = None):
+        st = slice_.type
+        assert isinstance(st, DisjointSliceType)
+        props: dict[str, Attribute] = {"view": StringAttr(view)}
+        if text:
+            props["text"] = StringAttr(text)
+        super().__init__(operands=[slice_, index, coords, sizes], result_types=[st.element_type], properties=props)
+
+    def verify_(self) -> None:
+        self._verify_view()
+        assert isinstance(self.slice.type, DisjointSliceType)
+        if self.result.type != self.slice.type.element_type:
+            raise VerifyException("the result has the slice's element type")
+
+
+@irdl_op_definition
+class ViewStoreOp(_ViewAccess):
+    """`kernel.view_store %v, %c[%idx] at (%r, %k) sizes (%th, %tw, %n) {view = "tile"} : ...`: a write to an
+    element this thread owns through a view (see `kernel.view_load`); outside it nothing is written."""
+
+    name = "kernel.view_store"
+
+    value = operand_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+
+    assembly_format = (
+        "$value `,` $slice `[` $index `]` `at` `(` $coords `)` `sizes` `(` $sizes `)` attr-dict `:` type($value) `,`"
+        " type($slice) `,` type($index) `,` `(` type($coords) `)` `,` `(` type($sizes) `)`"
+    )
+
+    def __init__(self, value: SSAValue, slice_: SSAValue, index: SSAValue, view: str, coords: Sequence[SSAValue], sizes: Sequence[SSAValue], text: str | None = None):
+        props: dict[str, Attribute] = {"view": StringAttr(view)}
+        if text:
+            props["text"] = StringAttr(text)
+        super().__init__(operands=[value, slice_, index, coords, sizes], properties=props)
+
+    def verify_(self) -> None:
+        self._verify_view()
+        assert isinstance(self.slice.type, DisjointSliceType)
+        if self.value.type != self.slice.type.element_type:
+            raise VerifyException(f"stored value type {self.value.type} must be the element type {self.slice.type.element_type}")
 
 
 # --------------------------------------------------------------------------- structured control flow
@@ -1072,7 +2093,31 @@ class WhileOp(IRDLOperation):
 Kernel = Dialect(
     "kernel",
     [
+        AtomicAddPairOp,
+        AtomicCASOp,
+        AtomicOp,
+        BlockIndex1DOp,
+        BlockIndexGetOp,
+        CallOp,
+        ViewLoadOp,
+        ViewStoreOp,
         AbsOp,
+        ActiveMaskOp,
+        ArrayLoadOp,
+        ArrayStoreOp,
+        BallotOp,
+        BarrierOp,
+        BarrierReduceOp,
+        DynamicSharedOp,
+        LaneIdOp,
+        LocalArrayOp,
+        MatchAnyOp,
+        SharedArrayOp,
+        ShuffleOp,
+        ThreadFenceOp,
+        VoteOp,
+        WarpReduceOp,
+        WarpSyncOp,
         AddOp,
         AndOp,
         BlockDimOp,
@@ -1084,13 +2129,16 @@ Kernel = Dialect(
         ConstantOp,
         ContinueOp,
         FloorDivOp,
+        FmodOp,
         ForOp,
         FuncOp,
         GridDimOp,
         IfOp,
         Index1DOp,
         Index2DOp,
+        Index3DOp,
         IndexColOp,
+        IndexPlaneOp,
         IndexGetOp,
         IndexRowOp,
         InvertOp,
@@ -1116,7 +2164,16 @@ Kernel = Dialect(
         XorOp,
         YieldOp,
     ],
-    [DisjointSliceType, SliceType, ThreadIndexType],
+    [
+        DisjointSliceType,
+        SliceType,
+        ThreadIndexType,
+        SharedArrayType,
+        LocalArrayType,
+        AtomicSliceType,
+        RawSliceType,
+        BlockIndexType,
+    ],
 )
 
 LOOP_OPS = (ForOp, WhileOp)

@@ -85,7 +85,7 @@ class UIToFPOp(xllvm.GenericCastOp):
 
 ATOMIC_BIN_OPS = (
     "xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin",
-    "fadd", "fsub", "fmax", "fmin", "uinc_wrap", "udec_wrap",
+    "fadd", "fsub", "fmax", "fmin", "uinc_wrap", "udec_wrap", "fmaximum", "fminimum",
 )  # fmt: skip
 """`atomicrmw` operations, as LLVM LangRef spells them."""
 

@@ -80,6 +80,9 @@ def _sregs() -> list[IntrinsicSpec]:
                       "%clock64", "per-SM cycle counter (PTX ISA §10.16)"),
         IntrinsicSpec("nvvm.read.ptx.sreg.globaltimer", "llvm.nvvm.read.ptx.sreg.globaltimer", (), ("i64",), 30, 31,
                       "%globaltimer", "global nanosecond timer (PTX ISA §10.22)"),
+        IntrinsicSpec("nvvm.read.ptx.sreg.dynamic_smem_size", "llvm.nvvm.read.ptx.sreg.dynamic_smem_size", (), ("i32",),
+                      20, 41, "%dynamic_smem_size", "bytes of dynamic shared memory of the launch (PTX ISA §10.31)",
+                      pure=True),
     ]  # fmt: skip
     return rows
 
@@ -89,6 +92,15 @@ def _sync() -> list[IntrinsicSpec]:
         IntrinsicSpec("nvvm.barrier0", "llvm.nvvm.barrier.cta.sync.aligned.all", (), (), 20, 20,
                       "bar.sync 0", "block-wide barrier (PTX ISA §9.7.13.1)",
                       immediates=(("i32", 0),), convergent=True),
+        IntrinsicSpec("nvvm.barrier0.popc", "llvm.nvvm.barrier.cta.red.popc.aligned.all", ("i1",), ("i32",), 20, 20,
+                      "bar.red.popc.u32", "block-wide barrier counting the threads whose predicate holds (PTX ISA §9.7.13.1)",
+                      immediates=(("i32", 0),), convergent=True, names=("pred",)),
+        IntrinsicSpec("nvvm.barrier0.and", "llvm.nvvm.barrier.cta.red.and.aligned.all", ("i1",), ("i1",), 20, 20,
+                      "bar.red.and.pred", "block-wide barrier: true if the predicate holds in every thread (PTX ISA §9.7.13.1)",
+                      immediates=(("i32", 0),), convergent=True, names=("pred",)),
+        IntrinsicSpec("nvvm.barrier0.or", "llvm.nvvm.barrier.cta.red.or.aligned.all", ("i1",), ("i1",), 20, 20,
+                      "bar.red.or.pred", "block-wide barrier: true if the predicate holds in any thread (PTX ISA §9.7.13.1)",
+                      immediates=(("i32", 0),), convergent=True, names=("pred",)),
         IntrinsicSpec("nvvm.bar.warp.sync", "llvm.nvvm.bar.warp.sync", ("i32",), (), 70, 60,
                       "bar.warp.sync", "warp barrier over the lanes of a mask (PTX ISA §9.7.13.2)",
                       convergent=True, names=("mask",)),
@@ -115,6 +127,20 @@ def _warp() -> list[IntrinsicSpec]:
                     min_ptx=60,
                     ptx=f"shfl.sync.{ptx_mode}.b32",
                     summary=f"warp shuffle ({mode}) of 32 bits: mask, value, lane/offset, clamp (PTX ISA §9.7.9.6)",
+                    convergent=True,
+                    names=("mask", "val", "offset", "clamp"),
+                )
+            )
+            rows.append(
+                IntrinsicSpec(
+                    op=f"nvvm.shfl.sync.{mode}.{ty}p",
+                    intrinsic=f"llvm.nvvm.shfl.sync.{mode}.{ty}p",
+                    operands=("i32", ty, "i32", "i32"),
+                    results=(ty, "i1"),
+                    min_sm=30,
+                    min_ptx=60,
+                    ptx=f"shfl.sync.{ptx_mode}.b32",
+                    summary=f"warp shuffle ({mode}) of 32 bits, also giving whether the source lane was in range (PTX ISA §9.7.9.6)",
                     convergent=True,
                     names=("mask", "val", "offset", "clamp"),
                 )

@@ -22,6 +22,10 @@ _OUR_PASSES: dict[str, tuple[str, str]] = {
     "finalize-memref-to-llvm": ("finalize_memref_to_llvm", "FinalizeMemRefToLLVMPass"),
     "lower-kernel-control-flow": ("lower_kernel_control_flow", "LowerKernelControlFlowPass"),
     "kernel-to-gpu": ("kernel_to_gpu", "KernelToGpuPass"),
+    "kernel-to-tile": ("kernel_to_tile", "KernelToTilePass"),
+    "tile-to-gpu": ("tile_to_gpu", "TileToGpuPass"),
+    "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
+    "inline-device-functions": ("inline_device_functions", "InlineDeviceFunctionsPass"),
 }
 
 

@@ -11,6 +11,11 @@ the module targets:
 This is the guard DESIGN.md asks for: LLVM's NVPTX backend aborts the whole process
 (`LLVM ERROR: Cannot select`) on an instruction the chip lacks, so it must never see one. MLIR checks
 the same requirement with the NVVM ops' `NVVMRequiresSM` trait at verification time.
+
+Atomics (`memref.atomic_rmw`, `gpu.atomic_cmpxchg`) are checked against `ATOMIC_MIN_SM` (the chip
+that first has the instruction natively; LLVM would otherwise emulate it with a compare-and-swap loop
+without saying so), and their `syncscope` / `ordering` attributes against the chips that have
+scoped atomics (sm_60: `.cta`, `.sys`) and memory-ordering qualifiers (sm_70: `.acquire`, …).
 """
 
 from __future__ import annotations
@@ -47,6 +52,45 @@ def check_ops(root: Operation, target: NVVMTargetAttr, what: str) -> None:
             )
 
 
+ATOMIC_MIN_SM: dict[tuple[int, str], int] = {
+    (0, "f64"): 60,   # addf: atom.add.f64
+    (0, "f16"): 70,   # atom.add.noftz.f16
+    (0, "bf16"): 90,  # atom.add.noftz.bf16
+}
+"""(`memref.atomic_rmw` kind, element type) → the first SM with the instruction (PTX ISA §9.7.13.5)."""
+
+SCOPED_ATOMICS_SM = 60
+"""`.cta`/`.sys` scopes on atomics (PTX ISA: `atom{.scope}` requires sm_60)."""
+ORDERED_ATOMICS_SM = 70
+"""`.acquire`/`.release`/`.acq_rel` on atomics (PTX ISA: `atom{.sem}` requires sm_70)."""
+
+
+def check_atomics(root: Operation, target: NVVMTargetAttr, what: str) -> None:
+    """Raise `LoweringError` at the first atomic under `root` that `target` lacks."""
+    from xdsl.dialects import memref
+    from xdsl.dialects.builtin import StringAttr
+
+    for op in root.walk():
+        if not isinstance(op, memref.AtomicRMWOp | gpu.AtomicCmpxchgOp | gpu.AtomicAddPairOp):
+            continue
+        if isinstance(op, gpu.AtomicAddPairOp):
+            elem = str(op.lo.type)
+            need = 60 if elem == "f16" else 90
+            if target.sm < need:
+                fail(op, f"(an atomic add of an {elem}x2 pair) needs sm_{need}, but {what} targets {target.chip.data}")
+        if isinstance(op, memref.AtomicRMWOp):
+            elem = str(op.value.type)
+            need = ATOMIC_MIN_SM.get((op.kind.value.data, elem))
+            if need is not None and target.sm < need:
+                fail(op, f"(an atomic add of {elem}) needs sm_{need}, but {what} targets {target.chip.data}")
+        scope = op.attributes.get("syncscope")
+        if isinstance(scope, StringAttr) and scope.data in ("block", "system") and target.sm < SCOPED_ATOMICS_SM:
+            fail(op, f"with scope '{scope.data}' needs sm_{SCOPED_ATOMICS_SM}, but {what} targets {target.chip.data} (device scope only)")
+        ordering = op.attributes.get("ordering")
+        if isinstance(ordering, StringAttr) and ordering.data not in ("relaxed",) and target.sm < ORDERED_ATOMICS_SM:
+            fail(op, f"with ordering '{ordering.data}' needs sm_{ORDERED_ATOMICS_SM}, but {what} targets {target.chip.data} (relaxed only)")
+
+
 class CheckNVVMTargetPass(ModulePass):
     """Reject `nvvm` ops that the `gpu.module`'s `#nvvm.target` chip or PTX version lacks."""
 
@@ -57,5 +101,7 @@ class CheckNVVMTargetPass(ModulePass):
         for module in modules:
             target = module.target if isinstance(module.target, NVVMTargetAttr) else DEFAULT_TARGET
             check_ops(module, target, f"gpu.module @{module.sym_name.data}")
+            check_atomics(module, target, f"gpu.module @{module.sym_name.data}")
         if not modules:  # device code outside any gpu.module (hand-written IR): the emitter's default
             check_ops(op, DEFAULT_TARGET, "the default target")
+            check_atomics(op, DEFAULT_TARGET, "the default target")

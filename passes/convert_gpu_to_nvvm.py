@@ -6,9 +6,19 @@ Mirrors MLIR's `convert-gpu-to-nvvm` (GPUToNVVM), for warpforge's `gpu` dialect:
 |---|---|
 | `gpu.thread_id/block_id/block_dim/grid_dim x\\|y\\|z` | `nvvm.read.ptx.sreg.{tid,ctaid,ntid,nctaid}.{x,y,z} : i32`, then `arith.index_castui` to `index` (unsigned registers, PTX ISA §10 "Special Registers") |
 | `gpu.block_dim` in a kernel with `known_block_size` | `arith.constant` (the launch contract fixes it) |
+| `gpu.thread_id` in a kernel with `known_block_size` | the register read, then `arith.minui` with extent − 1 (a no-op that gives LLVM the range, so bounds checks on thread-id indices fold) |
 | `gpu.global_id x\\|y\\|z` | `block_id * block_dim + thread_id`, computed in `index` (64-bit: never wraps past 2^31 threads) |
 | `gpu.lane_id` | `nvvm.read.ptx.sreg.laneid` + `arith.index_castui` |
 | `gpu.barrier` | `nvvm.barrier0` (`bar.sync 0`) |
+| `gpu.barrier_reduce popc\\|and\\|or` | `nvvm.barrier0.popc\\|and\\|or` (`bar.red`) |
+| `gpu.thread_fence block\\|device\\|system` | `nvvm.membar.cta\\|gl\\|sys` |
+| `gpu.warp_sync %mask` | `nvvm.bar.warp.sync` |
+| `gpu.vote any\\|all`, `gpu.ballot`, `gpu.active_mask`, `gpu.match_any` | `nvvm.vote.*.sync` / `nvvm.activemask` / `nvvm.match.any.sync.*`, full warp mask |
+| `gpu.shuffle <mode>` | `nvvm.shfl.sync.<mode>.{i32,f32}[p]` with PTX's clamp `((32 - width) << 8) \\| 31` (`\\| 0` for `up`); 64-bit values as two 32-bit shuffles |
+| `gpu.subgroup_reduce` | `nvvm.redux.sync.*` (i32, whole warp, sm_80+), else a butterfly of `gpu.shuffle xor` |
+| `gpu.atomic_cmpxchg` | GEP + `llvm.cmpxchg` (scope/ordering attributes as on `memref.atomic_rmw`) + `llvm.extractvalue` |
+| `gpu.atomic_add_pair` | `llvm.atomicrmw fadd` on `vector<2xf16/bf16>` (insert/extractelement) |
+| `gpu.dynamic_shared_memory` | descriptor of `@__wf_dynamic_shared` (`llvm.mlir.global external`, addr_space 3, align 16) and `%dynamic_smem_size` |
 | `gpu.func` | `func.func`; a kernel carries `nvvm.kernel`, `known_block_size` becomes `nvvm.reqntid`; argument attributes and `nvvm.*`/`llvm.*` attributes (e.g. `nvvm.maxntid`) are kept |
 | `gpu.return` | `func.return` |
 
@@ -18,12 +28,29 @@ them. Every new op takes the source op's location.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, ModuleOp, UnitAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects import arith, func, llvm
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseArrayBase,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+    VectorType,
+    f32,
+    f64,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -33,8 +60,13 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xdsl.rewriter import InsertPoint
+
 from warpforge.dialects import gpu, nvvm
 from warpforge.dialects.arith import IndexCastUIOp
+from warpforge.dialects.nvvm import NVVMTargetAttr
+from warpforge.dialects.llvm import AtomicRMWOp, CmpXchgOp, ExtractElementOp
+from warpforge.passes.finalize_memref_to_llvm import Descriptor, atomic_ordering, atomic_syncscope, build_descriptor
 from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import replace_op
 
@@ -78,6 +110,15 @@ class ConvertDimensionOp(RewritePattern):
         if isinstance(op, gpu.BlockDimOp) and (block := _known_block_size(op)) is not None:
             const = arith.ConstantOp(IntegerAttr(block["xyz".index(op.dim)], IndexType()))
             replace_op(rewriter, op, const)
+            return
+        if isinstance(op, gpu.ThreadIdOp) and (block := _known_block_size(op)) is not None:
+            # tid < block extent: `umin(tid, extent - 1)` (a no-op) tells LLVM the range, so bounds
+            # checks of shared-memory indices computed from the thread id fold away
+            read = nvvm.op(f"nvvm.read.ptx.sreg.tid.{op.dim}")()
+            top = arith.ConstantOp(IntegerAttr(block["xyz".index(op.dim)] - 1, i32))
+            bounded = arith.MinUIOp(read, top)
+            cast = IndexCastUIOp(bounded, IndexType())
+            replace_op(rewriter, op, [read, top, bounded, cast], [cast.result])
             return
         ops, value = _read_sreg(f"{_SREG[type(op)]}.{op.dim}")
         replace_op(rewriter, op, ops, [value])
@@ -144,6 +185,347 @@ class ConvertReturnOp(RewritePattern):
         replace_op(rewriter, op, func.ReturnOp(*op.args))
 
 
+# --------------------------------------------------------------------------- synchronization
+
+
+_MEMBAR = {"block": "nvvm.membar.cta", "device": "nvvm.membar.gl", "system": "nvvm.membar.sys"}
+"""`gpu.thread_fence` scope → the catalog's `membar` (PTX `fence.sc.{cta,gpu,sys}` on sm_70+)."""
+
+
+@dataclass
+class ConvertBarrierReduceOp(RewritePattern):
+    """`gpu.barrier_reduce popc|and|or %p` → `nvvm.barrier0.popc|and|or %p` (`bar.red`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.BarrierReduceOp, rewriter: PatternRewriter, /):
+        replace_op(rewriter, op, nvvm.op(f"nvvm.barrier0.{op.kind.data.value}")(op.predicate))
+
+
+@dataclass
+class ConvertThreadFenceOp(RewritePattern):
+    """`gpu.thread_fence block|device|system` → `nvvm.membar.cta|gl|sys`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.ThreadFenceOp, rewriter: PatternRewriter, /):
+        replace_op(rewriter, op, nvvm.op(_MEMBAR[op.scope.data.value])())
+
+
+@dataclass
+class ConvertWarpSyncOp(RewritePattern):
+    """`gpu.warp_sync %mask` → `nvvm.bar.warp.sync %mask` (sm_70+)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.WarpSyncOp, rewriter: PatternRewriter, /):
+        replace_op(rewriter, op, nvvm.op("nvvm.bar.warp.sync")(op.mask))
+
+
+# --------------------------------------------------------------------------- warp collectives
+
+FULL_MASK = -1
+"""Every lane of the warp (0xffffffff as a signless i32)."""
+
+
+def _full_mask() -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(FULL_MASK, i32))
+
+
+@dataclass
+class ConvertVoteOp(RewritePattern):
+    """`gpu.vote any|all %p` → `nvvm.vote.any|all.sync %full_mask, %p`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.VoteOp, rewriter: PatternRewriter, /):
+        mask = _full_mask()
+        replace_op(rewriter, op, [mask, nvvm.op(f"nvvm.vote.{op.kind.data.value}.sync")(mask, op.predicate)])
+
+
+@dataclass
+class ConvertBallotOp(RewritePattern):
+    """`gpu.ballot %p` → `nvvm.vote.ballot.sync %full_mask, %p`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.BallotOp, rewriter: PatternRewriter, /):
+        mask = _full_mask()
+        replace_op(rewriter, op, [mask, nvvm.op("nvvm.vote.ballot.sync")(mask, op.predicate)])
+
+
+@dataclass
+class ConvertActiveMaskOp(RewritePattern):
+    """`gpu.active_mask` → `nvvm.activemask`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.ActiveMaskOp, rewriter: PatternRewriter, /):
+        replace_op(rewriter, op, nvvm.op("nvvm.activemask")())
+
+
+@dataclass
+class ConvertMatchAnyOp(RewritePattern):
+    """`gpu.match_any %v : i32|i64` → `nvvm.match.any.sync.i32|i64 %full_mask, %v` (sm_70+)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.MatchAnyOp, rewriter: PatternRewriter, /):
+        mask = _full_mask()
+        width = op.value.type.width.data  # pyright: ignore[reportAttributeAccessIssue]
+        replace_op(rewriter, op, [mask, nvvm.op(f"nvvm.match.any.sync.i{width}")(mask, op.value)])
+
+
+_SHFL_MODE = {"xor": "bfly", "up": "up", "down": "down", "idx": "idx"}
+"""`gpu.shuffle` mode → PTX `shfl.sync` mode (`xor` is PTX's butterfly)."""
+
+
+def _clamp(mode: str, width: SSAValue) -> tuple[list[Operation], SSAValue]:
+    """PTX's `c` operand for a segment of `width` lanes: `(32 - width) << 8`, `| 31` except for `up`
+    (PTX ISA §9.7.9.6: the segment mask in bits 8–12, the clamp lane in bits 0–4)."""
+    known = gpu._constant_value(width)  # pyright: ignore[reportPrivateUsage]
+    if known is not None:
+        value = ((32 - known) << 8) | (0 if mode == "up" else 31)
+        const = arith.ConstantOp(IntegerAttr(value, i32))
+        return [const], const.result
+    c32, c8 = arith.ConstantOp(IntegerAttr(32, i32)), arith.ConstantOp(IntegerAttr(8, i32))
+    seg = arith.SubiOp(c32, width)
+    shifted = arith.ShLIOp(seg, c8)
+    ops: list[Operation] = [c32, c8, seg, shifted]
+    if mode == "up":
+        return ops, shifted.result
+    c31 = arith.ConstantOp(IntegerAttr(31, i32))
+    clamp = arith.OrIOp(shifted, c31)
+    return [*ops, c31, clamp], clamp.result
+
+
+@dataclass
+class ConvertShuffleOp(RewritePattern):
+    """`gpu.shuffle <mode> %v, %offset, %width : T` → `nvvm.shfl.sync.<mode>.<i32|f32>[p]`, full mask.
+
+    The `p` form (value and in-range predicate) is used only when `%valid` has uses. 64-bit values are
+    split into two 32-bit halves, each shuffled, then joined (`f64` through `arith.bitcast`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.ShuffleOp, rewriter: PatternRewriter, /):
+        mode = op.mode.data.value
+        typ = op.value.type
+        if not gpu.is_shuffle_type(typ):
+            fail(op, f"moves {typ}; gpu.shuffle takes {gpu.SHUFFLE_TYPES}")
+        ops, clamp = _clamp(mode, op.width)
+        mask = _full_mask()
+        ops.append(mask)
+        want_valid = bool(op.valid.uses)
+
+        def shfl(value: SSAValue, kind: str) -> tuple[SSAValue, SSAValue | None]:
+            name = f"nvvm.shfl.sync.{_SHFL_MODE[mode]}.{kind}{'p' if want_valid else ''}"
+            call = nvvm.op(name)(mask, value, op.offset, clamp)
+            ops.append(call)
+            return call.results[0], (call.results[1] if want_valid else None)
+
+        if isinstance(typ, IntegerType) and typ.width.data == 32 or typ == f32:
+            result, valid = shfl(op.value, "i32" if isinstance(typ, IntegerType) else "f32")
+        else:  # 64 bits: two 32-bit shuffles
+            bits: SSAValue = op.value
+            if typ == f64:
+                cast = arith.BitcastOp(op.value, i64)
+                ops.append(cast)
+                bits = cast.result
+            c32 = arith.ConstantOp(IntegerAttr(32, i64))
+            lo = arith.TruncIOp(bits, i32)
+            hi = arith.TruncIOp(arith.ShRUIOp(bits, c32), i32)
+            ops += [c32, lo, hi.input.owner, hi]  # pyright: ignore[reportArgumentType]
+            lo_r, valid = shfl(lo.result, "i32")
+            hi_r, _ = shfl(hi.result, "i32")
+            lo64, hi64 = arith.ExtUIOp(lo_r, i64), arith.ExtUIOp(hi_r, i64)
+            joined = arith.OrIOp(lo64, arith.ShLIOp(hi64, c32))
+            ops += [lo64, hi64, joined.rhs.owner, joined]  # pyright: ignore[reportArgumentType]
+            result = joined.result
+            if typ == f64:
+                back = arith.BitcastOp(result, f64)
+                ops.append(back)
+                result = back.result
+        if valid is None:
+            true = arith.ConstantOp(IntegerAttr(1, i1))  # unused: DCE removes it
+            ops.append(true)
+            valid = true.result
+        replace_op(rewriter, op, ops, [result, valid])
+
+
+_REDUX: dict[str, str] = {"add": "add", "and": "and", "or": "or", "xor": "xor", "minsi": "min", "maxsi": "max", "minui": "umin", "maxui": "umax"}
+"""`gpu.subgroup_reduce` ops `redux.sync` has for 32-bit integers (sm_80+): op → catalog suffix."""
+
+_COMBINE: dict[str, tuple[Callable[[SSAValue, SSAValue], Operation], Callable[[SSAValue, SSAValue], Operation] | None]] = {
+    "add": (arith.AddiOp, arith.AddfOp),
+    "mul": (arith.MuliOp, arith.MulfOp),
+    "minsi": (arith.MinSIOp, None),
+    "minui": (arith.MinUIOp, None),
+    "maxsi": (arith.MaxSIOp, None),
+    "maxui": (arith.MaxUIOp, None),
+    "and": (arith.AndIOp, None),
+    "or": (arith.OrIOp, None),
+    "xor": (arith.XOrIOp, None),
+    "minnumf": (arith.MinnumfOp, arith.MinnumfOp),
+    "maxnumf": (arith.MaxnumfOp, arith.MaxnumfOp),
+    "minimumf": (arith.MinimumfOp, arith.MinimumfOp),
+    "maximumf": (arith.MaximumfOp, arith.MaximumfOp),
+}
+"""`gpu.subgroup_reduce` op → the `arith` op combining two partial results (integers, floats)."""
+
+
+def module_target(op: Operation) -> NVVMTargetAttr:
+    """The `#nvvm.target` of the `gpu.module` enclosing `op` (sm_90 / PTX 8.0 without one)."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, gpu.ModuleOp):
+        parent = parent.parent_op()
+    if parent is not None and isinstance(parent.target, NVVMTargetAttr):
+        return parent.target
+    return NVVMTargetAttr("sm_90", "+ptx80")
+
+
+def shuffle_payload(value: SSAValue, ops: list[Operation]) -> tuple[SSAValue, Callable[[SSAValue, list[Operation]], SSAValue]]:
+    """`value` as something `gpu.shuffle` moves, and how to get the original type back from the
+    shuffled payload: 32/64-bit values move as they are, narrower ones as the low bits of an i32."""
+    typ = value.type
+    if gpu.is_shuffle_type(typ):
+        return value, lambda v, _ops: v
+    width = typ.width.data if isinstance(typ, IntegerType) else typ.bitwidth  # pyright: ignore[reportAttributeAccessIssue]
+    narrow = IntegerType(width)
+    bits = value
+    if not isinstance(typ, IntegerType):
+        cast = arith.BitcastOp(value, narrow)
+        ops.append(cast)
+        bits = cast.result
+    wide = arith.ExtUIOp(bits, i32)
+    ops.append(wide)
+
+    def back(v: SSAValue, more: list[Operation]) -> SSAValue:
+        low = arith.TruncIOp(v, narrow)
+        more.append(low)
+        if isinstance(typ, IntegerType):
+            return low.result
+        cast_back = arith.BitcastOp(low.result, typ)
+        more.append(cast_back)
+        return cast_back.result
+
+    return wide.result, back
+
+
+@dataclass
+class ConvertSubgroupReduceOp(RewritePattern):
+    """`gpu.subgroup_reduce <op> %x` → `nvvm.redux.sync.<op>` (i32 add/and/or/xor/min/max over the whole
+    warp, on sm_80+ with PTX ≥ 7.0), else a butterfly: `log2(size)` rounds of `gpu.shuffle xor` and the
+    combining `arith` op, after which every lane of the cluster holds the result."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.SubgroupReduceOp, rewriter: PatternRewriter, /):
+        kind = op.op.data.value
+        typ = op.value.type
+        target = module_target(op)
+        redux = nvvm.CATALOG.get(f"nvvm.redux.sync.{_REDUX.get(kind, '')}")
+        if (
+            typ == i32
+            and kind in _REDUX
+            and op.size == 32
+            and redux is not None
+            and target.sm >= redux.min_sm
+            and target.ptx >= redux.min_ptx
+        ):
+            mask = _full_mask()
+            replace_op(rewriter, op, [mask, nvvm.op(redux.op)(op.value, mask)])
+            return
+        int_op, float_op = _COMBINE[kind]
+        combine = float_op if isinstance(typ, AnyFloat) else int_op
+        assert combine is not None
+        ops: list[Operation] = []
+        c32 = arith.ConstantOp(IntegerAttr(32, i32))
+        ops.append(c32)
+        acc: SSAValue = op.value
+        offset = op.size // 2
+        while offset >= 1:
+            payload, back = shuffle_payload(acc, ops)
+            off = arith.ConstantOp(IntegerAttr(offset, i32))
+            shuffle = gpu.ShuffleOp("xor", payload, off, c32)
+            ops += [off, shuffle]
+            other = back(shuffle.shuffle_result, ops)
+            step = combine(acc, other)
+            ops.append(step)
+            acc = step.results[0]
+            offset //= 2
+        replace_op(rewriter, op, ops, [acc])
+
+
+# --------------------------------------------------------------------------- memory
+
+DYNAMIC_SHARED_SYMBOL = "__wf_dynamic_shared"
+"""The `extern .shared` array every `gpu.dynamic_shared_memory` of a module refers to."""
+
+
+@dataclass
+class ConvertDynamicSharedMemoryOp(RewritePattern):
+    """`gpu.dynamic_shared_memory` → the descriptor `{addressof @__wf_dynamic_shared, %dynamic_smem_size}`
+    of `memref<?xi8, 3>`, declaring once per `gpu.module`
+    `llvm.mlir.global external @__wf_dynamic_shared() {addr_space = 3, alignment = 16} : !llvm.array<0 x i8>`
+    (PTX `.extern .shared .align 16 .b8 __wf_dynamic_shared[]`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.DynamicSharedMemoryOp, rewriter: PatternRewriter, /):
+        block = _symbol_block(op)
+        if not any(isinstance(o, llvm.GlobalOp) and o.sym_name.data == DYNAMIC_SHARED_SYMBOL for o in block.ops):
+            decl = llvm.GlobalOp(
+                llvm.LLVMArrayType(0, IntegerType(8)), DYNAMIC_SHARED_SYMBOL, "external", addr_space=gpu.WORKGROUP, alignment=16
+            )
+            decl.location = op.location
+            rewriter.insert(decl, InsertPoint.at_start(block))
+        address = llvm.AddressOfOp(DYNAMIC_SHARED_SYMBOL, llvm.LLVMPointerType(IntAttr(gpu.WORKGROUP)))
+        size = nvvm.op("nvvm.read.ptx.sreg.dynamic_smem_size")()
+        size64 = arith.ExtUIOp(size, i64)
+        typ = op.result.type
+        assert isinstance(typ, MemRefType)
+        desc_ops, value = build_descriptor(typ, op, address.result, [size64.result])
+        replace_op(rewriter, op, [address, size, size64, *desc_ops], [value])
+
+
+_FAILURE_ORDERING = {"monotonic": "monotonic", "acquire": "acquire", "release": "monotonic", "acq_rel": "acquire", "seq_cst": "seq_cst"}
+"""A cmpxchg's failure ordering for its success ordering (LLVM: no release part on failure)."""
+
+
+@dataclass
+class ConvertAtomicCmpxchgOp(RewritePattern):
+    """`gpu.atomic_cmpxchg %m[%i], %cmp, %new` → GEP + `llvm.cmpxchg` (scope and ordering from the
+    op's `syncscope`/`ordering` attributes, as for `memref.atomic_rmw`) + `llvm.extractvalue [0]`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.AtomicCmpxchgOp, rewriter: PatternRewriter, /):
+        desc = Descriptor(op.memref, op)
+        address = desc.element_pointer(list(op.indices))
+        ordering = atomic_ordering(op)
+        cas = CmpXchgOp(address, op.cmp, op.new, ordering, _FAILURE_ORDERING[ordering], atomic_syncscope(op))
+        old = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [0]), cas.res, op.result.type)
+        replace_op(rewriter, op, [*desc.ops, cas, old], [old.res])
+
+
+@dataclass
+class ConvertAtomicAddPairOp(RewritePattern):
+    """`gpu.atomic_add_pair %m[%i], %lo, %hi` → `<2 x T>` built with `llvm.insertelement`, GEP,
+    `llvm.atomicrmw fadd` on the vector (aligned to its 4 bytes), the two old halves extracted."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.AtomicAddPairOp, rewriter: PatternRewriter, /):
+        desc = Descriptor(op.memref, op)
+        address = desc.element_pointer(list(op.indices))
+        vec_t = VectorType(op.lo.type, [2])
+        undef = llvm.UndefOp(vec_t)
+        c0, c1 = llvm.ConstantOp(IntegerAttr(0, i32), i32), llvm.ConstantOp(IntegerAttr(1, i32), i32)
+        v0 = llvm.InsertElementOp(undef.res, op.lo, c0.result)
+        v1 = llvm.InsertElementOp(v0.res, op.hi, c1.result)
+        rmw = AtomicRMWOp(address, v1.res, "fadd", atomic_ordering(op), atomic_syncscope(op))
+        lo, hi = ExtractElementOp(rmw.res, c0.result), ExtractElementOp(rmw.res, c1.result)
+        replace_op(rewriter, op, [*desc.ops, undef, c0, c1, v0, v1, rmw, lo, hi], [lo.res, hi.res])
+
+
+def _symbol_block(op: Operation) -> Block:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, gpu.ModuleOp | ModuleOp):
+        parent = parent.parent_op()
+    if parent is None:
+        fail(op, "is not inside a module")
+    return parent.regions[0].block
+
+
 class ConvertGpuToNVVMPass(ModulePass):
     """Lower `gpu` ids, barriers and functions to `nvvm` special registers, `nvvm.barrier0` and `func.func`."""
 
@@ -159,6 +541,18 @@ class ConvertGpuToNVVMPass(ModulePass):
                     ConvertDimensionOp(),
                     ConvertLaneIdOp(),
                     ConvertBarrierOp(),
+                    ConvertBarrierReduceOp(),
+                    ConvertThreadFenceOp(),
+                    ConvertWarpSyncOp(),
+                    ConvertVoteOp(),
+                    ConvertBallotOp(),
+                    ConvertActiveMaskOp(),
+                    ConvertMatchAnyOp(),
+                    ConvertSubgroupReduceOp(),
+                    ConvertShuffleOp(),
+                    ConvertDynamicSharedMemoryOp(),
+                    ConvertAtomicCmpxchgOp(),
+                    ConvertAtomicAddPairOp(),
                 ]
             )
         ).rewrite_module(op)

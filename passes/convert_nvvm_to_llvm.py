@@ -13,6 +13,9 @@ become
     %c0 = llvm.mlir.constant(0 : i32) : i32
     llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%c0) : (i32) -> ()
 
+An op with several results (`nvvm.shfl.sync.bfly.f32p`: the value and whether the source lane was
+in range) calls an intrinsic returning a literal struct and takes it apart with `llvm.extractvalue`.
+
 MLIR's NVVM dialect reaches the same intrinsics through `mlir-translate` (`NVVMToLLVMIRTranslation`).
 Run `check-nvvm-target` first: the intrinsics are emitted as they are, whatever the chip.
 """
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, ModuleOp, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
@@ -41,8 +44,6 @@ class ConvertNVVMIntrinsicOp(RewritePattern):
         if not isinstance(op, NVVMIntrinsicOp):
             return
         spec = type(op).SPEC
-        if len(op.results) > 1:
-            fail(op, "has several results; an LLVM intrinsic call returns at most one (use a struct)")
         new_ops: list[Operation] = []
         args: list[SSAValue] = []
         for type_name, value in spec.immediates:
@@ -53,9 +54,18 @@ class ConvertNVVMIntrinsicOp(RewritePattern):
             new_ops.append(const)
             args.append(const.result)
         args.extend(op.operands)
-        call = llvm.CallIntrinsicOp(spec.intrinsic, args, [r.type for r in op.results])
+        if len(op.results) <= 1:
+            call = llvm.CallIntrinsicOp(spec.intrinsic, args, [r.type for r in op.results])
+            new_ops.append(call)
+            replace_op(rewriter, op, new_ops, list(call.results))
+            return
+        # several results: the intrinsic returns a literal struct, taken apart with extractvalue
+        struct = llvm.LLVMStructType.from_type_list([r.type for r in op.results])
+        call = llvm.CallIntrinsicOp(spec.intrinsic, args, [struct])
         new_ops.append(call)
-        replace_op(rewriter, op, new_ops, list(call.results))
+        parts = [llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [k]), call.results[0], r.type) for k, r in enumerate(op.results)]
+        new_ops += parts
+        replace_op(rewriter, op, new_ops, [p.res for p in parts])
 
 
 class ConvertNVVMToLLVMPass(ModulePass):

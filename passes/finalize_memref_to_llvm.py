@@ -19,18 +19,24 @@ DESIGN.md) and rebuilds the struct; this pass reads it through
 | `memref.dim` (constant index) | the static size (`arith.constant`) or the descriptor's field |
 | `memref.atomic_rmw` | `llvm.atomicrmw <op> … syncscope("device") monotonic`, returning the old value |
 | `memref.alloca` (static shape, address space 0) | `llvm.alloca` of the element count, hoisted to the function's entry block |
+| `memref.view` | `llvm.getelementptr` on i8 by the byte shift, a new descriptor with the given sizes |
 | `memref.global` / `memref.get_global` | `llvm.mlir.global internal` of `!llvm.array<N x T>` in the memref's address space / `llvm.mlir.addressof` |
 
 Atomics (`memref.atomic_rmw`, MLIR's `AtomicRMWKind` numbering): addf→fadd, addi→add, andi→and,
-assign→xchg, maximumf/maxnumf→fmax, maxs→max, maxu→umax, minimumf/minnumf→fmin, mins→min,
-minu→umin, ori→or, xori→xor; mulf/muli have no atomic instruction and are rejected. The ordering
-is `monotonic` (PTX `.relaxed`); the scope is the GPU (`syncscope("device")`, PTX `.gpu`; PTX ISA,
-memory consistency model, "Scope") unless the op carries a discardable attribute
+assign→xchg, maximumf→fmaximum, maxnumf→fmax, maxs→max, maxu→umax, minimumf→fminimum,
+minnumf→fmin, mins→min, minu→umin, ori→or, xori→xor; mulf/muli have no atomic instruction and are
+rejected. The ordering is `monotonic` (PTX `.relaxed`) unless the op carries a discardable attribute
+`ordering = "relaxed" | "acquire" | "release" | "acq_rel" | "seq_cst"`; the scope is the GPU
+(`syncscope("device")`, PTX `.gpu`; PTX ISA, memory consistency model, "Scope") unless it carries
 `syncscope = "block" | "cluster" | "device" | "system"` (`"system"`: no syncscope, PTX `.sys`).
 Device scope is the default because a kernel's atomics coordinate its own threads, and a
 narrower scope is only correct when the frontend proves every participant is in one block.
-Note `fmax`/`fmin` follow `maxnum`/`minnum` (NaN is ignored) for maximumf/minimumf too, as MLIR
-does; on sm_90 LLVM expands float max/min atomics to a compare-and-swap loop.
+`fmaximum`/`fminimum` propagate NaN (IEEE 754-2019 maximum/minimum, like `arith.maximumf`) and
+`fmax`/`fmin` ignore it (`maxnum`/`minnum`); PTX has no float `atom.max/min` on sm_90, so LLVM's
+AtomicExpand turns all four into a compare-and-swap loop (`atom.cas.b32/b64`).
+
+`memref.view %bytes[%shift][%sizes] : memref<?xi8, AS> to memref<...xT, AS>` (how MLIR types
+`gpu.dynamic_shared_memory`) is a GEP of `%shift` bytes and a new descriptor with `%sizes`.
 
 Shared memory: `memref.global` in address space 3 gets internal linkage, no initializer (shared
 memory cannot be initialized; an initializer there is an error) and alignment ≥ 16 bytes (what
@@ -96,11 +102,11 @@ ATOMIC_KINDS: dict[int, tuple[str, str | None]] = {
     1: ("addi", "add"),
     2: ("andi", "and"),
     3: ("assign", "xchg"),
-    4: ("maximumf", "fmax"),
+    4: ("maximumf", "fmaximum"),
     5: ("maxnumf", "fmax"),
     6: ("maxs", "max"),
     7: ("maxu", "umax"),
-    8: ("minimumf", "fmin"),
+    8: ("minimumf", "fminimum"),
     9: ("minnumf", "fmin"),
     10: ("mins", "min"),
     11: ("minu", "umin"),
@@ -113,6 +119,33 @@ ATOMIC_KINDS: dict[int, tuple[str, str | None]] = {
 
 SYNC_SCOPES: dict[str, str | None] = {"block": "block", "cluster": "cluster", "device": "device", "system": None}
 """Values of a `syncscope` attribute on `memref.atomic_rmw` → LLVM NVPTX sync scope (None: system)."""
+
+ORDERINGS: dict[str, str] = {
+    "relaxed": "monotonic",
+    "acquire": "acquire",
+    "release": "release",
+    "acq_rel": "acq_rel",
+    "seq_cst": "seq_cst",
+}
+"""Values of an `ordering` attribute on an atomic → LLVM's atomic ordering (PTX `.relaxed`, `.acquire`, …)."""
+
+
+def atomic_ordering(op: Operation) -> str:
+    """The LLVM ordering an atomic op asks for with its discardable `ordering` attribute (default relaxed)."""
+    attr = op.attributes.get("ordering")
+    name = attr.data if isinstance(attr, StringAttr) else "relaxed"
+    if name not in ORDERINGS:
+        fail(op, f"has ordering '{name}'; expected one of {', '.join(ORDERINGS)}")
+    return ORDERINGS[name]
+
+
+def atomic_syncscope(op: Operation) -> str | None:
+    """The LLVM sync scope an atomic op asks for with its discardable `syncscope` attribute (default device)."""
+    scope_attr = op.attributes.get("syncscope")
+    scope_name = scope_attr.data if isinstance(scope_attr, StringAttr) else DEFAULT_SYNC_SCOPE
+    if scope_name not in SYNC_SCOPES:
+        fail(op, f"has syncscope '{scope_name}'; expected one of {', '.join(SYNC_SCOPES)}")
+    return SYNC_SCOPES[scope_name]
 
 DEFAULT_SYNC_SCOPE = "device"
 
@@ -347,13 +380,10 @@ class ConvertAtomicRMWOp(RewritePattern):
         is_float = bin_op.startswith("f")
         if bin_op != "xchg" and is_float != (not isinstance(op.value.type, IntegerType)):
             fail(op, f"kind '{kind_name}' does not apply to {op.value.type}")
-        scope_attr = op.attributes.get("syncscope")
-        scope_name = scope_attr.data if isinstance(scope_attr, StringAttr) else DEFAULT_SYNC_SCOPE
-        if scope_name not in SYNC_SCOPES:
-            fail(op, f"has syncscope '{scope_name}'; expected one of {', '.join(SYNC_SCOPES)}")
+        scope, ordering = atomic_syncscope(op), atomic_ordering(op)
         desc = Descriptor(op.memref, op)
         address = desc.element_pointer(list(op.indices))
-        rmw = AtomicRMWOp(address, op.value, bin_op, "monotonic", SYNC_SCOPES[scope_name])
+        rmw = AtomicRMWOp(address, op.value, bin_op, ordering, scope)
         replace_op(rewriter, op, [*desc.ops, rmw])
 
 
@@ -426,6 +456,26 @@ class ConvertGlobalOp(RewritePattern):
 
 
 @dataclass
+class ConvertViewOp(RewritePattern):
+    """`memref.view %src[%shift][%sizes]` → a GEP of `%shift` bytes from `%src`'s pointer and a new
+    descriptor (the result's dynamic sizes are `%sizes`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.ViewOp, rewriter: PatternRewriter, /):
+        src_type, typ = _memref_type(op, op.source), _memref_type(op, op.result)
+        space = memory_space(src_type, op)
+        if memory_space(typ, op) != space:
+            fail(op, "changes the memory space; memref.view keeps it")
+        desc = Descriptor(op.source, op)
+        base = desc.pointer()
+        shift = arith.IndexCastOp(op.byte_shift, i64)
+        gep = llvm.GEPOp.from_mixed_indices(base, [shift.result], IntegerType(8), result_type=pointer_type(space), inbounds=True)
+        sizes: list[Operation] = [arith.IndexCastOp(size, i64) for size in op.sizes]
+        new_ops, value = build_descriptor(typ, op, gep.result, [s.results[0] for s in sizes])
+        replace_op(rewriter, op, [*desc.ops, shift, gep, *sizes, *new_ops], [value])
+
+
+@dataclass
 class ConvertGetGlobalOp(RewritePattern):
     """`memref.get_global @g` → `llvm.mlir.addressof @g` wrapped in a descriptor."""
 
@@ -453,6 +503,7 @@ class FinalizeMemRefToLLVMPass(ModulePass):
                     ConvertAllocaOp(),
                     ConvertGlobalOp(),
                     ConvertGetGlobalOp(),
+                    ConvertViewOp(),
                 ]
             )
         ).rewrite_module(op)
@@ -460,5 +511,5 @@ class FinalizeMemRefToLLVMPass(ModulePass):
             if dialect_of(inner) == "memref":
                 fail(
                     inner,
-                    "has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global)",
+                    "has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global, view)",
                 )

@@ -19,7 +19,18 @@ marked `kernel` becomes a `gpu.func … kernel` inside one `gpu.module` carrying
 - shifts by ≥ the width give 0 (or the sign fill), float→int conversion saturates (`arith.fptosi`
   is lowered saturating by `convert-arith-to-llvm`), `max`/`min` propagate NaN (`maximumf`);
 - `kernel.store` through a `!kernel.thread_index` writes only when the index is in range (and, for
-  `index_2d`, `col < ncols`, which keeps the index unique).
+  `index_2d`, `col < ncols`, which keeps the index unique); through a `!kernel.block_index` only from
+  the block's thread (0, 0, 0); to a `raw_slice` at any index, checked;
+- shared arrays → `memref.global` in address space 3 + `memref.get_global` (one per
+  `kernel.shared_array`), the dynamic shared memory → `gpu.dynamic_shared_memory` + `memref.view`,
+  local arrays → `memref.alloca` (zero-filled); every access checked per dimension;
+- barriers, fences and warp collectives → their `gpu` ops (`gpu.barrier`, `gpu.barrier_reduce`,
+  `gpu.thread_fence`, `gpu.warp_sync`, `gpu.shuffle`, `gpu.subgroup_reduce`, `gpu.vote`,
+  `gpu.ballot`, `gpu.active_mask`, `gpu.match_any`), values narrower than 32 bits shuffled as i32;
+- atomics → `memref.atomic_rmw` (sub adds the negation; float min/max are `minimumf`/`maximumf`)
+  or `gpu.atomic_cmpxchg`, carrying `syncscope` and `ordering`, checked like a read;
+- owned views (`kernel.view_load/store`) → the address their ownership rule gives, guarded;
+- a `fastmath` kernel: `afn arcp contract` on every float op and f32 denormals flushed.
 
 The error-record layout (8 × i64) is `[count, site, operand a, operand b, ctaid.x, ctaid.y, tid.x, tid.y]`.
 """
@@ -28,6 +39,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import product
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, cf, func, math, memref, scf
@@ -72,8 +85,10 @@ def signless(t: Attribute) -> Attribute:
 
 def convert_type(t: Attribute) -> Attribute:
     """A `kernel` type at the gpu level."""
-    if isinstance(t, kernel.SliceType | kernel.DisjointSliceType):
+    if isinstance(t, kernel.SliceType | kernel.DisjointSliceType | kernel.AtomicSliceType | kernel.RawSliceType):
         return MemRefType(signless(t.element_type), [builtin.DYNAMIC_INDEX], memory_space=GLOBAL)
+    if isinstance(t, kernel._ArrayType):  # pyright: ignore[reportPrivateUsage]
+        return array_memref_type(t)
     return signless(t)
 
 
@@ -117,6 +132,9 @@ class _LoweredIndex:
     row: SSAValue | None = None
     col: SSAValue | None = None
     valid: SSAValue | None = None
+    plane: SSAValue | None = None
+    block: bool = False
+    """A `!kernel.block_index`: writes through it are made by the block's first thread only."""
 
 
 class _Emitter:
@@ -163,7 +181,8 @@ class _FunctionLowering:
         for t in src.function_type.inputs:
             if isinstance(t, kernel.SliceType):
                 arg_attrs.append(DictionaryAttr({"llvm.noalias": UnitAttr(), "llvm.readonly": UnitAttr()}))
-            elif isinstance(t, kernel.DisjointSliceType):
+            elif isinstance(t, kernel.DisjointSliceType | kernel.AtomicSliceType | kernel.RawSliceType):
+                # the runtime refuses a writable argument overlapping any other: noalias holds
                 arg_attrs.append(DictionaryAttr({"llvm.noalias": UnitAttr()}))
             else:
                 arg_attrs.append(DictionaryAttr({}))
@@ -194,6 +213,11 @@ class _FunctionLowering:
             known_block_size=block_size.get_values() if isinstance(block_size, DenseArrayBase) else None,
             arg_attrs=arg_attrs,
         )
+        if "fastmath" in src.attributes:
+            apply_fastmath(out)
+        min_blocks = src.attributes.get("min_blocks_per_sm")
+        if isinstance(min_blocks, IntegerAttr):
+            out.attributes["nvvm.minctasm"] = min_blocks
         bounds = src.attributes.get("launch_bounds")
         if isinstance(bounds, IntegerAttr):
             out.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [bounds.value.data, 1, 1])
@@ -276,6 +300,28 @@ class _FunctionLowering:
 def _where(op: Operation) -> str:
     f, line, col = _site_location(op)
     return f"{f}:{line}:{col}"
+
+
+FASTMATH_FLAGS = ("afn", "arcp", "contract")
+"""What `@simt.kernel(fastmath=True)` allows on float ops: approximate functions (`__nv_fast_*`,
+`sqrt.approx`), reciprocal division (`div.approx`), and contraction into fma — CUDA's
+`--use_fast_math`. Not `nnan`/`ninf`: NaN and infinity keep their meaning (`math.isnan` still works)."""
+
+DENORMAL_ATTR = "llvm.denormal_fp_math_f32"
+"""`gpu.func`/`llvm.func` attribute: `"preserve-sign"` flushes f32 denormals (`.ftz`), as fast math does."""
+
+
+def apply_fastmath(func: gpu.FuncOp) -> None:
+    """Put `FASTMATH_FLAGS` on every float `arith`/`math` op of `func` and flush f32 denormals."""
+    flags = arith.FastMathFlagsAttr([arith.FastMathFlag(f) for f in FASTMATH_FLAGS])
+    for op in func.walk():
+        if op.dialect_name() not in ("arith", "math"):
+            continue
+        if "fastmath" not in type(op).get_irdl_definition().properties:  # pyright: ignore[reportAttributeAccessIssue]
+            continue
+        if any(isinstance(r.type, AnyFloat) for r in (*op.results, *op.operands)):
+            op.properties["fastmath"] = flags
+    func.attributes[DENORMAL_ATTR] = StringAttr("preserve-sign")
 
 
 # --------------------------------------------------------------------------- op lowerings
@@ -430,6 +476,18 @@ def _float_floordiv_mod(fl: _FunctionLowering, emit: _Emitter, a: SSAValue, b: S
     return emit(arith.SelectOp(b_zero, emit(arith.DivfOp(a, b)), res))
 
 
+@lowers(kernel.FmodOp)
+def _fmod(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    """libdevice `fmod` (f16/bf16 through f32, exact: the remainder is representable in the type)."""
+    a, b = (fl.v(o) for o in op.operands)
+    typ = signless(op.operands[0].type)
+    if typ in (builtin.f32, builtin.f64):
+        return emit(func.CallOp(fl.module.libdevice("fmod", typ), [a, b], [typ]))
+    wide = [emit(arith.ExtFOp(x, builtin.f32)) for x in (a, b)]
+    r = emit(func.CallOp(fl.module.libdevice("fmod", builtin.f32), wide, [builtin.f32]))
+    return emit(arith.TruncFOp(r, typ))
+
+
 @lowers(kernel.LShiftOp, kernel.RShiftOp)
 def _shift(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
     lhs, rhs = op.operands
@@ -534,10 +592,16 @@ def cast_value(emit: _Emitter, x: SSAValue, src: Attribute, dst: Attribute) -> S
                 x = emit(arith.ExtFOp(x, builtin.f32))
                 return emit(arith.TruncFOp(x, d))
             return emit(arith.ExtFOp(x, d))
+        if d == builtin.bf16 and s == builtin.f64:  # as ml_dtypes: f64 → f32 → bf16 (two roundings)
+            x = emit(arith.TruncFOp(x, builtin.f32))
         return emit(arith.TruncFOp(x, d))
     if sk == "f":  # float → int: truncate toward zero, saturating, NaN → 0 (lowered as llvm.fptosi.sat)
         return emit(arith.FPToSIOp(x, d) if dk == "i" else arith.FPToUIOp(x, d))
     if dk == "f":
+        if d == builtin.bf16 and _width(s) > 8:
+            # as ml_dtypes (NumPy's bf16): integer → f32 → bf16, two roundings (exact up to 2^24)
+            wide = emit(arith.SIToFPOp(x, builtin.f32) if sk == "i" else arith.UIToFPOp(x, builtin.f32))
+            return emit(arith.TruncFOp(wide, d))
         if sk == "i":
             return emit(arith.SIToFPOp(x, d))
         return emit(arith.UIToFPOp(x, d))  # unsigned and bool (0/1)
@@ -591,12 +655,23 @@ def _index_2d(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> _LoweredI
     return _LoweredIndex(linear=linear, row=row, col=col, valid=valid)
 
 
-@lowers(kernel.IndexGetOp, kernel.IndexRowOp, kernel.IndexColOp)
+@lowers(kernel.Index3DOp)
+def _index_3d(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> _LoweredIndex:
+    assert isinstance(op, kernel.Index3DOp)
+    ny = fl.to_i64(emit, fl.v(op.ny), op.ny.type)
+    nx = fl.to_i64(emit, fl.v(op.nx), op.nx.type)
+    z, y, x = _global_id(emit, "z"), _global_id(emit, "y"), _global_id(emit, "x")
+    linear = emit(arith.AddiOp(emit(arith.MuliOp(emit(arith.AddiOp(emit(arith.MuliOp(z, ny)), y)), nx)), x))
+    valid = emit(arith.AndIOp(emit(arith.CmpiOp(y, ny, "ult")), emit(arith.CmpiOp(x, nx, "ult"))))
+    return _LoweredIndex(linear=linear, row=y, col=x, valid=valid, plane=z)
+
+
+@lowers(kernel.IndexGetOp, kernel.IndexRowOp, kernel.IndexColOp, kernel.IndexPlaneOp)
 def _index_part(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
     index = fl.idx(op.operands[0])
     if isinstance(op, kernel.IndexGetOp):
         return index.linear
-    part = index.row if isinstance(op, kernel.IndexRowOp) else index.col
+    part = index.row if isinstance(op, kernel.IndexRowOp) else (index.plane if isinstance(op, kernel.IndexPlaneOp) else index.col)
     if part is None:
         raise DiagnosticException(f"{_where(op)}: .row/.col exist only on an index_2d() ThreadIndex")
     return part
@@ -648,6 +723,9 @@ def _load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
 @lowers(kernel.StoreOp)
 def _store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
     assert isinstance(op, kernel.StoreOp)
+    if isinstance(op.slice.type, kernel.RawSliceType):
+        _raw_store(fl, op, emit)
+        return None
     m = fl.v(op.slice)
     value = fl.v(op.value)
     index = fl.idx(op.index)
@@ -655,6 +733,8 @@ def _store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
     ok = emit(arith.CmpiOp(index.linear, n, "ult"))
     if index.valid is not None:
         ok = emit(arith.AndIOp(ok, index.valid))
+    if index.block:  # a BlockIndex write: the block's first thread makes it
+        ok = emit(arith.AndIOp(ok, _first_thread(emit)))
 
     def store(e: _Emitter) -> None:
         e(memref.StoreOp.get(value, m, [_as_index(e, index.linear)]))
@@ -693,6 +773,503 @@ def _cond_br(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
     return None
 
 
+# --------------------------------------------------------------------------- shared and local arrays
+
+SHARED = IntegerAttr(3, i32)
+"""Address space of shared memory (PTX `.shared`) as a memref memory space."""
+
+
+def array_memref_type(t: kernel._ArrayType) -> MemRefType:  # pyright: ignore[reportPrivateUsage]
+    """`!kernel.shared<16x17xf32>` → `memref<16x17xf32, 3 : i32>`; `!kernel.local<8xf32>` → `memref<8xf32>`."""
+    shape = [builtin.DYNAMIC_INDEX if d == kernel.DYNAMIC else d for d in t.dims]
+    space: Attribute = SHARED if isinstance(t, kernel.SharedArrayType) else builtin.NoneAttr()
+    return MemRefType(signless(t.element_type), shape, memory_space=space)
+
+
+def byte_size(t: Attribute) -> int:
+    """Bytes one element of a signless scalar type takes in memory (bool: 1)."""
+    return max(1, _width(t) // 8)
+
+
+@lowers(kernel.SharedArrayOp)
+def _shared_array(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.SharedArrayOp) and isinstance(op.result.type, kernel.SharedArrayType)
+    typ = array_memref_type(op.result.type)
+    name = fl.module.shared_global(fl.src.sym_name.data, typ, op)
+    return emit(memref.GetGlobalOp(name, typ))
+
+
+@lowers(kernel.DynamicSharedOp)
+def _dynamic_shared(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.DynamicSharedOp) and isinstance(op.result.type, kernel.SharedArrayType)
+    typ = array_memref_type(op.result.type)
+    raw = emit(gpu.DynamicSharedMemoryOp())
+    zero = emit.const(0, IndexType())
+    nbytes = emit(memref.DimOp(raw, zero))
+    count = emit(arith.DivUIOp(nbytes, emit.const(byte_size(typ.element_type), IndexType())))
+    return emit(memref.ViewOp(raw, zero, [count], typ))
+
+
+@lowers(kernel.LocalArrayOp)
+def _local_array(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    """`memref.alloca`, zero-filled (stores LLVM drops when the program overwrites them first)."""
+    assert isinstance(op, kernel.LocalArrayOp) and isinstance(op.result.type, kernel.LocalArrayType)
+    typ = array_memref_type(op.result.type)
+    alloca = emit(memref.AllocaOp.get(typ.element_type, shape=typ.get_shape()))
+    zero = emit.const(0, typ.element_type)
+    shape = typ.get_shape()
+    if prod(shape) <= LOCAL_UNROLLED_ZEROING:
+        for position in product(*(range(n) for n in shape)):
+            emit(memref.StoreOp.get(zero, alloca, [emit.const(k, IndexType()) for k in position]))
+        return alloca
+
+    def loops(e: _Emitter, dim: int, indices: list[SSAValue]) -> None:
+        if dim == len(shape):
+            e(memref.StoreOp.get(zero, alloca, indices))
+            return
+        body = Block(arg_types=[IndexType()])
+        inner = _Emitter(body, op)
+        loops(inner, dim + 1, [*indices, body.args[0]])
+        inner(scf.YieldOp())
+        e(scf.ForOp(e.const(0, IndexType()), e.const(shape[dim], IndexType()), e.const(1, IndexType()), [], Region(body)))
+
+    loops(emit, 0, [])
+    return alloca
+
+
+LOCAL_UNROLLED_ZEROING = 256
+"""Local arrays up to this many elements are zeroed by straight-line stores, larger ones by a loop."""
+
+
+def _extents(emit: _Emitter, m: SSAValue, typ: MemRefType) -> list[SSAValue]:
+    """Each dimension's extent as i64."""
+    out = []
+    for dim, size in enumerate(typ.get_shape()):
+        if size == builtin.DYNAMIC_INDEX:
+            out.append(emit(arith.IndexCastOp(emit(memref.DimOp(m, emit.const(dim, IndexType()))), i64)))
+        else:
+            out.append(emit.const(size, i64))
+    return out
+
+
+def _checked_indices(fl: _FunctionLowering, emit: _Emitter, op: Operation, m: SSAValue, indices: list[SSAValue]) -> tuple[list[SSAValue], SSAValue | None, tuple[SSAValue, SSAValue] | None]:
+    """The indices as i64, whether all are in range (None without checks), and the (index, extent) to
+    report: the first dimension out of range."""
+    typ = m.type
+    assert isinstance(typ, MemRefType)
+    idx = [fl.to_i64(emit, fl.v(i), i.type) for i in indices]
+    if not fl.checks:
+        return idx, None, None
+    extents = _extents(emit, m, typ)
+    oks = [emit(arith.CmpiOp(i, n, "ult")) for i, n in zip(idx, extents)]
+    ok = oks[0]
+    for more in oks[1:]:
+        ok = emit(arith.AndIOp(ok, more))
+    bad_i, bad_n = idx[-1], extents[-1]
+    for i, n, fine in reversed(list(zip(idx[:-1], extents[:-1], oks[:-1]))):
+        bad_i = emit(arith.SelectOp(fine, bad_i, i))
+        bad_n = emit(arith.SelectOp(fine, bad_n, n))
+    return idx, ok, (bad_i, bad_n)
+
+
+def _site(op: Operation, kind: str) -> ErrorSite:
+    fname, line, col = _site_location(op)
+    text = op.properties.get("text")
+    return ErrorSite(kind, text.data if isinstance(text, StringAttr) else "", fname, line, col)
+
+
+@lowers(kernel.ArrayLoadOp)
+def _array_load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.ArrayLoadOp)
+    m = fl.v(op.array)
+    elem = signless(op.result.type)
+    idx, ok, bad = _checked_indices(fl, emit, op, m, list(op.indices))
+    if ok is None or bad is None:
+        return emit(memref.LoadOp.get(m, [_as_index(emit, i) for i in idx]))
+    site = _site(op, "out-of-range read")
+
+    def report(e: _Emitter) -> SSAValue:
+        fl.report(e, site, bad[0], bad[1])
+        return e.const(0, elem)
+
+    result = fl.guarded(emit, ok, lambda e: e(memref.LoadOp.get(m, [_as_index(e, i) for i in idx])), report, elem)
+    assert result is not None
+    return result
+
+
+@lowers(kernel.ArrayStoreOp)
+def _array_store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+    assert isinstance(op, kernel.ArrayStoreOp)
+    m = fl.v(op.array)
+    value = fl.v(op.value)
+    idx, ok, bad = _checked_indices(fl, emit, op, m, list(op.indices))
+    if ok is None or bad is None:
+        emit(memref.StoreOp.get(value, m, [_as_index(emit, i) for i in idx]))
+        return None
+    site = _site(op, "out-of-range write")
+
+    def store(e: _Emitter) -> None:
+        e(memref.StoreOp.get(value, m, [_as_index(e, i) for i in idx]))
+
+    def report(e: _Emitter) -> None:
+        fl.report(e, site, bad[0], bad[1])
+
+    fl.guarded(emit, ok, store, report, None)  # pyright: ignore[reportArgumentType]
+    return None
+
+
+# --------------------------------------------------------------------------- synchronization
+
+
+@lowers(kernel.BarrierOp)
+def _barrier(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+    emit(gpu.BarrierOp())
+    return None
+
+
+@lowers(kernel.BarrierReduceOp)
+def _barrier_reduce(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.BarrierReduceOp)
+    return emit(gpu.BarrierReduceOp(op.kind.data, fl.v(op.predicate)))
+
+
+@lowers(kernel.ThreadFenceOp)
+def _thread_fence(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+    assert isinstance(op, kernel.ThreadFenceOp)
+    emit(gpu.ThreadFenceOp(op.scope.data))
+    return None
+
+
+@lowers(kernel.WarpSyncOp)
+def _warp_sync(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+    assert isinstance(op, kernel.WarpSyncOp)
+    emit(gpu.WarpSyncOp(fl.v(op.mask)))
+    return None
+
+
+# --------------------------------------------------------------------------- warp collectives
+
+
+def to_bits(emit: _Emitter, x: SSAValue, typ: Attribute) -> tuple[SSAValue, Callable[[_Emitter, SSAValue], SSAValue]]:
+    """A signless scalar as something `gpu.shuffle`/`gpu.match_any` moves or compares bit for bit:
+    32/64-bit values as they are (floats too for shuffles: see `as_int`), narrower ones zero-extended
+    into an i32. Returns the value and how to get the original type back."""
+    if isinstance(typ, IntegerType) and typ.width.data in (32, 64) or isinstance(typ, AnyFloat) and typ.bitwidth in (32, 64):
+        return x, lambda e, v: v
+    width = _width(typ)
+    narrow = IntegerType(width)
+    bits = emit(arith.BitcastOp(x, narrow)) if isinstance(typ, AnyFloat) else x
+    wide = emit(arith.ExtUIOp(bits, i32))
+
+    def back(e: _Emitter, v: SSAValue) -> SSAValue:
+        low = e(arith.TruncIOp(v, narrow))
+        return e(arith.BitcastOp(low, typ)) if isinstance(typ, AnyFloat) else low
+
+    return wide, back
+
+
+def _i32(fl: _FunctionLowering, emit: _Emitter, value: SSAValue, typ: Attribute) -> SSAValue:
+    """An integer of any width/signedness as i32 (wrapping), for lane numbers and offsets."""
+    v = fl.v(value)
+    width = _width(signless(typ))
+    if width == 32:
+        return v
+    if width > 32:
+        return emit(arith.TruncIOp(v, i32))
+    return emit(arith.ExtSIOp(v, i32) if kernel.is_signed(typ) else arith.ExtUIOp(v, i32))
+
+
+@lowers(kernel.ShuffleOp)
+def _shuffle(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.ShuffleOp)
+    typ = signless(op.value.type)
+    payload, back = to_bits(emit, fl.v(op.value), typ)
+    offset = _i32(fl, emit, op.offset, op.offset.type)
+    width = emit.const(op.width.value.data, i32)
+    shuffle = gpu.ShuffleOp(op.mode.data, payload, offset, width)
+    emit(shuffle)
+    return back(emit, shuffle.shuffle_result)
+
+
+def _reduction_name(kind: str, t: Attribute) -> str:
+    if kind in ("min", "max"):
+        if isinstance(t, AnyFloat):
+            return f"{kind}imumf"  # NaN propagates, as in max()/min()
+        return f"{kind}{'si' if kernel.is_signed(t) else 'ui'}"
+    return kind
+
+
+@lowers(kernel.WarpReduceOp)
+def _warp_reduce(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.WarpReduceOp)
+    return emit(gpu.SubgroupReduceOp(_reduction_name(op.kind.data, op.value.type), fl.v(op.value)))
+
+
+@lowers(kernel.VoteOp)
+def _vote(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.VoteOp)
+    return emit(gpu.VoteOp(op.kind.data, fl.v(op.predicate)))
+
+
+@lowers(kernel.BallotOp)
+def _ballot(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.BallotOp)
+    return emit(gpu.BallotOp(fl.v(op.predicate)))
+
+
+@lowers(kernel.ActiveMaskOp)
+def _active_mask(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    return emit(gpu.ActiveMaskOp())
+
+
+@lowers(kernel.MatchAnyOp)
+def _match_any(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.MatchAnyOp)
+    typ = signless(op.value.type)
+    bits, _ = to_bits(emit, fl.v(op.value), typ)
+    if isinstance(typ, AnyFloat) and typ.bitwidth in (32, 64):
+        bits = emit(arith.BitcastOp(bits, IntegerType(typ.bitwidth)))
+    return emit(gpu.MatchAnyOp(bits))
+
+
+@lowers(kernel.LaneIdOp)
+def _lane_id(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    return emit(arith.IndexCastOp(emit(gpu.LaneIdOp()), i64))
+
+
+# --------------------------------------------------------------------------- block index and raw writes
+
+
+def _block_linear(emit: _Emitter) -> SSAValue:
+    """`(block_id.z * grid_dim.y + block_id.y) * grid_dim.x + block_id.x` as i64."""
+    bz, by, bx = (_special(emit, gpu.BlockIdOp, d) for d in "zyx")
+    gy, gx = _special(emit, gpu.GridDimOp, "y"), _special(emit, gpu.GridDimOp, "x")
+    return emit(arith.AddiOp(emit(arith.MuliOp(emit(arith.AddiOp(emit(arith.MuliOp(bz, gy)), by)), gx)), bx))
+
+
+def _first_thread(emit: _Emitter) -> SSAValue:
+    """Whether this is thread (0, 0, 0) of its block."""
+    zero = emit.const(0, i64)
+    conds = [emit(arith.CmpiOp(_special(emit, gpu.ThreadIdOp, d), zero, "eq")) for d in "xyz"]
+    return emit(arith.AndIOp(emit(arith.AndIOp(conds[0], conds[1])), conds[2]))
+
+
+@lowers(kernel.BlockIndex1DOp)
+def _block_index_1d(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> _LoweredIndex:
+    return _LoweredIndex(linear=_block_linear(emit), valid=None, block=True)
+
+
+@lowers(kernel.BlockIndexGetOp)
+def _block_index_get(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    return fl.idx(op.operands[0]).linear
+
+
+def _raw_store(fl: _FunctionLowering, op: kernel.StoreOp, emit: _Emitter) -> None:
+    """A `raw_slice` write at any index: checked (out of range: an error, nothing written), not race-checked."""
+    m, value = fl.v(op.slice), fl.v(op.value)
+    i = fl.to_i64(emit, fl.v(op.index), op.index.type)
+    if not fl.checks:
+        emit(memref.StoreOp.get(value, m, [_as_index(emit, i)]))
+        return
+    n = _length(emit, m)
+    ok = emit(arith.CmpiOp(i, n, "ult"))
+    site = _site(op, "out-of-range write")
+
+    def store(e: _Emitter) -> None:
+        e(memref.StoreOp.get(value, m, [_as_index(e, i)]))
+
+    fl.guarded(emit, ok, store, lambda e: fl.report(e, site, i, n), None)  # pyright: ignore[reportArgumentType]
+
+
+# --------------------------------------------------------------------------- atomics
+
+_ATOMIC_RMW_KIND: dict[tuple[str, str], int] = {
+    ("add", "i"): 1, ("add", "u"): 1, ("add", "f"): 0,
+    ("sub", "i"): 1, ("sub", "u"): 1, ("sub", "f"): 0,
+    ("max", "i"): 6, ("max", "u"): 7, ("max", "f"): 4,
+    ("min", "i"): 10, ("min", "u"): 11, ("min", "f"): 8,
+    ("and", "i"): 2, ("and", "u"): 2,
+    ("or", "i"): 14, ("or", "u"): 14,
+    ("xor", "i"): 15, ("xor", "u"): 15,
+    ("exch", "i"): 3, ("exch", "u"): 3, ("exch", "f"): 3,
+}  # fmt: skip
+"""(kernel.atomic kind, element kind) → `memref.atomic_rmw` kind (MLIR's `AtomicRMWKind`): sub adds the
+negation (PTX has no atom.sub); float min/max are `minimumf`/`maximumf` (NaN propagates, a CAS loop
+on sm_90); integer min/max follow the signedness."""
+
+
+def _atomic_guarded(
+    fl: _FunctionLowering, op: Operation, emit: _Emitter, target: SSAValue, indices: list[SSAValue], elem: Attribute,
+    body: Callable[[_Emitter, list[SSAValue]], SSAValue],
+) -> SSAValue:
+    """Run `body(emit, index values)` when every index is in range; otherwise (checked mode) report the
+    error and give 0. Unchecked: `body` unguarded."""
+    m = fl.v(target)
+    idx, ok, bad = _checked_indices(fl, emit, op, m, indices)
+    if ok is None or bad is None:
+        return body(emit, [_as_index(emit, i) for i in idx])
+    site = _site(op, "out-of-range atomic")
+
+    def report(e: _Emitter) -> SSAValue:
+        fl.report(e, site, bad[0], bad[1])
+        return e.const(0, elem)
+
+    result = fl.guarded(emit, ok, lambda e: body(e, [_as_index(e, i) for i in idx]), report, elem)
+    assert result is not None
+    return result
+
+
+def _scope_attrs(op: kernel.AtomicOp | kernel.AtomicCASOp | kernel.AtomicAddPairOp) -> dict[str, Attribute]:
+    return {"syncscope": StringAttr(op.scope.data), "ordering": StringAttr(op.ordering.data)}
+
+
+@lowers(kernel.AtomicOp)
+def _atomic(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.AtomicOp)
+    kind = op.kind.data
+    elem = signless(op.value.type)
+    rmw_kind = _ATOMIC_RMW_KIND[(kind, _kind(op.value.type))]
+    value = fl.v(op.value)
+    if kind == "sub":
+        value = emit(arith.NegfOp(value)) if isinstance(elem, AnyFloat) else emit(arith.SubiOp(emit.const(0, elem), value))
+    m = fl.v(op.target)
+
+    def rmw(e: _Emitter, indices: list[SSAValue]) -> SSAValue:
+        atomic = memref.AtomicRMWOp.build(
+            operands=[value, m, indices], result_types=[elem], properties={"kind": IntegerAttr(rmw_kind, i64)}, attributes=_scope_attrs(op)
+        )
+        return e(atomic)
+
+    return _atomic_guarded(fl, op, emit, op.target, list(op.indices), elem, rmw)
+
+
+@lowers(kernel.AtomicCASOp)
+def _atomic_cas(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.AtomicCASOp)
+    elem = signless(op.new.type)
+    m, cmp, new = fl.v(op.target), fl.v(op.expected), fl.v(op.new)
+
+    def cas(e: _Emitter, indices: list[SSAValue]) -> SSAValue:
+        xchg = gpu.AtomicCmpxchgOp(m, indices, cmp, new)
+        xchg.attributes.update(_scope_attrs(op))
+        return e(xchg)
+
+    return _atomic_guarded(fl, op, emit, op.target, list(op.indices), elem, cas)
+
+
+@lowers(kernel.AtomicAddPairOp)
+def _atomic_add_pair(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+    """`gpu.atomic_add_pair` when `i` is even and `i + 1` in range; otherwise a checked error, 0 and 0."""
+    assert isinstance(op, kernel.AtomicAddPairOp)
+    elem = signless(op.x.type)
+    m, x, y = fl.v(op.target), fl.v(op.x), fl.v(op.y)
+    (index,) = op.indices
+    i = fl.to_i64(emit, fl.v(index), index.type)
+    n = _length(emit, m)
+    last = emit(arith.AddiOp(i, emit.const(1, i64)))
+    ok = emit(arith.AndIOp(emit(arith.CmpiOp(last, n, "ult")), emit(arith.CmpiOp(i, n, "ult"))))
+    even = emit(arith.CmpiOp(emit(arith.AndIOp(i, emit.const(1, i64))), emit.const(0, i64), "eq"))
+    ok = emit(arith.AndIOp(ok, even))
+    results: list[SSAValue] = []
+
+    def pair(e: _Emitter) -> SSAValue:
+        add = gpu.AtomicAddPairOp(m, [_as_index(e, i)], x, y)
+        add.attributes.update(_scope_attrs(op))  # pyright: ignore[reportArgumentType]
+        e(add)
+        results.append(add.old_hi)
+        return add.old_lo
+
+    then_block, else_block = Block(), Block()
+    lo_then = pair(_Emitter(then_block, op))
+    _Emitter(then_block, op)(scf.YieldOp(lo_then, results[0]))
+    other = _Emitter(else_block, op)
+    if fl.checks:
+        fl.report(other, _site(op, "odd or out-of-range atomic pair index"), i, n)
+    zero = other.const(0, elem)
+    other(scf.YieldOp(zero, zero))
+    branch = scf.IfOp(ok, [elem, elem], Region(then_block), Region(else_block))
+    emit(branch)
+    fl.values[op.results[1]] = branch.results[1]
+    return branch.results[0]  # pyright: ignore[reportReturnType]
+
+
+# --------------------------------------------------------------------------- owned views
+
+
+def _view_address(fl: _FunctionLowering, op: kernel.ViewLoadOp | kernel.ViewStoreOp, emit: _Emitter) -> tuple[SSAValue, SSAValue, SSAValue]:
+    """(linear address, owned and in range?, length) of a view access (ownership rule: `kernel.view_load`)."""
+    m = fl.v(op.slice)
+    index = fl.idx(op.index)
+    coords = [fl.v(c) for c in op.coords]
+    sizes = [fl.v(s) for s in op.sizes]
+    zero = emit.const(0, i64)
+    kind = op.view.data
+    conds: list[SSAValue] = []
+    if kind == "tile":
+        if index.row is None or index.col is None:
+            raise DiagnosticException(f"{_where(op)}: a tile view needs a 2-D ThreadIndex (simt.index_2d)")
+        r, k = coords
+        th, tw, n = sizes
+        row = emit(arith.AddiOp(emit(arith.MuliOp(index.row, th)), r))
+        col = emit(arith.AddiOp(emit(arith.MuliOp(index.col, tw)), k))
+        address = emit(arith.AddiOp(emit(arith.MuliOp(row, n)), col))
+        conds += [emit(arith.CmpiOp(r, th, "ult")), emit(arith.CmpiOp(k, tw, "ult")), emit(arith.CmpiOp(col, n, "ult"))]
+        conds += [emit(arith.CmpiOp(th, zero, "sgt")), emit(arith.CmpiOp(tw, zero, "sgt"))]
+    else:
+        (j,) = coords
+        (n,) = sizes
+        i = index.linear
+        if kind == "row":
+            address = emit(arith.AddiOp(emit(arith.MuliOp(i, n)), j))
+            conds.append(emit(arith.CmpiOp(j, n, "ult")))
+        else:  # column
+            address = emit(arith.AddiOp(emit(arith.MuliOp(j, n)), i))
+            conds += [emit(arith.CmpiOp(i, n, "ult")), emit(arith.CmpiOp(j, zero, "sge"))]
+        if index.valid is not None:
+            conds.append(index.valid)
+    conds.append(emit(arith.CmpiOp(sizes[-1], zero, "sgt")))
+    length = _length(emit, m)
+    conds.append(emit(arith.CmpiOp(address, length, "ult")))
+    ok = conds[0]
+    for c in conds[1:]:
+        ok = emit(arith.AndIOp(ok, c))
+    return address, ok, length
+
+
+@lowers(kernel.ViewStoreOp)
+def _view_store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+    assert isinstance(op, kernel.ViewStoreOp)
+    m, value = fl.v(op.slice), fl.v(op.value)
+    address, ok, _ = _view_address(fl, op, emit)
+
+    def store(e: _Emitter) -> None:
+        e(memref.StoreOp.get(value, m, [_as_index(e, address)]))
+
+    fl.guarded(emit, ok, store, lambda e: None, None)  # pyright: ignore[reportArgumentType]
+    return None
+
+
+@lowers(kernel.ViewLoadOp)
+def _view_load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+    assert isinstance(op, kernel.ViewLoadOp)
+    m = fl.v(op.slice)
+    elem = signless(op.result.type)
+    address, ok, length = _view_address(fl, op, emit)
+    if not fl.checks:
+        safe = emit(arith.SelectOp(ok, address, emit.const(0, i64)))
+        loaded = emit(memref.LoadOp.get(m, [_as_index(emit, safe)]))
+        return emit(arith.SelectOp(ok, loaded, emit.const(0, elem)))
+    site = _site(op, "read outside the thread's view")
+
+    def report(e: _Emitter) -> SSAValue:
+        fl.report(e, site, address, length)
+        return e.const(0, elem)
+
+    result = fl.guarded(emit, ok, lambda e: e(memref.LoadOp.get(m, [_as_index(e, address)])), report, elem)
+    assert result is not None
+    return result
+
+
 # --------------------------------------------------------------------------- module
 
 
@@ -701,6 +1278,22 @@ class _ModuleLowering:
     gpu_module: gpu.ModuleOp
     _reporter: bool = False
     _declared: set[str] = field(default_factory=set[str])
+    _shared: int = 0
+
+    def shared_global(self, kernel_name: str, typ: MemRefType, source: Operation) -> str:
+        """Declare a new shared-memory `memref.global` (uninitialized; ≥ 16-byte aligned once lowered)
+        for one `kernel.shared_array` of kernel `kernel_name`; returns its symbol."""
+        name = f"__wf_shared_{kernel_name}_{self._shared}"
+        self._shared += 1
+        glob = memref.GlobalOp.get(StringAttr(name), typ, UnitAttr(), alignment=16)
+        glob.location = source.location
+        body = self.gpu_module.body.block
+        first = body.first_op
+        if first is None:
+            body.add_op(glob)
+        else:
+            body.insert_op_before(glob, first)
+        return name
 
     def need_reporter(self) -> None:
         if not self._reporter:

@@ -70,6 +70,17 @@ xconvert_type._TYPE_CONVERTERS.setdefault(builtin.BFloat16Type, lambda _: BFloat
 convert_type = xconvert_type.convert_type
 
 
+class _FunctionAttributes(ir.values.FunctionAttributes):  # pyright: ignore[reportAttributeAccessIssue]
+    """llvmlite's function attributes, plus LLVM string attributes (`"key"="value"`), which its list
+    of known enum attributes refuses."""
+
+    def add(self, name: str) -> None:
+        if name.startswith('"'):
+            set.add(self, name)
+            return
+        super().add(name)
+
+
 class _ArgumentAttributes(ArgumentAttributes):
     """llvmlite's parameter attributes, plus the memory attributes LLVM has and llvmlite's list lacks."""
 
@@ -92,6 +103,10 @@ _ARG_INTS = {"llvm.align": "align", "llvm.dereferenceable": "dereferenceable"}
 
 _FUNCTION_FLAGS = {"llvm.noinline": "noinline", "llvm.cold": "cold", "llvm.alwaysinline": "alwaysinline"}
 """Unit attributes on `llvm.func` → LLVM function attributes (e.g. the cold, never-inlined error reporter)."""
+
+_STRING_FUNCTION_ATTRS = {"llvm.denormal_fp_math_f32": "denormal-fp-math-f32"}
+"""String attributes on `llvm.func` (value `"preserve-sign"`) → LLVM string function attributes
+(`"denormal-fp-math-f32"="preserve-sign,preserve-sign"`: f32 denormals flushed, PTX `.ftz`)."""
 
 _ANNOTATIONS = {"nvvm.reqntid": "reqntid", "nvvm.maxntid": "maxntid"}
 """Launch-bound attributes on `llvm.func` → `!nvvm.annotations` keys (with x/y/z suffix)."""
@@ -250,8 +265,9 @@ class LLVMExporter:
                 gvar.initializer = ir.Constant(ir.ArrayType(ir.IntType(8), len(raw)), bytearray(raw))
             else:
                 gvar.initializer = xconvert_op.create_constant(op.global_type, op.value)
-        elif op.addr_space.value.data == 3:
-            # shared memory cannot be initialized: LLVM wants `undef` there
+        elif op.addr_space.value.data == 3 and gvar.linkage != "external":
+            # shared memory cannot be initialized: LLVM wants `undef` there (an `external` one is the
+            # dynamic shared memory, PTX `.extern .shared`, and has no initializer at all)
             gvar.initializer = ir.Constant(gvar.value_type, ir.Undefined)
 
     def _declare_function(self, op: xllvm.FuncOp) -> None:
@@ -275,6 +291,15 @@ class LLVMExporter:
                         arg.add_attribute(_ARG_FLAGS[name])
                     elif name in _ARG_INTS and isinstance(value, builtin.IntegerAttr):
                         setattr(arg.attributes, _ARG_INTS[name], value.value.data)
+        for attr_name, key in _STRING_FUNCTION_ATTRS.items():
+            value = op.attributes.get(attr_name)
+            if isinstance(value, builtin.StringAttr):
+                if not isinstance(fn.attributes, _FunctionAttributes):
+                    old = fn.attributes
+                    fn.attributes = _FunctionAttributes()
+                    for a in old:
+                        fn.attributes.add(a)
+                fn.attributes.add(f'"{key}"="{value.data},{value.data}"')
         for attr_name, flag in _FUNCTION_FLAGS.items():
             if attr_name in op.attributes or (attr_name == "llvm.noinline" and op.no_inline is not None):
                 fn.attributes.add(flag)

@@ -63,6 +63,9 @@ def _libdevice_bitcode() -> bytes:
         return f.read()
 
 
+_FTZ_ATTR = '"denormal-fp-math-f32"="preserve-sign'
+"""The function attribute of fast-math kernels (set by the exporter from `llvm.denormal_fp_math_f32`)."""
+
 _NV_CALL = re.compile(r"declare [^\n]*@\"?__nv_\w+")
 _DEFINE = re.compile(r'define [^\n]*?ptx_kernel[^\n]*?@"?([\w.$]+)"?\(')
 
@@ -118,6 +121,8 @@ def compile_ptx(llvm_ir: str, options: NVPTXOptions = NVPTXOptions()) -> str:
 
     Raises `CodegenError` when LLVM rejects the IR or libdevice is needed but not installed.
     """
+    if not options.ftz and _FTZ_ATTR in llvm_ir:  # a fast-math kernel flushes libdevice's denormals too
+        options = NVPTXOptions(options.chip, options.features, options.opt_level, ftz=True)
     mod = optimize_and_link(llvm_ir, options)
     tm = target_machine(options.chip, options.features, options.opt_level)
     with _lock:

@@ -1,7 +1,11 @@
-"""Kernel parameter annotations: `simt.Slice[f32]`, `simt.DisjointSlice[f32]`, scalar dtypes.
+"""Kernel parameter annotations: `simt.Slice[f32]`, `simt.DisjointSlice[f32]`, `simt.AtomicSlice[f32]`,
+`simt.unsafe.RawSlice[f32]`, scalar dtypes, `wf.Constant[int]` — or none at all.
 
-`Slice[T]` and `DisjointSlice[T]` are subscriptable markers; subscripting gives a `SliceAnnotation`
-the frontend turns into `!kernel.slice<T>` / `!kernel.disjoint_slice<T>` (ABI: pointer + length).
+`Slice[T]` and the other slice markers are subscriptable; subscripting gives a `SliceAnnotation`
+the frontend turns into `!kernel.slice<T>` / `!kernel.disjoint_slice<T>` / … (ABI: pointer + length).
+A bare marker (`simt.DisjointSlice`) and a missing annotation leave the dtype to the launch: the
+kernel is then *generic* and specializes per argument dtypes (`Generic`). `wf.Constant[int]` makes
+a parameter a compile-time constant: one specialization per value.
 """
 
 from __future__ import annotations
@@ -12,16 +16,74 @@ from typing import Any
 from warpforge import dtypes
 from warpforge.dtypes import DType
 
+SLICE_KINDS = ("slice", "disjoint_slice", "atomic_slice", "raw_slice")
+SLICE_NAMES = {"slice": "Slice", "disjoint_slice": "DisjointSlice", "atomic_slice": "AtomicSlice", "raw_slice": "RawSlice"}
+
 
 @dataclass(frozen=True)
 class SliceAnnotation:
-    """A parameter holding a 1-D array in device memory: `kind` is `"slice"` or `"disjoint_slice"`."""
+    """A parameter holding a 1-D array in device memory. `kind` is one of `SLICE_KINDS`; `dtype` is
+    None for a bare marker (`simt.DisjointSlice`), whose dtype comes from the argument."""
 
     kind: str
-    dtype: DType
+    dtype: DType | None
 
     def __repr__(self) -> str:
-        return f"simt.{'Slice' if self.kind == 'slice' else 'DisjointSlice'}[{self.dtype!r}]"
+        prefix = "simt.unsafe." if self.kind == "raw_slice" else "simt."
+        return f"{prefix}{SLICE_NAMES[self.kind]}" + (f"[{self.dtype!r}]" if self.dtype is not None else "")
+
+
+@dataclass(frozen=True)
+class ConstantAnnotation:
+    """`wf.Constant[int]` (or `[float]`, `[bool]`, or bare `wf.Constant`): the argument's value is
+    compiled into the kernel as a constant (one specialization per value; not passed at launch)."""
+
+    type: type | None
+
+    def __repr__(self) -> str:
+        return "wf.Constant" + (f"[{self.type.__name__}]" if self.type is not None else "")
+
+    def check(self, value: Any) -> str | None:
+        """Why `value` cannot be this constant, or None."""
+        import numpy as np
+
+        if isinstance(value, np.generic):
+            value = value.item()
+        allowed = (self.type,) if self.type is not None else (bool, int, float)
+        ok = isinstance(value, allowed) and not (self.type is int and isinstance(value, bool))
+        if not ok:
+            want = self.type.__name__ if self.type is not None else "a bool, int or float"
+            return f"needs {want} known at launch, got {type(value).__name__} {value!r}"
+        return None
+
+
+@dataclass(frozen=True)
+class ConstantValue:
+    """A compile-time constant bound to a `wf.Constant` parameter: the value, as Python sees it."""
+
+    value: bool | int | float
+
+
+class Generic:
+    """No annotation: the parameter takes its type from the argument (a scalar's dtype, or a slice
+    whose kind is inferred from how the kernel uses it)."""
+
+    def __repr__(self) -> str:
+        return "<inferred>"
+
+
+GENERIC = Generic()
+
+
+class Constant:
+    """`wf.Constant[int]`: a compile-time constant parameter (one specialization per value). Inside the
+    kernel it is a Python constant: usable as a shape (`simt.shared_array((n, n), f32)`), a loop bound
+    the compiler unrolls, a shuffle width."""
+
+    def __class_getitem__(cls, typ: Any) -> ConstantAnnotation:
+        if typ not in (int, float, bool):
+            raise TypeError(f"wf.Constant[...] takes int, float or bool, got {typ!r}")
+        return ConstantAnnotation(typ)
 
 
 class _SliceMarker:
@@ -48,13 +110,36 @@ class DisjointSlice(_SliceMarker):
     kind = "disjoint_slice"
 
 
-def resolve_annotation(annotation: Any) -> SliceAnnotation | DType | None:
+class AtomicSlice(_SliceMarker):
+    """`AtomicSlice[T]`: an array updated only by atomic operations (`simt.atomic_add(a, i, v)`, …),
+    at any index (bounds-checked: out of range is a checked error and nothing is updated)."""
+
+    kind = "atomic_slice"
+
+
+class RawSlice(_SliceMarker):
+    """`simt.unsafe.RawSlice[T]`: read and written anywhere (`r[i] = v`): bounds-checked (a checked
+    error, nothing written) but NOT race-checked — two threads writing one element is the program's bug."""
+
+    kind = "raw_slice"
+
+
+def resolve_annotation(annotation: Any) -> SliceAnnotation | DType | ConstantAnnotation | Generic | None:
     """A parameter annotation as warpforge sees it, or None if it is not one warpforge knows."""
-    if isinstance(annotation, SliceAnnotation | DType):
+    if isinstance(annotation, SliceAnnotation | DType | ConstantAnnotation | Generic):
         return annotation
+    if isinstance(annotation, type) and issubclass(annotation, _SliceMarker) and annotation.kind:
+        return SliceAnnotation(annotation.kind, None)
+    if annotation is Constant:
+        return ConstantAnnotation(None)
     if annotation in (bool, int, float):
         return {bool: dtypes.bool_, int: dtypes.i64, float: dtypes.f64}[annotation]
     try:
         return dtypes.from_numpy(annotation)
     except TypeError:
         return None
+
+
+def is_complete(annotation: Any) -> bool:
+    """True when the annotation alone fixes the parameter's type (no specialization needed)."""
+    return isinstance(annotation, DType) or (isinstance(annotation, SliceAnnotation) and annotation.dtype is not None)

@@ -56,6 +56,28 @@ class FunctionCompilerBase:
     terminated: bool = False
     index_dims: set[int] = field(default_factory=set[int])
     """Which ThreadIndex kinds the kernel makes (1, 2): the runtime's launch-shape requirement."""
+    static_shared_bytes: int = 0
+    """Static shared memory so far (each `simt.shared_array` rounded up to 16 bytes)."""
+    uses_dynamic_shared: bool = False
+    unit: Any = None
+    """The `warpforge.frontend.device.Unit` shared with the device functions this kernel calls."""
+    in_device: bool = False
+    """Compiling a `@simt.device` function (a `return` may carry a value)."""
+    device_return: DType | None = None
+    """A device function's return dtype (None: returns nothing, or not known yet while probing)."""
+    memory_arrays: set[tuple[str, int, int]] = field(default_factory=set[tuple[str, int, int]])
+    """`simt.local_array` sites (file, line, col) kept in local memory (indexed at run time somewhere)."""
+    probe_returns: list[Value] | None = None
+    """While probing a device function's return type: the values its `return`s give."""
+    uses_warp_collectives: bool = False
+    """The kernel shuffles, votes or reduces over warps: every lane of each warp must exist, so the
+    runtime launches it only with blocks of a multiple of 32 threads."""
+
+    def merged_return_dtype(self, node: ast.AST) -> DType | None:
+        """After a probe: the NEP 50 common type of every returned value."""
+        from warpforge.frontend.device import merged_return_dtype
+
+        return merged_return_dtype(self.probe_returns or [], node, self.error)
 
     # ------------------------------------------------------------------ locations and errors
 
@@ -78,7 +100,13 @@ class FunctionCompilerBase:
     def text_of(self, node: ast.AST) -> str:
         """The source text of `node` (for error-site messages), or ''."""
         try:
-            return ast.get_source_segment("\n".join(self.source.lines), node) or ""
+            first, last = node.lineno - 1, node.end_lineno - 1  # pyright: ignore[reportAttributeAccessIssue]
+            start, end = node.col_offset, node.end_col_offset  # pyright: ignore[reportAttributeAccessIssue]
+            lines = self.source.lines
+            if first == last:
+                return lines[first].encode()[start:end].decode()
+            parts = [lines[first].encode()[start:].decode(), *lines[first + 1 : last], lines[last].encode()[:end].decode()]
+            return "\n".join(parts)
         except Exception:
             return ""
 
@@ -133,6 +161,8 @@ class FunctionCompilerBase:
             return self.cast(value, dtype, node) if dtype is not None else value
         if isinstance(value, Undefined):
             self.error(node, f"'{value.name}' {value.reason}")
+        if type(value).__name__ == "TupleValue":
+            self.error(node, "a tuple is not a number; tuples are only shapes, indices (a[i, j]) and swaps (a, b = b, a)")
         self.error(node, f"expected a number here, got {value.describe()}")
 
     def implicit(self, value: Value, dtype: DType, node: ast.AST, what: str) -> Scalar:

@@ -5,30 +5,41 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import DenseArrayBase, FunctionType, IntegerAttr, ModuleOp, UnitAttr, i1, i32
-from xdsl.ir import Block, Region
+from xdsl.ir import Attribute, Block, Region
 
 from warpforge.dialects import kernel
 from warpforge.dtypes import DType
 from warpforge.errors import CompileError
-from warpforge.frontend.annotations import SliceAnnotation, resolve_annotation
+from warpforge.frontend.annotations import (
+    GENERIC,
+    SLICE_NAMES,
+    ConstantAnnotation,
+    ConstantValue,
+    SliceAnnotation,
+    is_complete,
+    resolve_annotation,
+)
 from warpforge.frontend.builder import SourceInfo
 from warpforge.frontend.calls import CallMixin
+from warpforge.frontend.device import DeviceCallMixin, Unit
 from warpforge.frontend.expressions import ExpressionMixin
 from warpforge.frontend.statements import StatementMixin
-from warpforge.frontend.values import Scalar, SliceValue
+from warpforge.frontend.values import Literal, NeedsMemory, Scalar, SliceValue
 
 
-class FunctionCompiler(CallMixin, StatementMixin, ExpressionMixin):
+class FunctionCompiler(DeviceCallMixin, CallMixin, StatementMixin, ExpressionMixin):
     """Walks one kernel's AST (one `visit_*` per construct, in the mixins) and builds its `kernel.func`."""
 
 
 @dataclass(frozen=True)
 class Param:
-    """A kernel parameter as the frontend saw it: its name and `SliceAnnotation` or scalar `DType`."""
+    """A kernel parameter as the runtime passes it: its name and complete `SliceAnnotation` or scalar
+    `DType` (a `wf.Constant` parameter is compiled in and is not a `Param`)."""
 
     name: str
     annotation: SliceAnnotation | DType
@@ -36,19 +47,42 @@ class Param:
 
 @dataclass(frozen=True)
 class KernelIR:
-    """The frontend's output: the module (one `kernel.func`), its parameters and launch requirements."""
+    """The frontend's output: the module (the kernel's `kernel.func` and the device functions it
+    calls), its run-time parameters and launch requirements."""
 
     module: ModuleOp
     symbol: str
     params: tuple[Param, ...]
     index_dims: frozenset[int]
     source: SourceInfo
+    constants: tuple[tuple[str, Any], ...] = ()
+    """The `wf.Constant` parameters and the values compiled in, in parameter order."""
+    uses_warp_collectives: bool = False
+    uses_dynamic_shared: bool = False
+
+
+Binding = SliceAnnotation | DType | ConstantValue
+"""What a parameter is in one specialization: a complete slice annotation, a scalar dtype, or a constant."""
 
 
 def symbol_name(fn: Any) -> str:
     """The stable kernel symbol: the qualified name with `.<locals>.` folded (`main.<locals>.k` → `main__k`)."""
     qual = fn.__qualname__.replace(".<locals>.", ".").replace("<", "").replace(">", "")
     return qual.replace(".", "__")
+
+
+def specialization_suffix(bindings: Sequence[Binding]) -> str:
+    """A readable symbol suffix for the bindings of a generic kernel's parameters: `s` `d` `a` `r` +
+    dtype for slices, the dtype for scalars, `c<value>` for constants (`saxpy__f32_sf32_df32`)."""
+    parts: list[str] = []
+    for b in bindings:
+        if isinstance(b, SliceAnnotation):
+            parts.append(f"{SLICE_NAMES[b.kind][0].lower()}{b.dtype.name if b.dtype else ''}")
+        elif isinstance(b, DType):
+            parts.append(b.name)
+        else:
+            parts.append("c" + "".join(ch if ch.isalnum() else "_" for ch in repr(b.value)))
+    return "_".join(parts)
 
 
 def get_source(fn: Any) -> tuple[ast.FunctionDef, SourceInfo]:
@@ -75,26 +109,16 @@ def _globals_of(fn: Any) -> dict[str, Any]:
     return scope
 
 
-def compile_kernel(
-    fn: Any,
-    *,
-    contract_block: tuple[int, int, int] | None = None,
-    launch_bounds: int | None = None,
-    checks: bool = True,
-) -> KernelIR:
-    """Compile the Python function `fn` into a `kernel`-dialect module.
-
-    Parameters must be annotated `simt.Slice[T]`, `simt.DisjointSlice[T]` or a scalar dtype (`wf.i32`,
-    `int` = i64, `float` = f64, `bool`). Raises `CompileError` (file:line:col, the source line and a
-    caret) for anything warpforge does not support.
-    """
+def parameter_annotations(fn: Any) -> list[tuple[str, Any]]:
+    """Each parameter's name and resolved annotation (`SliceAnnotation`, `DType`, `ConstantAnnotation`,
+    or `GENERIC` when there is none). Raises `CompileError` for annotations warpforge does not know."""
     fdef, source = get_source(fn)
     compiler = FunctionCompiler(source=source, globals=_globals_of(fn))
     args = fdef.args
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
         compiler.error(fdef, "kernel parameters must be plain positional parameters (no defaults, *args, **kwargs)")
     hints = dict(getattr(fn, "__annotations__", {}))
-    params: list[Param] = []
+    out: list[tuple[str, Any]] = []
     for a in args.args:
         ann = hints.get(a.arg)
         if isinstance(ann, str):  # `from __future__ import annotations`: evaluate where the kernel lives
@@ -103,19 +127,112 @@ def compile_kernel(
             except Exception as e:
                 compiler.error(a, f"parameter '{a.arg}': cannot evaluate the annotation {ann!r}: {e}")
         if ann is None:
-            compiler.error(a, f"parameter '{a.arg}' needs an annotation: simt.Slice[T], simt.DisjointSlice[T] or a dtype like wf.f32")
+            out.append((a.arg, GENERIC))
+            continue
         resolved = resolve_annotation(ann)
         if resolved is None:
-            compiler.error(a, f"parameter '{a.arg}': {ann!r} is not a kernel parameter type (simt.Slice[T], simt.DisjointSlice[T], wf.<dtype>)")
-        params.append(Param(a.arg, resolved))
+            compiler.error(
+                a,
+                f"parameter '{a.arg}': {ann!r} is not a kernel parameter type (simt.Slice[T], simt.DisjointSlice[T], "
+                "simt.AtomicSlice[T], simt.unsafe.RawSlice[T], wf.<dtype>, wf.Constant[int], or no annotation)",
+            )
+        out.append((a.arg, resolved))
+    return out
+
+
+def written_kind(fn: Any, name: str) -> str:
+    """How a kernel uses the unannotated array parameter `name`: `"disjoint_slice"` when it assigns into
+    it (`name[...] = ...`), `"atomic_slice"` when it passes it to `simt.atomic_*`, else `"slice"`."""
+    fdef, _ = get_source(fn)
+    stored = atomic = False
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == name:
+            stored = True
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript) and isinstance(node.target.value, ast.Name) and node.target.value.id == name:
+            stored = True
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == name:
+            func = node.func
+            fname = func.attr if isinstance(func, ast.Attribute) else (func.id if isinstance(func, ast.Name) else "")
+            if fname.startswith("atomic_"):
+                atomic = True
+    if atomic:
+        return "atomic_slice"
+    return "disjoint_slice" if stored else "slice"
+
+
+def compile_kernel(
+    fn: Any,
+    *,
+    contract_block: tuple[int, int, int] | None = None,
+    launch_bounds: int | None = None,
+    checks: bool = True,
+    fastmath: bool = False,
+    bindings: Mapping[str, Binding] | None = None,
+    min_blocks_per_sm: int | None = None,
+) -> KernelIR:
+    """Compile the Python function `fn` into a `kernel`-dialect module.
+
+    Parameters are annotated `simt.Slice[T]`, `simt.DisjointSlice[T]`, `simt.AtomicSlice[T]`,
+    `simt.unsafe.RawSlice[T]` or a scalar dtype (`wf.i32`, `int` = i64, `float` = f64, `bool`);
+    parameters without a complete annotation (none, a bare `simt.DisjointSlice`, `wf.Constant[int]`)
+    take theirs from `bindings` (one specialization; the symbol gets a suffix naming it). Raises
+    `CompileError` (file:line:col, the source line and a caret) for anything warpforge does not support.
+    """
+    memory_arrays: set[tuple[str, int, int]] = set()
+    while True:  # again, with a local array in memory, when one turns out to be indexed at run time
+        try:
+            kir = _compile_kernel(fn, contract_block, launch_bounds, checks, fastmath, bindings, memory_arrays)
+            if min_blocks_per_sm is not None:
+                func = next(op for op in kir.module.ops if isinstance(op, kernel.FuncOp) and op.is_kernel)
+                func.attributes["min_blocks_per_sm"] = IntegerAttr(min_blocks_per_sm, i32)
+            return kir
+        except NeedsMemory as e:
+            if e.site in memory_arrays:
+                raise CompileError(f"internal error: local array at {e.site} indexed at run time in memory mode") from None
+            memory_arrays.add(e.site)
+
+
+def _compile_kernel(fn: Any, contract_block: Any, launch_bounds: Any, checks: bool, fastmath: bool, bindings: Any, memory_arrays: set[tuple[str, int, int]]) -> KernelIR:
+    fdef, source = get_source(fn)
+    unit = Unit()
+    compiler = FunctionCompiler(source=source, globals=_globals_of(fn))
+    compiler.unit = unit
+    compiler.memory_arrays = memory_arrays
     if fdef.returns is not None and not (isinstance(fdef.returns, ast.Constant) and fdef.returns.value is None):
         compiler.error(fdef.returns, "a kernel returns nothing; remove the return annotation")
-
-    input_types = [_param_type(p) for p in params]
+    annotations = parameter_annotations(fn)
+    bindings = dict(bindings or {})
+    params: list[Param] = []
+    constants: list[tuple[str, Any]] = []
+    specialized: list[Binding] = []
+    input_types: list[Attribute] = []
+    arg_nodes = {a.arg: a for a in fdef.args.args}
+    for name, ann in annotations:
+        binding: Any = ann if is_complete(ann) else bindings.get(name)
+        if binding is None:
+            what = "is a wf.Constant" if isinstance(ann, ConstantAnnotation) else ("has no dtype" if isinstance(ann, SliceAnnotation) else "has no annotation")
+            compiler.error(
+                arg_nodes[name],
+                f"parameter '{name}' needs an annotation to compile the kernel alone (simt.Slice[wf.f32], wf.i32, ...): it {what}, "
+                "so the kernel is generic and compiles per argument types at launch (kernel[grid, block](...)) or with kernel.specialize(*args)",
+            )
+        if not is_complete(ann):
+            specialized.append(binding)
+        if isinstance(binding, ConstantValue):
+            if isinstance(ann, ConstantAnnotation) and (why := ann.check(binding.value)) is not None:
+                compiler.error(arg_nodes[name], f"parameter '{name}' {why}")
+            constants.append((name, binding.value))
+            compiler.vars[name] = Literal(binding.value)
+            continue
+        if isinstance(ann, SliceAnnotation) and (not isinstance(binding, SliceAnnotation) or binding.kind != ann.kind):
+            compiler.error(arg_nodes[name], f"parameter '{name}' is {ann!r}, bound to {binding!r}")
+        params.append(Param(name, binding))
+        input_types.append(param_type(binding))
     block = Block(arg_types=input_types)
     for p, arg in zip(params, block.args):
         arg.name_hint = p.name
         if isinstance(p.annotation, SliceAnnotation):
+            assert p.annotation.dtype is not None
             compiler.vars[p.name] = SliceValue(arg, p.annotation.dtype, p.annotation.kind, p.name)
         else:
             compiler.vars[p.name] = Scalar(arg, p.annotation)
@@ -131,19 +248,38 @@ def compile_kernel(
         attributes["launch_bounds"] = IntegerAttr(launch_bounds, i32)
     if not checks:
         attributes["checks"] = IntegerAttr(0, i1)
+    if fastmath:
+        attributes["fastmath"] = UnitAttr()
     symbol = symbol_name(fn)
+    if specialized:
+        symbol += "__" + specialization_suffix(specialized)
     func = kernel.FuncOp(symbol, FunctionType.from_lists(input_types, []), Region(block), attributes)
     func.location = compiler.loc(fdef)
-    module = ModuleOp([func])
+    module = ModuleOp([func, *unit.functions])
     try:
         module.verify()
     except Exception as e:  # a frontend bug, not a user error: say so, with the location
         raise CompileError(f"internal error: the frontend built invalid IR: {e}", filename=source.filename, line=source.first_line) from e
-    return KernelIR(module, symbol, tuple(params), frozenset(compiler.index_dims), source)
+    return KernelIR(
+        module,
+        symbol,
+        tuple(params),
+        frozenset(compiler.index_dims),
+        source,
+        tuple(constants),
+        compiler.uses_warp_collectives,
+        compiler.uses_dynamic_shared,
+    )
 
 
-def _param_type(p: Param):
-    ann = p.annotation
-    if isinstance(ann, SliceAnnotation):
-        return kernel.SliceType(ann.dtype.mlir) if ann.kind == "slice" else kernel.DisjointSliceType(ann.dtype.mlir)
-    return ann.mlir
+def param_type(binding: SliceAnnotation | DType) -> Attribute:
+    """The `kernel`-dialect type of a run-time parameter."""
+    if isinstance(binding, SliceAnnotation):
+        assert binding.dtype is not None
+        cls = {"slice": kernel.SliceType, "disjoint_slice": kernel.DisjointSliceType, "atomic_slice": kernel.AtomicSliceType, "raw_slice": kernel.RawSliceType}[binding.kind]
+        return cls(binding.dtype.mlir)
+    return binding.mlir
+
+
+def _param_type(p: Param) -> Attribute:
+    return param_type(p.annotation)

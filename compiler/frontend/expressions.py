@@ -19,13 +19,19 @@ from warpforge.dtypes import DType
 from warpforge.frontend.builder import FunctionCompilerBase
 from warpforge.frontend.globals import resolve_attribute
 from warpforge.frontend.values import (
+    ArrayValue,
+    RegisterArrayValue,
+    BlockIndexValue,
     BoundMethod,
     IndexValue,
     Literal,
     Namespace,
     Scalar,
     SliceValue,
+    Text,
+    TupleValue,
     Value,
+    ViewValue,
 )
 
 _BINOPS: dict[type[ast.operator], tuple[str, type[kernel._BinaryOp] | None, Callable[[Any, Any], Any]]] = {  # pyright: ignore[reportPrivateUsage]
@@ -67,6 +73,8 @@ class ExpressionMixin(FunctionCompilerBase):
     def visit_Constant(self, node: ast.Constant) -> Value:
         if isinstance(node.value, bool | int | float):
             return Literal(node.value)
+        if isinstance(node.value, str):
+            return Text(node.value)  # only meaningful as an argument (scope="block"); elsewhere an error at the use
         self.error(node, f"{type(node.value).__name__} constants are not supported in kernels (only bool, int, float)")
 
     def visit_Name(self, node: ast.Name) -> Value:
@@ -81,14 +89,20 @@ class ExpressionMixin(FunctionCompilerBase):
             if resolved is None:
                 self.error(node, f"'{base.name}.{node.attr}' is not available inside kernels")
             return resolved
+        if isinstance(base, BlockIndexValue):
+            if node.attr == "get":
+                return BoundMethod(base, "get")
+            self.error(node, f"a BlockIndex has .get() only, not '.{node.attr}'")
+        if isinstance(base, SliceValue) and base.kind == "disjoint_slice" and node.attr in ("row", "column", "tile"):
+            return BoundMethod(base, node.attr)
         if isinstance(base, IndexValue):
             if node.attr == "get":
                 return BoundMethod(base, "get")
-            if node.attr in ("row", "col"):
-                if base.dims != 2:
-                    self.error(node, f"'.{node.attr}' exists only on a ThreadIndex from simt.index_2d(ncols)")
-                op = kernel.IndexRowOp(base.ssa) if node.attr == "row" else kernel.IndexColOp(base.ssa)
-                return Scalar(self.emit(op, node), dtypes.i64)
+            if node.attr in ("row", "col", "x", "y", "z"):
+                if base.dims == 1 or (node.attr == "z" and base.dims != 3):
+                    self.error(node, f"'.{node.attr}' exists only on a ThreadIndex from simt.index_2d(ncols) (.row/.col, .y/.x) or simt.index_3d(ny, nx) (.z/.y/.x)")
+                cls = {"row": kernel.IndexRowOp, "y": kernel.IndexRowOp, "col": kernel.IndexColOp, "x": kernel.IndexColOp, "z": kernel.IndexPlaneOp}[node.attr]
+                return Scalar(self.emit(cls(base.ssa), node), dtypes.i64)
         self.error(node, f"{base.describe()} has no attribute '{node.attr}' in a kernel")
 
     def special_register(self, which: str, dim: str, node: ast.AST) -> Scalar:
@@ -310,19 +324,60 @@ class ExpressionMixin(FunctionCompilerBase):
 
     def visit_Subscript(self, node: ast.Subscript) -> Value:
         base = self.visit_expr(node.value)
+        index = self.visit_expr(node.slice)
+        if isinstance(base, ArrayValue):
+            return self.array_load(base, index, node)
+        if isinstance(base, RegisterArrayValue):
+            return self.register_load(base, index, node)  # pyright: ignore[reportAttributeAccessIssue]
+        if isinstance(base, ViewValue):
+            return self.view_load(base, index, node)  # pyright: ignore[reportAttributeAccessIssue]
         if not isinstance(base, SliceValue):
             self.error(node, f"cannot index {base.describe()}")
-        index = self.visit_expr(node.slice)
         return self.load(base, index, node)
+
+    def array_indices(self, base: ArrayValue, index: Value, node: ast.AST) -> list[Scalar]:
+        """The indices of `arr[i]` / `arr[i, j]` as integer scalars, one per dimension. A constant index
+        outside a static extent is a `CompileError`; run-time ones are checked when the kernel runs."""
+        parts = list(index.elements) if isinstance(index, TupleValue) else [index]
+        if len(parts) != len(base.shape):
+            self.error(node, f"{base.describe()} takes {len(base.shape)} index(es), got {len(parts)}")
+        out: list[Scalar] = []
+        for part, extent in zip(parts, base.shape):
+            if isinstance(part, Literal):
+                if not isinstance(part.value, int) or isinstance(part.value, bool):
+                    self.error(node, f"an array index must be an integer, got {part.value!r}")
+                if extent is not None and not 0 <= part.value < extent:
+                    self.error(node, f"index {part.value} is out of range for an extent of {extent}")
+                out.append(self.const(part.value, dtypes.i64, node))
+                continue
+            if isinstance(part, IndexValue):
+                part = Scalar(self.emit(kernel.IndexGetOp(part.ssa), node), dtypes.i64)
+            scalar = self.materialize(part, node)
+            if not scalar.dtype.is_int:
+                self.error(node, f"an array index must be an integer, got {scalar.dtype.name}")
+            out.append(scalar)
+        return out
+
+    def array_load(self, base: ArrayValue, index: Value, node: ast.AST) -> Scalar:
+        indices = self.array_indices(base, index, node)
+        op = kernel.ArrayLoadOp(base.ssa, [i.ssa for i in indices], self.text_of(node))
+        return Scalar(self.emit(op, node), base.dtype)
 
     def load(self, base: SliceValue, index: Value, node: ast.AST) -> Scalar:
         text = self.text_of(node)
+        if base.kind == "atomic_slice":
+            self.error(node, f"{base.describe()} takes atomic operations only (simt.atomic_add(...), simt.atomic_exch(...), …); a plain read would race with them")
         if base.kind == "disjoint_slice":
+            if isinstance(index, ViewValue):
+                self.error(node, "index a view with its own coordinates: view[r, c]")
             if not isinstance(index, IndexValue):
-                self.error(node, f"{base.describe()} can be read only at the thread's own ThreadIndex (e.g. {base.name}[idx]); reading other elements would race with their writers")
+                hint = " (a BlockIndex is written by the block's first thread only; other threads reading it would race)" if isinstance(index, BlockIndexValue) else ""
+                self.error(node, f"{base.describe()} can be read only at the thread's own ThreadIndex (e.g. {base.name}[idx]); reading other elements would race with their writers{hint}")
             return Scalar(self.emit(kernel.LoadOp(base.ssa, index.ssa, text), node), base.dtype)
         if isinstance(index, IndexValue):
             index = Scalar(self.emit(kernel.IndexGetOp(index.ssa), node), dtypes.i64)
+        if isinstance(index, BlockIndexValue):
+            index = Scalar(self.emit(kernel.BlockIndexGetOp(index.ssa), node), dtypes.i64)
         if isinstance(index, Literal):
             if not isinstance(index.value, int) or isinstance(index.value, bool):
                 self.error(node, f"a slice index must be an integer, got {index.value!r}")
@@ -334,7 +389,7 @@ class ExpressionMixin(FunctionCompilerBase):
         return Scalar(self.emit(kernel.LoadOp(base.ssa, i.ssa, text), node), base.dtype)
 
     def visit_Tuple(self, node: ast.Tuple) -> Value:
-        self.error(node, "tuples are supported only on the left of an assignment (a, b = b, a)")
+        return TupleValue(tuple(self.visit_expr(e) for e in node.elts))
 
 
 def _text_attr(text: str):

@@ -19,7 +19,7 @@ from warpforge.frontend.values import Builtin, DTypeRef, Literal, Namespace, Val
 MATH_FUNCTIONS = (
     "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
     "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "pow", "fabs", "floor",
-    "ceil", "trunc", "copysign", "isnan", "isinf", "isfinite", "fma", "hypot", "cbrt",
+    "ceil", "trunc", "copysign", "isnan", "isinf", "isfinite", "fma", "hypot", "cbrt", "fmod",
 )  # fmt: skip
 """Functions of Python's `math` module usable in kernels (those that exist in this Python)."""
 
@@ -60,6 +60,13 @@ def resolve_global(obj: Any) -> Value | None:
         return Namespace("simt", simt)
     if isinstance(obj, simt.DimProxy):
         return Namespace(f"simt.{obj.name}", obj)
+    from warpforge.frontend.device import DeviceFunctionRef
+    from warpforge.frontend.device_function import DeviceFunction
+
+    if isinstance(obj, DeviceFunction):
+        return DeviceFunctionRef(obj)
+    if isinstance(obj, types.ModuleType) and obj.__name__ == "warpforge.unsafe":
+        return Namespace("simt.unsafe", obj)
     if isinstance(obj, types.BuiltinFunctionType | types.FunctionType | type):
         name = _function_names().get(id(obj))
         if name is not None:

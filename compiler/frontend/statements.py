@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from math import prod
 
 from xdsl.dialects.builtin import Region
 from xdsl.ir import Block
@@ -22,6 +23,8 @@ from warpforge.dtypes import DType
 from warpforge.frontend.builder import FunctionCompilerBase, LoopContext
 from warpforge.frontend.values import (
     ArrayValue,
+    TupleValue,
+    RegisterArrayValue,
     Text,
     ViewValue,
     BlockIndexValue,
@@ -95,6 +98,13 @@ class StatementMixin(FunctionCompilerBase):
         if len(node.targets) != 1:
             self.error(node, "chained assignment (a = b = …) is not supported; assign one name at a time")
         target = node.targets[0]
+        if isinstance(target, ast.Tuple | ast.List) and not isinstance(node.value, ast.Tuple | ast.List):
+            value = self.visit_expr(node.value)  # pyright: ignore[reportAttributeAccessIssue]
+            if not isinstance(value, TupleValue) or len(value.elements) != len(target.elts):
+                self.error(node, f"cannot unpack {value.describe()} into {len(target.elts)} names")
+            for t, v in zip(target.elts, value.elements):
+                self.assign(t, v, node)
+            return
         if isinstance(target, ast.Tuple | ast.List):
             if not isinstance(node.value, ast.Tuple | ast.List) or len(node.value.elts) != len(target.elts):
                 self.error(node, "tuple assignment needs a tuple of the same length on the right (a, b = b, a)")
@@ -126,6 +136,11 @@ class StatementMixin(FunctionCompilerBase):
         if isinstance(node.target, ast.Subscript):
             base = self.visit_expr(node.target.value)  # pyright: ignore[reportAttributeAccessIssue]
             index = self.visit_expr(node.target.slice)  # pyright: ignore[reportAttributeAccessIssue]
+            if isinstance(base, RegisterArrayValue):
+                current = self.register_load(base, index, node.target)  # pyright: ignore[reportAttributeAccessIssue]
+                new = self.binary(type(node.op), current, self.visit_expr(node.value), node)  # pyright: ignore[reportAttributeAccessIssue]
+                self.register_store(base, index, new, node)  # pyright: ignore[reportAttributeAccessIssue]
+                return
             if isinstance(base, ViewValue):
                 current = self.view_load(base, index, node.target)  # pyright: ignore[reportAttributeAccessIssue]
                 new = self.binary(type(node.op), current, self.visit_expr(node.value), node)  # pyright: ignore[reportAttributeAccessIssue]
@@ -154,9 +169,12 @@ class StatementMixin(FunctionCompilerBase):
             return
         if isinstance(target, ast.Subscript):
             base = self.visit_expr(target.value)
-            if not isinstance(base, SliceValue | ArrayValue | ViewValue):
+            if not isinstance(base, SliceValue | ArrayValue | ViewValue | RegisterArrayValue):
                 self.error(target, f"cannot assign into {base.describe()}")
             index = self.visit_expr(target.slice)
+            if isinstance(base, RegisterArrayValue):
+                self.register_store(base, index, value, node)  # pyright: ignore[reportAttributeAccessIssue]
+                return
             if isinstance(base, ViewValue):
                 self.view_store(base, index, value, node)  # pyright: ignore[reportAttributeAccessIssue]
                 return
@@ -361,7 +379,7 @@ class StatementMixin(FunctionCompilerBase):
         """The variables the loop carries, their initial values, and which of them started as a
         Python literal (weak: their type may still be decided by the body)."""
         names, inits, weak = [], [], {}
-        for name in assigned_names(body):
+        for name in [*assigned_names(body), *self.register_elements_stored(body)]:
             if name in exclude:
                 continue
             value = self.vars.get(name)
@@ -379,6 +397,20 @@ class StatementMixin(FunctionCompilerBase):
             elif isinstance(value, SliceValue | IndexValue | ArrayValue | BlockIndexValue | ViewValue):
                 self.error(node, f"'{name}' ({value.describe()}) cannot be reassigned inside a loop")
         return names, inits, weak
+
+    def register_elements_stored(self, body: Sequence[ast.stmt]) -> list[str]:
+        """The hidden element variables of the register arrays `body` assigns into (`acc[i] = …`),
+        which a loop carries like any variable."""
+        out: list[str] = []
+        for node in ast.walk(ast.Module(body=list(body), type_ignores=[])):
+            target = node.target if isinstance(node, ast.AugAssign) else None
+            targets = node.targets if isinstance(node, ast.Assign) else ([target] if target is not None else [])
+            for t in targets:
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                    array = self.vars.get(t.value.id)
+                    if isinstance(array, RegisterArrayValue):
+                        out += [array.element(k) for k in range(prod(array.shape)) if array.element(k) not in out]
+        return out
 
     def _probe_weak_types(self, body: Sequence[ast.stmt], before: dict[str, Value], bind: dict[str, Value]) -> dict[str, DType]:
         """Compile the loop body once, throwaway, with each literal-initialized carried variable still

@@ -64,7 +64,7 @@ class IndexValue(Value):
     dims: int
 
     def describe(self) -> str:
-        return f"a ThreadIndex ({'index_1d' if self.dims == 1 else 'index_2d'})"
+        return f"a ThreadIndex (index_{self.dims}d)"
 
 
 @dataclass(frozen=True)
@@ -112,6 +112,96 @@ class RangeValue(Value):
     start: Value
     stop: Value
     step: Value
+    static: bool = False
+    """`simt.static_range(...)`: unrolled by the frontend (compile-time bounds)."""
 
     def describe(self) -> str:
-        return "range(...)"
+        return "simt.static_range(...)" if self.static else "range(...)"
+
+
+@dataclass(frozen=True)
+class ArrayValue(Value):
+    """A shared-memory (`simt.shared_array`, `simt.dynamic_shared`) or local (`simt.local_array`) array."""
+
+    ssa: SSAValue
+    dtype: DType
+    shape: tuple[int | None, ...]
+    """Extents; None for the dynamic shared memory's."""
+    space: str  # "shared" | "local"
+
+    def describe(self) -> str:
+        dims = "x".join("?" if d is None else str(d) for d in self.shape)
+        return f"a {self.space} array {dims} of {self.dtype.name}"
+
+
+@dataclass(frozen=True)
+class TupleValue(Value):
+    """A tuple written in the kernel (`(16, 17)`, `s[i, j]`'s index), known element by element."""
+
+    elements: tuple[Value, ...]
+
+    def describe(self) -> str:
+        return f"a tuple of {len(self.elements)}"
+
+
+@dataclass(frozen=True)
+class Text(Value):
+    """A string constant: only where a kernel function takes a keyword (`scope="block"`)."""
+
+    value: str
+
+    def describe(self) -> str:
+        return f"the string {self.value!r}"
+
+
+@dataclass(frozen=True)
+class BlockIndexValue(Value):
+    """A `BlockIndex` from `simt.block_index_1d()`: writes through it are made by the block's first thread."""
+
+    ssa: SSAValue
+
+    def describe(self) -> str:
+        return "a BlockIndex (block_index_1d)"
+
+
+@dataclass(frozen=True)
+class ViewValue(Value):
+    """`out.row(idx, ncols)`, `out.column(idx, ncols)`, `out.tile(idx, (th, tw), ncols)`: the elements of
+    a `DisjointSlice` this thread owns (its index times the view's extent), indexed from 0."""
+
+    slice: SliceValue
+    index: IndexValue
+    kind: str  # "row" | "column" | "tile"
+    sizes: tuple[SSAValue, ...]
+    """i64 values: `(ncols,)` for row/column views, `(th, tw, ncols)` for tiles."""
+    rank: int
+
+    def describe(self) -> str:
+        return f"a {self.kind} view of {self.slice.describe()}"
+
+
+@dataclass(frozen=True)
+class RegisterArrayValue(Value):
+    """A `simt.local_array` every access of which uses compile-time indices: its elements are plain
+    values (registers) the frontend tracks under hidden variable names `key_k`, so branches merge
+    them and loops carry them like any variable. An access with a run-time index makes the compiler
+    redo the kernel with this array in local memory (`NeedsMemory`)."""
+
+    key: str
+    dtype: DType
+    shape: tuple[int, ...]
+    site: tuple[str, int, int]
+
+    def element(self, flat: int) -> str:
+        return f"{self.key}_{flat}"
+
+    def describe(self) -> str:
+        return f"a local array {'x'.join(map(str, self.shape))} of {self.dtype.name}"
+
+
+class NeedsMemory(Exception):
+    """Internal: a local array at `site` is indexed at run time; compile again with it in memory."""
+
+    def __init__(self, site: tuple[str, int, int]):
+        super().__init__(site)
+        self.site = site

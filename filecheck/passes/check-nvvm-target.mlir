@@ -46,3 +46,60 @@ gpu.module @no_target {
     func.return
   }
 }
+
+// -----
+
+// Atomics the chip lacks: an f16 add before sm_70 (bf16: sm_90, f64: sm_60).
+// CHECK: k.py:7:3: 'memref.atomic_rmw' (an atomic add of f16) needs sm_70, but gpu.module @f16_add targets sm_60
+gpu.module @f16_add [#nvvm.target<chip = "sm_60">] {
+  func.func @f(%m: memref<?xf16, 1 : i32>, %i: index, %x: f16) -> f16 {
+    %r = "memref.atomic_rmw"(%x, %m, %i) <{kind = 0 : i64}> : (f16, memref<?xf16, 1 : i32>, index) -> f16 loc("k.py":7:3)
+    func.return %r : f16
+  }
+}
+
+// -----
+
+// CHECK: 'memref.atomic_rmw' (an atomic add of bf16) needs sm_90, but gpu.module @bf16_add targets sm_80
+gpu.module @bf16_add [#nvvm.target<chip = "sm_80">] {
+  func.func @f(%m: memref<?xbf16, 1 : i32>, %i: index, %x: bf16) -> bf16 {
+    %r = "memref.atomic_rmw"(%x, %m, %i) <{kind = 0 : i64}> : (bf16, memref<?xbf16, 1 : i32>, index) -> bf16
+    func.return %r : bf16
+  }
+}
+
+// -----
+
+// Scoped atomics (block, system) need sm_60; orderings other than relaxed need sm_70.
+// CHECK: 'memref.atomic_rmw' with scope 'system' needs sm_60, but gpu.module @scope targets sm_52 (device scope only)
+gpu.module @scope [#nvvm.target<chip = "sm_52">] {
+  func.func @f(%m: memref<?xi32, 1 : i32>, %i: index, %x: i32) -> i32 {
+    %r = "memref.atomic_rmw"(%x, %m, %i) <{kind = 1 : i64}> {syncscope = "system"} : (i32, memref<?xi32, 1 : i32>, index) -> i32
+    func.return %r : i32
+  }
+}
+
+// -----
+
+// CHECK: 'gpu.atomic_cmpxchg' with ordering 'acq_rel' needs sm_70, but gpu.module @order targets sm_61 (relaxed only)
+gpu.module @order [#nvvm.target<chip = "sm_61">] {
+  func.func @f(%m: memref<?xi32, 1 : i32>, %i: index, %x: i32) -> i32 {
+    %r = gpu.atomic_cmpxchg %m[%i], %x, %x {ordering = "acq_rel"} : memref<?xi32, 1 : i32>, i32
+    func.return %r : i32
+  }
+}
+
+// -----
+
+// On sm_90 all of these exist.
+// CHECK-LABEL: gpu.module @h200
+// CHECK-COUNT-2: memref.atomic_rmw
+// CHECK:         gpu.atomic_cmpxchg
+gpu.module @h200 [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+  func.func @f(%m: memref<?xbf16, 1 : i32>, %n: memref<?xi64, 1 : i32>, %i: index, %x: bf16, %y: i64) -> (bf16, i64, i64) {
+    %r = "memref.atomic_rmw"(%x, %m, %i) <{kind = 0 : i64}> {syncscope = "block"} : (bf16, memref<?xbf16, 1 : i32>, index) -> bf16
+    %s = "memref.atomic_rmw"(%y, %n, %i) <{kind = 6 : i64}> {ordering = "seq_cst", syncscope = "system"} : (i64, memref<?xi64, 1 : i32>, index) -> i64
+    %t = gpu.atomic_cmpxchg %n[%i], %y, %y {ordering = "acquire"} : memref<?xi64, 1 : i32>, i64
+    func.return %r, %s, %t : bf16, i64, i64
+  }
+}

@@ -67,22 +67,47 @@ func.func @dims(%a: memref<?x8xi32, 1 : i32>) -> (index, index) {
 
 // -----
 
-// Atomics: MLIR's kind numbering; monotonic; device scope unless `syncscope` says otherwise.
+// Atomics: MLIR's kind numbering; monotonic unless `ordering` says otherwise; device scope unless
+// `syncscope` says otherwise; maximumf/minimumf propagate NaN (fmaximum/fminimum), maxnumf ignores it.
 
 // CHECK-LABEL: func.func @atomics(
 // CHECK:         llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
 // CHECK:         llvm.atomicrmw max %{{.*}}, %{{.*}} syncscope("block") monotonic : !llvm.ptr<3>, i32
 // CHECK:         llvm.atomicrmw xchg %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i64
 // CHECK:         llvm.atomicrmw umin %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, i64
-// CHECK:         llvm.atomicrmw fmax %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
+// CHECK:         llvm.atomicrmw fmaximum %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
+// CHECK:         llvm.atomicrmw fminimum %{{.*}}, %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, f32
+// CHECK:         llvm.atomicrmw fmax %{{.*}}, %{{.*}} syncscope("block") seq_cst : !llvm.ptr<1>, f32
 func.func @atomics(%f: memref<?xf32, 1 : i32>, %s: memref<32xi32, 3 : i32>, %g: memref<?xi64, 1 : i32>, %i: index,
-                   %x: f32, %y: i32, %z: i64) -> (f32, i32, i64, i64, f32) {
+                   %x: f32, %y: i32, %z: i64) -> (f32, i32, i64, i64, f32, f32, f32) {
   %0 = "memref.atomic_rmw"(%x, %f, %i) <{kind = 0 : i64}> : (f32, memref<?xf32, 1 : i32>, index) -> f32
   %1 = "memref.atomic_rmw"(%y, %s, %i) <{kind = 6 : i64}> {syncscope = "block"} : (i32, memref<32xi32, 3 : i32>, index) -> i32
   %2 = "memref.atomic_rmw"(%z, %g, %i) <{kind = 3 : i64}> {syncscope = "system"} : (i64, memref<?xi64, 1 : i32>, index) -> i64
   %3 = "memref.atomic_rmw"(%z, %g, %i) <{kind = 11 : i64}> : (i64, memref<?xi64, 1 : i32>, index) -> i64
   %4 = "memref.atomic_rmw"(%x, %f, %i) <{kind = 4 : i64}> : (f32, memref<?xf32, 1 : i32>, index) -> f32
-  func.return %0, %1, %2, %3, %4 : f32, i32, i64, i64, f32
+  %5 = "memref.atomic_rmw"(%x, %f, %i) <{kind = 8 : i64}> {ordering = "acq_rel"} : (f32, memref<?xf32, 1 : i32>, index) -> f32
+  %6 = "memref.atomic_rmw"(%x, %f, %i) <{kind = 5 : i64}> {ordering = "seq_cst", syncscope = "block"} : (f32, memref<?xf32, 1 : i32>, index) -> f32
+  func.return %0, %1, %2, %3, %4, %5, %6 : f32, i32, i64, i64, f32, f32, f32
+}
+
+// -----
+
+// memref.view: a byte GEP on the source pointer and a new descriptor (how dynamic shared memory is typed).
+
+// CHECK-LABEL: func.func @view(
+// CHECK:         %[[D:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<?xi8, 3 : i32> to !llvm.struct<(!llvm.ptr<3>, i64)>
+// CHECK-NEXT:    %[[P:.*]] = llvm.extractvalue %[[D]][0] : !llvm.struct<(!llvm.ptr<3>, i64)>
+// CHECK-NEXT:    %[[SH:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK-NEXT:    %[[G:.*]] = llvm.getelementptr inbounds %[[P]][%[[SH]]] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, i8
+// CHECK-NEXT:    %[[N:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK:         llvm.insertvalue %[[G]], %{{.*}}[0] : !llvm.struct<(!llvm.ptr<3>, i64)>
+// CHECK-NEXT:    llvm.insertvalue %[[N]], %{{.*}}[1] : !llvm.struct<(!llvm.ptr<3>, i64)>
+// CHECK:         llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+func.func @view(%bytes: memref<?xi8, 3 : i32>, %n: index, %i: index) -> f32 {
+  %c0 = arith.constant 0 : index
+  %typed = memref.view %bytes[%c0][%n] : memref<?xi8, 3 : i32> to memref<?xf32, 3 : i32>
+  %v = memref.load %typed[%i] : memref<?xf32, 3 : i32>
+  func.return %v : f32
 }
 
 // -----

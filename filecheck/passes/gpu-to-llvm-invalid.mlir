@@ -52,7 +52,7 @@ gpu.module @m {
 
 // -----
 
-// CHECK: k.py:7:5: 'memref.alloc' has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global)
+// CHECK: k.py:7:5: 'memref.alloc' has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global, view)
 gpu.module @m {
   func.func @f() -> memref<4xf32> {
     %m = memref.alloc() : memref<4xf32> loc("k.py":7:5)

@@ -30,7 +30,7 @@ builtin.module {
     %idx = kernel.index_1d : !kernel.thread_index loc("k.py":4:5)
     %i = kernel.index_get %idx : si64 loc("k.py":4:5)
     %x = kernel.load %a[%i] {text = "a[i]"} : !kernel.slice<f32>, si64 -> f32 loc("k.py":5:9)
-    kernel.store %x, %c[%idx] : f32, !kernel.disjoint_slice<f32> loc("k.py":5:5)
+    kernel.store %x, %c[%idx] : f32, !kernel.disjoint_slice<f32>, !kernel.thread_index loc("k.py":5:5)
     kernel.return
   }
 }
@@ -82,7 +82,7 @@ builtin.module {
   kernel.func @floordiv(%a: si64, %b: si64, %out: !kernel.disjoint_slice<si64>) attributes {kernel} {
     %q = kernel.floordiv %a, %b {text = "a // b"} : si64
     %idx = kernel.index_1d : !kernel.thread_index
-    kernel.store %q, %out[%idx] : si64, !kernel.disjoint_slice<si64>
+    kernel.store %q, %out[%idx] : si64, !kernel.disjoint_slice<si64>, !kernel.thread_index
     kernel.return
   }
 }
@@ -118,7 +118,161 @@ builtin.module {
 builtin.module {
   kernel.func @two_d(%c: !kernel.disjoint_slice<f32>, %ncols: si64, %v: f32) attributes {kernel, checks = false} {
     %idx = kernel.index_2d %ncols : si64 -> !kernel.thread_index
-    kernel.store %v, %c[%idx] : f32, !kernel.disjoint_slice<f32>
+    kernel.store %v, %c[%idx] : f32, !kernel.disjoint_slice<f32>, !kernel.thread_index
+    kernel.return
+  }
+}
+
+// -----
+
+// Shared arrays become shared-memory globals (address space 3, 16-byte aligned once lowered), the
+// dynamic shared memory a typed view of gpu.dynamic_shared_memory, local arrays zero-filled allocas;
+// every access is checked per dimension (the first dimension out of range is reported).
+// CHECK: "memref.global"() <{sym_name = "__wf_shared_arrays_0", type = memref<32x33xf32, 3 : i32>, initial_value, sym_visibility = "private", alignment = 16 : i64}>
+// CHECK-LABEL: gpu.func @arrays(
+// CHECK-SAME: kind = "out-of-range write", text = "l[i]"
+// CHECK: memref.get_global @__wf_shared_arrays_0 : memref<32x33xf32, 3 : i32>
+// CHECK: %[[RAW:.*]] = gpu.dynamic_shared_memory : memref<?xi8, 3 : i32>
+// CHECK: %[[BYTES:.*]] = memref.dim %[[RAW]]
+// CHECK: %[[COUNT:.*]] = arith.divui %[[BYTES]], %{{.*}} : index
+// CHECK: memref.view %[[RAW]][%{{.*}}][%[[COUNT]]] : memref<?xi8, 3 : i32> to memref<?xf32, 3 : i32>
+// CHECK: %[[L:.*]] = memref.alloca() : memref<4xf32>
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[L]][%{{.*}}] : memref<4xf32>
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.andi
+// CHECK: arith.select
+// CHECK: scf.if
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<32x33xf32, 3 : i32>
+// CHECK: func.call @__wf_report_error
+builtin.module {
+  kernel.func @arrays(%i: si64) attributes {kernel} {
+    %s = kernel.shared_array : !kernel.shared<32x33xf32>
+    %d = kernel.dynamic_shared : !kernel.shared<?xf32>
+    %l = kernel.local_array : !kernel.local<4xf32>
+    %v = kernel.array_load %s[%i, %i] : !kernel.shared<32x33xf32>, si64, si64 -> f32
+    %w = kernel.array_load %d[%i] : !kernel.shared<?xf32>, si64 -> f32
+    %u = kernel.add %v, %w : f32
+    kernel.array_store %u, %l[%i] {text = "l[i]"} : f32, !kernel.local<4xf32>, si64
+    kernel.return
+  }
+}
+
+// -----
+
+// Barriers, fences and warp collectives map to their gpu ops; an f16 shuffles as the low bits of an
+// i32; warp min/max follow the signedness (floats: NaN-propagating minimumf/maximumf).
+// CHECK-LABEL: gpu.func @sync_and_warps(
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier_reduce popc %{{.*}} : i32
+// CHECK: gpu.thread_fence device
+// CHECK: gpu.warp_sync %{{.*}}
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f16 to i16
+// CHECK: %[[WIDE:.*]] = arith.extui %[[BITS]] : i16 to i32
+// CHECK: %[[OFF:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK: %[[R:.*]], %{{.*}} = gpu.shuffle down %[[WIDE]], %[[OFF]], %{{.*}} : i32
+// CHECK: arith.trunci %[[R]] : i32 to i16
+// CHECK: gpu.subgroup_reduce minui %{{.*}} : (i32) -> i32
+// CHECK: gpu.subgroup_reduce maximumf %{{.*}} : (f32) -> f32
+// CHECK: gpu.vote any
+// CHECK: gpu.ballot %{{.*}} : i32
+// CHECK: gpu.match_any %{{.*}} : i32
+// CHECK: gpu.lane_id
+builtin.module {
+  kernel.func @sync_and_warps(%p: i1, %h: f16, %u: ui32, %f: f32, %i: si64, %c: !kernel.disjoint_slice<f16>) attributes {kernel, checks = false} {
+    kernel.barrier
+    %n = kernel.barrier_reduce popc %p : si32
+    kernel.thread_fence device
+    kernel.warp_sync %u : ui32
+    %s = kernel.shuffle down %h, %i {width = 8} : f16, si64
+    %m = kernel.warp_reduce min %u : ui32
+    %x = kernel.warp_reduce max %f : f32
+    %a = kernel.vote any %p
+    %b = kernel.ballot %p : ui32
+    %mm = kernel.match_any %u : ui32
+    %l = kernel.lane_id : si64
+    %idx = kernel.index_1d : !kernel.thread_index
+    kernel.store %s, %c[%idx] : f16, !kernel.disjoint_slice<f16>, !kernel.thread_index
+    kernel.return
+  }
+}
+
+// -----
+
+// Atomics: a checked index, then memref.atomic_rmw with the scope and ordering as attributes; sub adds
+// the negation; float max is maximumf (kind 4); compare-and-swap is gpu.atomic_cmpxchg.
+// CHECK-LABEL: gpu.func @atomics(
+// CHECK-SAME: kind = "out-of-range atomic"
+// CHECK: %[[NEG:.*]] = arith.negf %{{.*}} : f32
+// CHECK: scf.if
+// CHECK: "memref.atomic_rmw"(%[[NEG]], %{{.*}}, %{{.*}}) <{kind = 0 : i64}> {syncscope = "device", ordering = "relaxed"}
+// CHECK: kind = 4 : i64}> {syncscope = "block", ordering = "acq_rel"}
+// CHECK: gpu.atomic_cmpxchg %{{.*}}[%{{.*}}], %{{.*}}, %{{.*}} {syncscope = "system", ordering = "seq_cst"} : memref<?xi64, 1 : i32>, i64
+builtin.module {
+  kernel.func @atomics(%a: !kernel.atomic_slice<f32>, %b: !kernel.atomic_slice<si64>, %i: si64, %x: f32, %y: si64) attributes {kernel} {
+    %o1 = kernel.atomic sub %a[%i], %x {scope = "device", ordering = "relaxed"} : !kernel.atomic_slice<f32>, si64, f32
+    %o2 = kernel.atomic max %a[%i], %x {scope = "block", ordering = "acq_rel"} : !kernel.atomic_slice<f32>, si64, f32
+    %o3 = kernel.atomic_cas %b[%i], %y, %y {scope = "system", ordering = "seq_cst"} : !kernel.atomic_slice<si64>, si64, si64
+    kernel.return
+  }
+}
+
+// -----
+
+// A BlockIndex is the block's linear index over the whole grid; a write through it is guarded by
+// "this is thread (0, 0, 0)". A raw-slice write is checked (out of range: an error, no write).
+// CHECK-LABEL: gpu.func @block_and_raw(
+// CHECK-SAME: kind = "out-of-range write"
+// CHECK: gpu.block_id z
+// CHECK: gpu.grid_dim y
+// CHECK: gpu.thread_id x
+// CHECK: gpu.thread_id y
+// CHECK: gpu.thread_id z
+// CHECK: arith.andi
+// CHECK: scf.if
+// CHECK: memref.store
+builtin.module {
+  kernel.func @block_and_raw(%c: !kernel.disjoint_slice<f32>, %r: !kernel.raw_slice<f32>, %x: f32, %i: si64) attributes {kernel} {
+    %b = kernel.block_index_1d : !kernel.block_index
+    kernel.store %x, %c[%b] : f32, !kernel.disjoint_slice<f32>, !kernel.block_index
+    kernel.store %x, %r[%i] : f32, !kernel.raw_slice<f32>, si64
+    kernel.return
+  }
+}
+
+// -----
+
+// A tile view: element (r, k) of thread (R, C) is (R*th + r)*n + C*tw + k, written only when r < th,
+// k < tw, C*tw + k < n and in range.
+// CHECK-LABEL: gpu.func @tile_view(
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK: %[[ADDR:.*]] = arith.addi %{{.*}}, %[[COL]] : i64
+// CHECK: arith.cmpi ult, %[[COL]], %{{.*}} : i64
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf32, 1 : i32>
+builtin.module {
+  kernel.func @tile_view(%c: !kernel.disjoint_slice<f32>, %n: si64, %x: f32, %r: si64) attributes {kernel} {
+    %t = kernel.index_2d %n : si64 -> !kernel.thread_index
+    %th = kernel.constant 8 : si64
+    kernel.view_store %x, %c[%t] at(%r, %r) sizes(%th, %th, %n) {view = "tile"} : f32, !kernel.disjoint_slice<f32>, !kernel.thread_index, (si64, si64), (si64, si64, si64)
+    kernel.return
+  }
+}
+
+// -----
+
+// A fast-math kernel: afn, arcp, contract on every float op and f32 denormals flushed.
+// CHECK-LABEL: gpu.func @fast(
+// CHECK-SAME: llvm.denormal_fp_math_f32 = "preserve-sign"
+// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<arcp,contract,afn> : f32
+// CHECK: math.exp %{{.*}} fastmath<arcp,contract,afn> : f32
+builtin.module {
+  kernel.func @fast(%x: f32, %c: !kernel.disjoint_slice<f32>) attributes {kernel, fastmath, checks = false} {
+    %d = kernel.truediv %x, %x : f32
+    %e = math.exp %d : f32
+    %idx = kernel.index_1d : !kernel.thread_index
+    kernel.store %e, %c[%idx] : f32, !kernel.disjoint_slice<f32>, !kernel.thread_index
     kernel.return
   }
 }

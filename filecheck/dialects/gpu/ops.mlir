@@ -18,6 +18,29 @@
 // CHECK-NEXT:       "test.use"
 // CHECK-NEXT:       gpu.return
 // CHECK-NEXT:     }
+// CHECK-NEXT:     gpu.func @collectives(%{{.*}}: f32, %{{.*}}: i64, %{{.*}}: i1, %{{.*}}: i32) {
+// CHECK-NEXT:       %{{.*}}, %{{.*}} = gpu.shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:       %{{.*}}, %{{.*}} = gpu.shuffle up %{{.*}}, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:       %{{.*}}, %{{.*}} = gpu.shuffle down %{{.*}}, %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:       %{{.*}}, %{{.*}} = gpu.shuffle idx %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:       %{{.*}} = gpu.subgroup_reduce add %{{.*}} : (f32) -> f32
+// CHECK-NEXT:       %{{.*}} = gpu.subgroup_reduce maxsi %{{.*}} uniform cluster(size = 8) : (i64) -> i64
+// CHECK-NEXT:       %{{.*}} = gpu.barrier_reduce popc %{{.*}} : i32
+// CHECK-NEXT:       %{{.*}} = gpu.barrier_reduce and %{{.*}} : i1
+// CHECK-NEXT:       %{{.*}} = gpu.barrier_reduce or %{{.*}} : i1
+// CHECK-NEXT:       gpu.thread_fence block
+// CHECK-NEXT:       gpu.thread_fence device
+// CHECK-NEXT:       gpu.thread_fence system
+// CHECK-NEXT:       gpu.warp_sync %{{.*}}
+// CHECK-NEXT:       %{{.*}} = gpu.vote any %{{.*}}
+// CHECK-NEXT:       %{{.*}} = gpu.vote all %{{.*}}
+// CHECK-NEXT:       %{{.*}} = gpu.ballot %{{.*}} : i32
+// CHECK-NEXT:       %{{.*}} = gpu.active_mask : i32
+// CHECK-NEXT:       %{{.*}} = gpu.match_any %{{.*}} : i64
+// CHECK-NEXT:       %{{.*}} = gpu.dynamic_shared_memory : memref<?xi8, 3 : i32>
+// CHECK-NEXT:       "test.use"
+// CHECK-NEXT:       gpu.return
+// CHECK-NEXT:     }
 // CHECK-NEXT:     gpu.func @helper(%{{.*}}: f32, %{{.*}}: index) -> (f32, index) {
 // CHECK-NEXT:       gpu.return %{{.*}}, %{{.*}} : f32, index
 // CHECK-NEXT:     }
@@ -44,6 +67,29 @@ builtin.module {
       %l = gpu.lane_id
       gpu.barrier
       "test.use"(%tx, %ty, %tz, %bx, %dy, %gz, %gx, %l) : (index, index, index, index, index, index, index, index) -> ()
+      gpu.return
+    }
+    gpu.func @collectives(%x: f32, %y: i64, %p: i1, %w: i32) {
+      %0, %1 = gpu.shuffle xor %x, %w, %w : f32
+      %2, %3 = gpu.shuffle up %y, %w, %w : i64
+      %4, %5 = gpu.shuffle down %w, %w, %w : i32
+      %6, %7 = gpu.shuffle idx %x, %w, %w : f32
+      %8 = gpu.subgroup_reduce add %x : (f32) -> f32
+      %9 = gpu.subgroup_reduce maxsi %y uniform cluster(size = 8) : (i64) -> i64
+      %10 = gpu.barrier_reduce popc %p : i32
+      %11 = gpu.barrier_reduce and %p : i1
+      %12 = gpu.barrier_reduce or %p : i1
+      gpu.thread_fence block
+      gpu.thread_fence device
+      gpu.thread_fence system
+      gpu.warp_sync %w
+      %13 = gpu.vote any %p
+      %14 = gpu.vote all %p
+      %15 = gpu.ballot %p : i32
+      %16 = gpu.active_mask : i32
+      %17 = gpu.match_any %y : i64
+      %18 = gpu.dynamic_shared_memory : memref<?xi8, 3 : i32>
+      "test.use"(%0, %1, %2, %4, %6, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18) : (f32, i1, i64, i32, f32, f32, i64, i32, i1, i1, i1, i1, i32, i32, i32, memref<?xi8, 3 : i32>) -> ()
       gpu.return
     }
     gpu.func @helper(%x: f32, %i: index) -> (f32, index) {

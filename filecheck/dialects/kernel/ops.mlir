@@ -80,8 +80,8 @@ kernel.func @everything(%a: !kernel.slice<f32>, %c: !kernel.disjoint_slice<f32>,
   %cv = kernel.cast %iv : ui8 to f32
   // CHECK: kernel.select %{{.*}}, %{{.*}}, %{{.*}} : f32
   %sel = kernel.select %nt, %cv, %ng : f32
-  // CHECK: kernel.store %{{.*}}, %[[C]][%[[IDX]]] : f32, !kernel.disjoint_slice<f32>
-  kernel.store %sel, %c[%idx] : f32, !kernel.disjoint_slice<f32>
+  // CHECK: kernel.store %{{.*}}, %[[C]][%[[IDX]]] : f32, !kernel.disjoint_slice<f32>, !kernel.thread_index
+  kernel.store %sel, %c[%idx] : f32, !kernel.disjoint_slice<f32>, !kernel.thread_index
   kernel.return
 }
 
@@ -124,4 +124,80 @@ kernel.func @control_flow(%n: si64) attributes {kernel} {
   }
   // CHECK: kernel.return
   kernel.return
+}
+
+// Shared, dynamic and local arrays; barriers and fences; warp collectives; atomics; block indices;
+// raw slices; owned views; 3-D indices; device-function calls.
+// CHECK-LABEL: kernel.func @breadth(
+kernel.func @breadth(%x: f32, %i: si64, %p: i1, %m: ui32, %a: !kernel.atomic_slice<f32>, %h: !kernel.atomic_slice<f16>,
+                     %r: !kernel.raw_slice<si32>, %c: !kernel.disjoint_slice<f32>, %n: si32) attributes {kernel} {
+  // CHECK: kernel.shared_array : !kernel.shared<32x33xf32>
+  %s = kernel.shared_array : !kernel.shared<32x33xf32>
+  // CHECK: kernel.dynamic_shared : !kernel.shared<?xf32>
+  %d = kernel.dynamic_shared : !kernel.shared<?xf32>
+  // CHECK: kernel.local_array : !kernel.local<8xf32>
+  %l = kernel.local_array : !kernel.local<8xf32>
+  // CHECK: kernel.array_load %{{.*}}[%{{.*}}, %{{.*}}] : !kernel.shared<32x33xf32>, si64, si64 -> f32
+  %v = kernel.array_load %s[%i, %i] : !kernel.shared<32x33xf32>, si64, si64 -> f32
+  // CHECK: kernel.array_store %{{.*}}, %{{.*}}[%{{.*}}] : f32, !kernel.local<8xf32>, si64
+  kernel.array_store %v, %l[%i] : f32, !kernel.local<8xf32>, si64
+  // CHECK: kernel.barrier
+  kernel.barrier
+  // CHECK: kernel.barrier_reduce popc %{{.*}} : si32
+  %cnt = kernel.barrier_reduce popc %p : si32
+  // CHECK: kernel.barrier_reduce or %{{.*}} : i1
+  %any = kernel.barrier_reduce or %p : i1
+  // CHECK: kernel.thread_fence system
+  kernel.thread_fence system
+  // CHECK: kernel.warp_sync %{{.*}} : ui32
+  kernel.warp_sync %m : ui32
+  // CHECK: kernel.shuffle up %{{.*}}, %{{.*}} {width = 16} : f32, si64
+  %sh = kernel.shuffle up %x, %i {width = 16} : f32, si64
+  // CHECK: kernel.warp_reduce min %{{.*}} : si32
+  %wr = kernel.warp_reduce min %n : si32
+  // CHECK: kernel.vote all %{{.*}}
+  %vo = kernel.vote all %p
+  // CHECK: kernel.ballot %{{.*}} : ui32
+  %b = kernel.ballot %p : ui32
+  // CHECK: kernel.active_mask : ui32
+  %am = kernel.active_mask : ui32
+  // CHECK: kernel.match_any %{{.*}} : f32
+  %ma = kernel.match_any %x : f32
+  // CHECK: kernel.lane_id : si64
+  %ln = kernel.lane_id : si64
+  // CHECK: kernel.atomic sub %{{.*}}[%{{.*}}], %{{.*}} {scope = "system", ordering = "seq_cst"} : !kernel.atomic_slice<f32>, si64, f32
+  %o1 = kernel.atomic sub %a[%i], %x {scope = "system", ordering = "seq_cst"} : !kernel.atomic_slice<f32>, si64, f32
+  // CHECK: kernel.atomic max %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} {scope = "block", ordering = "relaxed"} : !kernel.shared<32x33xf32>, si64, si64, f32
+  %o2 = kernel.atomic max %s[%i, %i], %x {scope = "block", ordering = "relaxed"} : !kernel.shared<32x33xf32>, si64, si64, f32
+  // CHECK: kernel.atomic_cas %{{.*}}[%{{.*}}], %{{.*}}, %{{.*}} {scope = "device", ordering = "acquire"} : !kernel.raw_slice<si32>, si64, si32
+  %o3 = kernel.atomic_cas %r[%i], %n, %n {scope = "device", ordering = "acquire"} : !kernel.raw_slice<si32>, si64, si32
+  %hx = kernel.cast %x : f32 to f16
+  // CHECK: kernel.atomic_add_pair %{{.*}}[%{{.*}}], %{{.*}}, %{{.*}} {scope = "device", ordering = "relaxed"} : !kernel.atomic_slice<f16>, (si64), f16
+  %p0, %p1 = kernel.atomic_add_pair %h[%i], %hx, %hx {scope = "device", ordering = "relaxed"} : !kernel.atomic_slice<f16>, (si64), f16
+  // CHECK: kernel.block_index_1d : !kernel.block_index
+  %bi = kernel.block_index_1d : !kernel.block_index
+  // CHECK: kernel.block_index_get %{{.*}} : si64
+  %bg = kernel.block_index_get %bi : si64
+  // CHECK: kernel.store %{{.*}}, %{{.*}}[%{{.*}}] : f32, !kernel.disjoint_slice<f32>, !kernel.block_index
+  kernel.store %x, %c[%bi] : f32, !kernel.disjoint_slice<f32>, !kernel.block_index
+  // CHECK: kernel.store %{{.*}}, %{{.*}}[%{{.*}}] : si32, !kernel.raw_slice<si32>, si64
+  kernel.store %n, %r[%i] : si32, !kernel.raw_slice<si32>, si64
+  // CHECK: kernel.index_3d %{{.*}}, %{{.*}} : si64, si64 -> !kernel.thread_index
+  %t3 = kernel.index_3d %i, %i : si64, si64 -> !kernel.thread_index
+  // CHECK: kernel.index_plane %{{.*}} : si64
+  %z = kernel.index_plane %t3 : si64
+  // CHECK: kernel.view_store %{{.*}}, %{{.*}}[%{{.*}}] at(%{{.*}}, %{{.*}}) sizes(%{{.*}}, %{{.*}}, %{{.*}}) {view = "tile"}
+  kernel.view_store %x, %c[%t3] at(%i, %i) sizes(%i, %i, %i) {view = "tile"} : f32, !kernel.disjoint_slice<f32>, !kernel.thread_index, (si64, si64), (si64, si64, si64)
+  // CHECK: kernel.view_load %{{.*}}[%{{.*}}] at(%{{.*}}) sizes(%{{.*}}) {view = "row"}
+  %vl = kernel.view_load %c[%t3] at(%i) sizes(%i) {view = "row"} : !kernel.disjoint_slice<f32>, !kernel.thread_index, (si64), (si64) -> f32
+  // CHECK: kernel.fmod %{{.*}}, %{{.*}} : f32
+  %fm = kernel.fmod %x, %x : f32
+  // CHECK: kernel.call @helper(%{{.*}}, %{{.*}}) : (f32, !kernel.atomic_slice<f32>) -> f32
+  %call = kernel.call @helper(%x, %a) : (f32, !kernel.atomic_slice<f32>) -> f32
+  kernel.return
+}
+// CHECK-LABEL: kernel.func @helper(
+// CHECK-SAME:    -> f32 {
+kernel.func @helper(%x: f32, %a: !kernel.atomic_slice<f32>) -> f32 {
+  kernel.return %x : f32
 }

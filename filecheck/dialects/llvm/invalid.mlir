@@ -1,6 +1,6 @@
 // RUN: warpforge-opt %s --split-input-file --verify-diagnostics --parsing-diagnostics | filecheck %s
 
-// CHECK: Expected one of 'add', 'and', 'fadd', 'fmax', 'fmin', 'fsub', 'max', 'min', 'nand', 'or', 'sub', 'udec_wrap', 'uinc_wrap', 'umax', 'umin', 'xchg', 'xor' (an atomicrmw operation)
+// CHECK: Expected one of 'add', 'and', 'fadd', 'fmax', 'fmaximum', 'fmin', 'fminimum', 'fsub', 'max', 'min', 'nand', 'or', 'sub', 'udec_wrap', 'uinc_wrap', 'umax', 'umin', 'xchg', 'xor' (an atomicrmw operation)
 llvm.func @bad_rmw_op(%p: !llvm.ptr<1>, %x: i32) {
   %0 = llvm.atomicrmw mul %p, %x monotonic : !llvm.ptr<1>, i32
   llvm.return

@@ -27,19 +27,31 @@ gpu.module @targets [#nvvm.target<chip = "sm_90", features = "+ptx80">, #nvvm.ta
 // CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.warpsize : i32
 // CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.clock64 : i64
 // CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.globaltimer : i64
+// CHECK-NEXT:  %{{.*}} = nvvm.read.ptx.sreg.dynamic_smem_size : i32
 // CHECK-NEXT:  nvvm.barrier0
+// CHECK-NEXT:  %{{.*}} = nvvm.barrier0.popc %{{.*}} : (i1) -> i32
+// CHECK-NEXT:  %{{.*}} = nvvm.barrier0.and %{{.*}} : (i1) -> i1
+// CHECK-NEXT:  %{{.*}} = nvvm.barrier0.or %{{.*}} : (i1) -> i1
 // CHECK-NEXT:  nvvm.bar.warp.sync %{{.*}} : i32
 // CHECK-NEXT:  nvvm.membar.cta
 // CHECK-NEXT:  nvvm.membar.gl
 // CHECK-NEXT:  nvvm.membar.sys
 // CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.bfly.i32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.shfl.sync.bfly.i32p %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> (i32, i1)
 // CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.bfly.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> f32
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.shfl.sync.bfly.f32p %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> (f32, i1)
 // CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.up.i32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.shfl.sync.up.i32p %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> (i32, i1)
 // CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.up.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> f32
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.shfl.sync.up.f32p %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> (f32, i1)
 // CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.down.i32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.shfl.sync.down.i32p %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> (i32, i1)
 // CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.down.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> f32
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.shfl.sync.down.f32p %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> (f32, i1)
 // CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.idx.i32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> i32
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.shfl.sync.idx.i32p %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32) -> (i32, i1)
 // CHECK-NEXT:  %{{.*}} = nvvm.shfl.sync.idx.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> f32
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.shfl.sync.idx.f32p %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, f32, i32, i32) -> (f32, i1)
 // CHECK-NEXT:  %{{.*}} = nvvm.vote.any.sync %{{.*}}, %{{.*}} : (i32, i1) -> i1
 // CHECK-NEXT:  %{{.*}} = nvvm.vote.all.sync %{{.*}}, %{{.*}} : (i32, i1) -> i1
 // CHECK-NEXT:  %{{.*}} = nvvm.vote.ballot.sync %{{.*}}, %{{.*}} : (i32, i1) -> i32
@@ -72,19 +84,31 @@ func.func @catalog(%m: i32, %a: i32, %l: i64, %f: f32, %d: f64, %p: i1) {
   %r_read_ptx_sreg_warpsize = nvvm.read.ptx.sreg.warpsize : i32
   %r_read_ptx_sreg_clock64 = nvvm.read.ptx.sreg.clock64 : i64
   %r_read_ptx_sreg_globaltimer = nvvm.read.ptx.sreg.globaltimer : i64
+  %r_read_ptx_sreg_dynamic_smem_size = nvvm.read.ptx.sreg.dynamic_smem_size : i32
   nvvm.barrier0
+  %r_barrier0_popc = nvvm.barrier0.popc %p : (i1) -> i32
+  %r_barrier0_and = nvvm.barrier0.and %p : (i1) -> i1
+  %r_barrier0_or = nvvm.barrier0.or %p : (i1) -> i1
   nvvm.bar.warp.sync %m : i32
   nvvm.membar.cta
   nvvm.membar.gl
   nvvm.membar.sys
   %r_shfl_sync_bfly_i32 = nvvm.shfl.sync.bfly.i32 %m, %a, %a, %a : (i32, i32, i32, i32) -> i32
+  %r_shfl_sync_bfly_i32p, %r_shfl_sync_bfly_i32p_1 = nvvm.shfl.sync.bfly.i32p %m, %a, %a, %a : (i32, i32, i32, i32) -> (i32, i1)
   %r_shfl_sync_bfly_f32 = nvvm.shfl.sync.bfly.f32 %m, %f, %a, %a : (i32, f32, i32, i32) -> f32
+  %r_shfl_sync_bfly_f32p, %r_shfl_sync_bfly_f32p_1 = nvvm.shfl.sync.bfly.f32p %m, %f, %a, %a : (i32, f32, i32, i32) -> (f32, i1)
   %r_shfl_sync_up_i32 = nvvm.shfl.sync.up.i32 %m, %a, %a, %a : (i32, i32, i32, i32) -> i32
+  %r_shfl_sync_up_i32p, %r_shfl_sync_up_i32p_1 = nvvm.shfl.sync.up.i32p %m, %a, %a, %a : (i32, i32, i32, i32) -> (i32, i1)
   %r_shfl_sync_up_f32 = nvvm.shfl.sync.up.f32 %m, %f, %a, %a : (i32, f32, i32, i32) -> f32
+  %r_shfl_sync_up_f32p, %r_shfl_sync_up_f32p_1 = nvvm.shfl.sync.up.f32p %m, %f, %a, %a : (i32, f32, i32, i32) -> (f32, i1)
   %r_shfl_sync_down_i32 = nvvm.shfl.sync.down.i32 %m, %a, %a, %a : (i32, i32, i32, i32) -> i32
+  %r_shfl_sync_down_i32p, %r_shfl_sync_down_i32p_1 = nvvm.shfl.sync.down.i32p %m, %a, %a, %a : (i32, i32, i32, i32) -> (i32, i1)
   %r_shfl_sync_down_f32 = nvvm.shfl.sync.down.f32 %m, %f, %a, %a : (i32, f32, i32, i32) -> f32
+  %r_shfl_sync_down_f32p, %r_shfl_sync_down_f32p_1 = nvvm.shfl.sync.down.f32p %m, %f, %a, %a : (i32, f32, i32, i32) -> (f32, i1)
   %r_shfl_sync_idx_i32 = nvvm.shfl.sync.idx.i32 %m, %a, %a, %a : (i32, i32, i32, i32) -> i32
+  %r_shfl_sync_idx_i32p, %r_shfl_sync_idx_i32p_1 = nvvm.shfl.sync.idx.i32p %m, %a, %a, %a : (i32, i32, i32, i32) -> (i32, i1)
   %r_shfl_sync_idx_f32 = nvvm.shfl.sync.idx.f32 %m, %f, %a, %a : (i32, f32, i32, i32) -> f32
+  %r_shfl_sync_idx_f32p, %r_shfl_sync_idx_f32p_1 = nvvm.shfl.sync.idx.f32p %m, %f, %a, %a : (i32, f32, i32, i32) -> (f32, i1)
   %r_vote_any_sync = nvvm.vote.any.sync %m, %p : (i32, i1) -> i1
   %r_vote_all_sync = nvvm.vote.all.sync %m, %p : (i32, i1) -> i1
   %r_vote_ballot_sync = nvvm.vote.ballot.sync %m, %p : (i32, i1) -> i32
