@@ -1,0 +1,643 @@
+"""The lazy host chain of the Tile model: tensors, partitions, launches and copies recorded, not run,
+until `.sync_on(stream)` (cutile-rs's host API, in Python).
+
+```python
+x = wf.ones((1024,), wf.f32)                    # lazy: nothing touches the GPU
+z = wf.zeros((1024,), wf.f32).partition((128,)) # consumes the zeros tensor; 8 tile blocks
+out = add(z, x, x).first().unpartition().to_host().sync_on(stream)   # allocates, fills, launches, copies, syncs once
+```
+
+Ownership, as in Rust:
+
+- `.partition(tile_shape)` *consumes* the tensor: the partitioned tensor is the exclusive output of
+  the next launch; using the old handle again raises `MovedValueError` naming where the tensor was
+  created and where it was consumed — so `add(z.partition((128,)), z, y)` is refused before
+  anything runs (the output would alias an input).
+- A kernel call *borrows* its plain tensor arguments (the same input may be passed twice) and *takes*
+  its partitioned ones; it returns all of them (`LaunchResult`: `.first()`, `[i]`, unpacking), the
+  partitions as new handles. `.unpartition()` gives the tensor back (consuming the partition handle).
+- `.to_host()` records a copy back (a `HostArray`); `.sync_on(stream)` / `.sync()` on any handle runs
+  everything it depends on, in the order it was recorded, on that one stream, then synchronizes once
+  (and raises `KernelError` if a checked kernel recorded an error). Memory is allocated at that point
+  on the stream's device. Work already run is not run again.
+
+Constructors: `zeros`, `ones`, `full`, `arange`, `empty`, `from_host(array)` (the array is copied
+when the call is made, so later changes to it do not leak in), `tensor(existing)` (a NumPy array is
+copied like `from_host`; a torch / cupy / `DeviceBuffer` device array is used in place, without a copy).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass, field
+from math import prod
+from typing import Any
+
+import numpy
+
+from warpforge import dtypes
+from warpforge.dtypes import DType
+from warpforge.errors import AliasError, LaunchError, MovedValueError
+from warpforge.tile_compile import call_site, check_tile_shape, grid_of
+
+_seq = itertools.count()
+_lock = threading.Lock()
+
+# --------------------------------------------------------------------------- storage and recorded work
+
+
+@dataclass(eq=False)
+class _Storage:
+    """Device memory a chain allocates (or wraps), and how it starts: `zeros`, `fill`, `host` (copy
+    of `payload`), `external` (a device array used in place), `empty`."""
+
+    shape: tuple[int, ...]
+    dtype: DType
+    init: str
+    payload: Any
+    created_at: str
+    what: str
+    view: Any = None
+    device: Any = None
+    buffer: Any = None
+    host: Any = None
+    """On the CPU simulator: the NumPy array that is the tensor's memory."""
+    touchers: list[_Op] = field(default_factory=list)
+    writers: list[_Op] = field(default_factory=list)
+
+    @property
+    def nbytes(self) -> int:
+        return prod(self.shape) * self.dtype.np.itemsize
+
+    def known_ptr(self) -> int | None:
+        """The device address when it is known without touching the GPU (external arrays, or after sync)."""
+        if self.view is not None:
+            return int(self.view.ptr)
+        if self.init == "external":
+            cai = getattr(self.payload, "__cuda_array_interface__", None)
+            if isinstance(cai, dict) and cai.get("data"):
+                return int(cai["data"][0])
+            ptr = getattr(self.payload, "data_ptr", None)
+            if callable(ptr):
+                return int(ptr())
+        return None
+
+
+class _Op:
+    """One recorded piece of work; `deps` must run first."""
+
+    def __init__(self, deps: set[_Op]):
+        self.seq = next(_seq)
+        self.deps = {d for d in deps if not d.done}
+        self.done = False
+
+    def run(self, stream: Any) -> None:
+        raise NotImplementedError
+
+
+def _record(op: _Op, reads: list[_Storage], writes: list[_Storage]) -> _Op:
+    """Give `op` its dependencies: for what it reads, the earlier writers; for what it writes, every
+    earlier access (so a later write never overtakes an earlier read)."""
+    deps: set[_Op] = set()
+    for s in reads:
+        deps.update(s.writers)
+    for s in writes:
+        deps.update(s.touchers)
+    op.deps = {d for d in deps if not d.done}
+    for s in {*reads, *writes}:
+        s.touchers.append(op)
+    for s in writes:
+        s.writers.append(op)
+    return op
+
+
+class _Materialize(_Op):
+    """Allocate a storage on the stream's device and initialize it."""
+
+    def __init__(self, storage: _Storage):
+        super().__init__(set())
+        self.storage = storage
+
+    def run(self, stream: Any) -> None:
+        materialize(self.storage, stream)
+
+
+def materialize(s: _Storage, stream: Any) -> None:
+    from warpforge.runtime import _driver
+    from warpforge.runtime.memory import DeviceBuffer, as_device_view
+
+    device = stream.device
+    if getattr(device, "simulated", False):
+        _materialize_simulated(s, device)
+        return
+    if s.view is not None:
+        if s.device is not None and s.device is not device:
+            raise LaunchError(f"the tensor created at {s.created_at} lives on GPU {s.device.ordinal}, but the stream is on GPU {device.ordinal}")
+        return
+    if s.init == "external":
+        s.view = as_device_view(s.payload, stream, device=device)
+        s.device = device
+        return
+    buf = DeviceBuffer.empty(stream, s.shape, s.dtype.np)
+    s.view = as_device_view(buf, stream, device=device)
+    s.device = device
+    handle = stream.handle
+    if s.init == "zeros":
+        _driver.memset_zero_async(buf.ptr, buf.nbytes, handle)
+    elif s.init == "fill":
+        value = numpy.array(s.payload, dtype=s.dtype.np)
+        size = value.itemsize
+        n = prod(s.shape)
+        bits = int(value.view({1: numpy.uint8, 2: numpy.uint16, 4: numpy.uint32, 8: numpy.uint64}[size]))
+        drv = _driver.driver()
+        if n and size == 4:
+            _driver.check(drv.cuMemsetD32Async(buf.ptr, bits, n, handle), "cuMemsetD32Async")
+        elif n and size == 2:
+            _driver.check(drv.cuMemsetD16Async(buf.ptr, bits, n, handle), "cuMemsetD16Async")
+        elif n and size == 1:
+            _driver.check(drv.cuMemsetD8Async(buf.ptr, bits, n, handle), "cuMemsetD8Async")
+        elif n:
+            host = numpy.full(s.shape, s.payload, dtype=s.dtype.np)
+            s.payload = host  # kept alive until the copy is done (the sync at the end of the chain)
+            _driver.copy_htod_async(buf.ptr, host.ctypes.data, buf.nbytes, handle)
+    elif s.init == "host":
+        host = numpy.ascontiguousarray(s.payload)
+        _driver.copy_htod_async(buf.ptr, host.ctypes.data, buf.nbytes, handle)
+    s.buffer = buf  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _materialize_simulated(s: _Storage, device: Any) -> None:
+    """On the CPU simulator a tensor's memory is a NumPy array."""
+    if s.host is not None:
+        if s.device is not device:
+            raise LaunchError(f"the tensor created at {s.created_at} lives on {s.device!r}, not on the simulator")
+        return
+    if s.view is not None or s.init == "external":
+        raise LaunchError(f"the tensor created at {s.created_at} is device memory; the CPU simulator runs on host arrays only")
+    if s.init == "zeros":
+        s.host = numpy.zeros(s.shape, dtype=s.dtype.np)
+    elif s.init == "fill":
+        s.host = numpy.full(s.shape, s.payload, dtype=s.dtype.np)
+    elif s.init == "host":
+        s.host = numpy.array(s.payload, dtype=s.dtype.np, copy=True, order="C").reshape(s.shape)
+    else:
+        s.host = numpy.empty(s.shape, dtype=s.dtype.np)
+    s.device = device
+
+
+class _ToHost(_Op):
+    """Copy a storage back into a new NumPy array (complete at the chain's synchronization)."""
+
+    def __init__(self, storage: _Storage):
+        super().__init__(set())
+        self.storage = storage
+        self.result: numpy.ndarray | None = None
+
+    def run(self, stream: Any) -> None:
+        from warpforge.runtime import _driver
+
+        s = self.storage
+        if s.host is not None:
+            self.result = s.host.copy()
+            return
+        out = numpy.empty(s.shape, dtype=s.dtype.np)
+        _driver.copy_dtoh_async(out.ctypes.data, s.view.ptr, out.nbytes, stream.handle)
+        self.result = out
+
+
+class _Launch(_Op):
+    """A recorded tile-kernel launch."""
+
+    def __init__(self, kernel: Any, spec: Any, args: tuple[Any, ...], storages: list[_Storage | None], site: str):
+        super().__init__(set())
+        self.kernel, self.spec, self.args, self.storages, self.site = kernel, spec, args, storages, site
+
+    def run(self, stream: Any) -> None:
+        from dataclasses import replace
+
+        from warpforge.runtime import LaunchConfig, launch, prepare
+        from warpforge.tile_compile import Specialization, pointer_alignment
+
+        device = stream.device
+        if getattr(device, "simulated", False):
+            self._simulate(device)
+            return
+        # the specialization of the call, with the alignment of the pointers actually allocated
+        spec = Specialization(
+            tuple(replace(p, align=pointer_alignment(s.view.ptr)) if s is not None else p for p, s in zip(self.spec.params, self.storages))
+        )
+        compiled = self.kernel.compile_specialization(spec, device.chip)
+        launch_args = []
+        for p, a, s in zip(spec.params, self.args, self.storages):
+            if p.kind == "constant":
+                continue
+            # the runtime resolves (and checks) the memory itself: our buffer, or the external array
+            launch_args.append((s.buffer if s.buffer is not None else s.payload) if s is not None else a)
+        grid_p = [p for p in spec.params if p.kind != "constant"][compiled.grid_param]
+        grid_s = [s for p, s in zip(spec.params, self.storages) if p.kind != "constant"][compiled.grid_param]
+        assert grid_s is not None and grid_p.tile is not None
+        blocks = prod(grid_of(grid_s.shape, grid_p.tile))
+        if blocks == 0:
+            return
+        key = (device.ordinal, compiled.kernel.cache_key, blocks)
+        prepared = _prepared.get(key)
+        if prepared is None:
+            prepared = prepare(compiled.kernel, LaunchConfig(grid=(blocks, 1, 1), block=(compiled.block, 1, 1)), device)
+            _prepared[key] = prepared
+        launch(stream, prepared, launch_args, kernel=compiled.kernel)
+
+
+    def _simulate(self, device: Any) -> None:
+        """Run the launch on the CPU simulator (scalar memory accesses; same layouts, shuffles, barriers)."""
+        from warpforge.runtime.errors import decode_record
+        from warpforge.simulator import simulate
+        from warpforge.tile_compile import simulation_program
+
+        compiled = self.kernel.compile_specialization(self.spec, device.chip)
+        program = simulation_program(self.kernel, self.spec)
+        args: list[Any] = []
+        grid = 0
+        for p, a, s in zip(self.spec.params, self.args, self.storages):
+            if p.kind == "constant":
+                continue
+            if s is None:
+                args.append(a)
+                continue
+            assert s.host is not None
+            args.append(s.host)
+            if p.kind == "partition" and not grid:
+                assert p.tile is not None
+                grid = prod(grid_of(s.shape, p.tile))
+        if not grid:
+            return
+        record = numpy.zeros(8, numpy.int64)
+        if compiled.kernel.checked:
+            args.append(record)
+        blocks = getattr(device, "_only_blocks", None)  # Device.run_only_blocks: a sample of a huge grid
+        simulate(program.module, program.symbol, (grid, 1, 1), (program.block, 1, 1), args, blocks=blocks)
+        error = decode_record(compiled.kernel, record)
+        if error is not None:
+            raise error
+
+
+_prepared: dict[tuple[Any, ...], Any] = {}
+
+
+def _closure(targets: list[_Op]) -> list[_Op]:
+    todo, seen = list(targets), set()
+    while todo:
+        op = todo.pop()
+        if op in seen or op.done:
+            continue
+        seen.add(op)
+        todo.extend(op.deps)
+    return sorted(seen, key=lambda o: o.seq)
+
+
+def run_chain(targets: list[_Op], stream: Any) -> None:
+    """Run `targets` and everything they depend on, in record order on `stream`; synchronize once."""
+    from warpforge.runtime.device import as_stream
+
+    s = as_stream(stream)
+    s.device.make_current()
+    with _lock:
+        ops = _closure(targets)
+        try:
+            for op in ops:
+                op.run(s)
+                op.done = True
+        finally:
+            s.sync()
+
+
+def _stream_or_default(stream: Any) -> Any:
+    if stream is not None:
+        return stream
+    from warpforge.runtime import Device
+
+    return Device(0).default_stream
+
+
+# --------------------------------------------------------------------------- handles
+
+
+class _Handle:
+    """Common to lazy tensors and partitions: ownership state and the chain."""
+
+    _storage: _Storage
+    _created_at: str
+    _consumed_at: str | None
+    _consumed_by: str | None
+
+    def _check_live(self, use: str) -> None:
+        if self._consumed_at is not None:
+            raise MovedValueError(
+                f"use of a moved value: the {self._kind()} created at {self._created_at} ({self._storage.what}) was consumed "
+                f"by {self._consumed_by} at {self._consumed_at}; it cannot be {use} at {call_site()}. "
+                + self._moved_hint()
+            )
+
+    def _moved_hint(self) -> str:
+        return "Use the value that call returned instead."
+
+    def _consume(self, by: str) -> None:
+        self._check_live(f"consumed by {by}")
+        self._consumed_at, self._consumed_by = call_site(), by
+
+    def _kind(self) -> str:
+        return "tensor"
+
+    def _align(self) -> int:
+        from warpforge.tile_compile import pointer_alignment
+
+        ptr = self._storage.known_ptr()
+        return 16 if ptr is None else pointer_alignment(ptr)  # warpforge's allocations are 256-byte aligned
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._storage.shape
+
+    @property
+    def dtype(self) -> DType:
+        return self._storage.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._storage.shape)
+
+    @property
+    def size(self) -> int:
+        return prod(self._storage.shape)
+
+    def _targets(self) -> list[_Op]:
+        return list(self._storage.touchers)
+
+    def sync_on(self, stream: Any) -> Any:
+        """Run everything this value depends on, on `stream`, and synchronize once. Returns the value."""
+        run_chain(self._targets(), stream)
+        return self
+
+    def sync(self) -> Any:
+        """`sync_on` the default stream of GPU 0."""
+        return self.sync_on(_stream_or_default(None))
+
+
+class LazyTensor(_Handle):
+    """A tensor of the lazy chain (made by `wf.zeros`, `ones`, `full`, `arange`, `from_host`, `tensor`)."""
+
+    def __init__(self, storage: _Storage, created_at: str | None = None):
+        self._storage = storage
+        self._created_at = created_at or storage.created_at
+        self._consumed_at = None
+        self._consumed_by = None
+
+    def partition(self, tile_shape: int | tuple[int, ...]) -> PartitionedTensor:
+        """Cut the tensor into tiles of `tile_shape` (powers of two; the last tile of an axis may be
+        partial): the exclusive output of the next launch, with one tile block per tile. Consumes
+        this tensor handle."""
+        shape = (tile_shape,) if isinstance(tile_shape, int) else tuple(tile_shape)
+        site = call_site()
+        if len(shape) != len(self.shape) or not all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
+            raise LaunchError(
+                f"the partition {tuple(shape)} does not fit the {len(self.shape)}-D tensor of shape {self.shape} "
+                f"(created at {self._created_at}): give one tile extent per dimension (at {site})"
+            )
+        check_tile_shape(shape, "the partition", site)
+        self._consume(".partition()")
+        return PartitionedTensor(self._storage, shape, site)
+
+    def to_host(self) -> HostArray:
+        """Record a copy back to the host; `.sync_on(stream)` on the result gives the NumPy array."""
+        self._check_live("copied to the host")
+        op = _record(_ToHost(self._storage), [self._storage], [])
+        return HostArray(op)
+
+    def _moved_hint(self) -> str:
+        return "A partitioned tensor is the launch's exclusive output: pass the partition, and use the tensor the call gives back (.first().unpartition())."
+
+    def __repr__(self) -> str:
+        state = "moved" if self._consumed_at else "lazy"
+        return f"<wf tensor {self.shape} {self.dtype.name}, {state}, created at {self._created_at}>"
+
+
+class PartitionedTensor(_Handle):
+    """A tensor cut into tiles: a kernel's exclusive output; the grid is its number of tiles."""
+
+    def __init__(self, storage: _Storage, tile_shape: tuple[int, ...], created_at: str):
+        self._storage = storage
+        self.tile_shape = tuple(tile_shape)
+        self._created_at = created_at
+        self._consumed_at = None
+        self._consumed_by = None
+
+    def _kind(self) -> str:
+        return "partitioned tensor"
+
+    @property
+    def grid(self) -> tuple[int, ...]:
+        """Tiles per axis (the last tile of an axis may be partial)."""
+        return grid_of(self.shape, self.tile_shape)
+
+    def unpartition(self) -> LazyTensor:
+        """The whole tensor again (no data moves). Consumes this partition handle."""
+        self._consume(".unpartition()")
+        return LazyTensor(self._storage, self._storage.created_at)
+
+    def to_host(self) -> HostArray:
+        self._check_live("copied to the host")
+        return HostArray(_record(_ToHost(self._storage), [self._storage], []))
+
+    def __repr__(self) -> str:
+        return f"<wf partitioned tensor {self.shape} {self.dtype.name} into tiles {self.tile_shape} ({prod(self.grid)} tile blocks)>"
+
+
+class HostArray:
+    """A recorded copy to the host; `.sync_on(stream)` runs the chain and returns the NumPy array."""
+
+    def __init__(self, op: _ToHost):
+        self._op = op
+
+    def sync_on(self, stream: Any) -> numpy.ndarray:
+        run_chain([self._op], stream)
+        assert self._op.result is not None
+        return self._op.result
+
+    def sync(self) -> numpy.ndarray:
+        return self.sync_on(_stream_or_default(None))
+
+
+class LaunchResult:
+    """What a tile-kernel call gives back: its arguments, in order (partitions as new handles)."""
+
+    def __init__(self, values: tuple[Any, ...], op: _Launch):
+        self._values = values
+        self._op = op
+
+    def first(self) -> Any:
+        """The first argument (by convention the output partition)."""
+        return self._values[0]
+
+    def __getitem__(self, i: int) -> Any:
+        return self._values[i]
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def sync_on(self, stream: Any) -> LaunchResult:
+        run_chain([self._op], stream)
+        return self
+
+    def sync(self) -> LaunchResult:
+        return self.sync_on(_stream_or_default(None))
+
+
+def record_launch(kernel: Any, args: tuple[Any, ...]) -> LaunchResult:
+    """`kernel(*args)`: check and specialize now (compile errors and bad arguments are raised here,
+    before anything runs), record the launch, take the partitions, return the arguments."""
+    site = call_site()
+    spec = kernel.specialize(args)
+    compiled = kernel.compile(*args)  # compile errors surface at the call, before anything runs
+    by_name = {p.name: (p, a) for p, a in zip(spec.params, args)}
+    for x_name, z_name in compiled.like_pairs:
+        (_, x), (_, z) = by_name[x_name], by_name[z_name]
+        if tuple(x.shape) != tuple(z.shape):
+            raise LaunchError(
+                f"{kernel.__qualname__}: the shapes do not line up: tile.load_tile_like({x_name}, {z_name}) needs {x_name} to have "
+                f"{z_name}'s shape {tuple(z.shape)}, got {tuple(x.shape)} (at {site})"
+            )
+    storages: list[_Storage | None] = [a._storage if isinstance(a, _Handle) else None for a in args]
+    _check_external_aliasing(kernel, spec, args, storages, site)
+    reads = [s for p, s in zip(spec.params, storages) if s is not None and p.kind == "input"]
+    writes = [s for p, s in zip(spec.params, storages) if s is not None and p.kind in ("partition", "atomic")]
+    op = _Launch(kernel, spec, args, storages, site)
+    _record(op, reads, writes)
+    out = []
+    for p, a in zip(spec.params, args):
+        if p.kind == "partition":
+            a._consume(f"the call to {kernel.__qualname__}")
+            out.append(PartitionedTensor(a._storage, a.tile_shape, site))
+        else:
+            out.append(a)
+    return LaunchResult(tuple(out), op)
+
+
+def _check_external_aliasing(kernel: Any, spec: Any, args: tuple[Any, ...], storages: list[_Storage | None], site: str) -> None:
+    """Outputs must not share memory with any other argument: the same storage twice (which the
+    ownership rules already prevent for warpforge's tensors) or overlapping external arrays."""
+    spans = []
+    for p, s in zip(spec.params, storages):
+        if s is None:
+            continue
+        ptr = s.known_ptr()
+        spans.append((p, s, ptr))
+    for i, (p, s, ptr) in enumerate(spans):
+        if p.kind not in ("partition", "atomic"):
+            continue
+        for j, (q, t, qptr) in enumerate(spans):
+            if i == j:
+                continue
+            same = s is t
+            overlap = ptr is not None and qptr is not None and s.nbytes and t.nbytes and ptr < qptr + t.nbytes and qptr < ptr + s.nbytes
+            if same or overlap:
+                raise AliasError(
+                    f"{kernel.__qualname__}: output '{p.name}' shares memory with argument '{q.name}' (at {site}): an output must not "
+                    "alias any other argument; pass a separate tensor"
+                )
+
+
+# --------------------------------------------------------------------------- constructors
+
+
+def _shape(shape: Any) -> tuple[int, ...]:
+    dims = (shape,) if isinstance(shape, int) and not isinstance(shape, bool) else tuple(shape)
+    if not all(isinstance(d, int | numpy.integer) and not isinstance(d, bool) and d >= 0 for d in dims):
+        raise LaunchError(f"a tensor shape is an int or a tuple of non-negative ints, got {shape!r}")
+    if not 1 <= len(dims) <= 2:
+        raise LaunchError(f"tile tensors have 1 or 2 dimensions, got shape {tuple(dims)}")
+    return tuple(int(d) for d in dims)
+
+
+def _new(shape: Any, dtype: Any, init: str, payload: Any, what: str) -> LazyTensor:
+    dt = dtypes.from_numpy(dtype)
+    storage = _Storage(_shape(shape), dt, init, payload, call_site(), what)
+    _record(_Materialize(storage), [], [storage])
+    return LazyTensor(storage)
+
+
+def zeros(shape: int | tuple[int, ...], dtype: Any = dtypes.f32) -> LazyTensor:
+    """A lazy tensor of zeros."""
+    return _new(shape, dtype, "zeros", None, f"wf.zeros({shape!r})")
+
+
+def ones(shape: int | tuple[int, ...], dtype: Any = dtypes.f32) -> LazyTensor:
+    """A lazy tensor of ones."""
+    return _new(shape, dtype, "fill", 1, f"wf.ones({shape!r})")
+
+
+def full(shape: int | tuple[int, ...], value: Any, dtype: Any = None) -> LazyTensor:
+    """A lazy tensor with every element `value` (dtype: `dtype`, or NumPy's for `value`)."""
+    dt = dtypes.from_numpy(dtype) if dtype is not None else dtypes.from_numpy(numpy.asarray(value).dtype if not isinstance(value, float) else numpy.float32)
+    return _new(shape, dt, "fill", value, f"wf.full({shape!r}, {value!r})")
+
+
+def empty(shape: int | tuple[int, ...], dtype: Any = dtypes.f32) -> LazyTensor:
+    """A lazy tensor with unspecified contents (for outputs every element of which a kernel writes)."""
+    return _new(shape, dtype, "empty", None, f"wf.empty({shape!r})")
+
+
+def arange(n: int, dtype: Any = dtypes.i32) -> LazyTensor:
+    """0, 1, …, n − 1 (lazy)."""
+    dt = dtypes.from_numpy(dtype)
+    return _new((n,), dt, "host", numpy.arange(n, dtype=dt.np), f"wf.arange({n!r})")
+
+
+def from_host(array: Any) -> LazyTensor:
+    """A lazy device copy of a host array (copied now on the host, to the device at sync)."""
+    if hasattr(array, "__cuda_array_interface__") or hasattr(array, "__dlpack_device__") and not isinstance(array, numpy.ndarray):
+        raise LaunchError("wf.from_host copies a host array, but this one is in device memory: use wf.tensor(x) to use it in place")
+    host = numpy.array(array, copy=True, order="C")
+    return _new(host.shape, host.dtype, "host", host, f"wf.from_host(<{host.dtype} array {host.shape}>)")
+
+
+def tensor(existing: Any) -> LazyTensor:
+    """A lazy tensor for existing data: a NumPy array is copied (as `from_host`); a device array (torch,
+    cupy, `wf.DeviceBuffer`: `__cuda_array_interface__` or DLPack) is used in place, without a copy."""
+    if isinstance(existing, numpy.ndarray) or isinstance(existing, list | tuple):
+        return from_host(existing)
+    cai = getattr(existing, "__cuda_array_interface__", None)
+    if isinstance(cai, dict):
+        shape = tuple(int(d) for d in cai["shape"])
+        dt = numpy.dtype(cai["typestr"])
+    elif hasattr(existing, "shape") and hasattr(existing, "dtype") and hasattr(existing, "__dlpack__"):
+        shape = tuple(int(d) for d in existing.shape)
+        dt = _dtype_of(existing.dtype)
+    else:
+        raise LaunchError(f"wf.tensor() takes a NumPy array or a device array (torch, cupy, wf.DeviceBuffer), got {type(existing).__name__}")
+    return _new(shape, dt, "external", existing, f"wf.tensor(<{type(existing).__name__} {shape}>)")
+
+
+def _dtype_of(dt: Any) -> numpy.dtype:
+    try:
+        return numpy.dtype(dt)
+    except TypeError:
+        name = str(dt).rsplit(".", 1)[-1]  # torch.float32 → float32
+        return numpy.dtype(name)
+
+
+__all__ = [
+    "HostArray",
+    "LaunchResult",
+    "LazyTensor",
+    "PartitionedTensor",
+    "arange",
+    "empty",
+    "from_host",
+    "full",
+    "ones",
+    "tensor",
+    "zeros",
+]

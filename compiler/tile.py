@@ -1,0 +1,322 @@
+"""The Tile programming model: write what one tile block does with whole tiles; the compiler decides
+how many threads carry it (the model of cutile-rs, cuTile Python and Triton).
+
+```python
+import warpforge as wf
+from warpforge import tile, f32
+
+@tile.kernel
+def add(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)], y: tile.Tensor[f32, (-1,)]):
+    z.store(tile.load_tile_like(x, z) + tile.load_tile_like(y, z))
+
+x = wf.ones((1024,), f32); y = wf.ones((1024,), f32)              # lazy: nothing touches the GPU
+z = wf.zeros((1024,), f32).partition((128,))                        # 8 tile blocks; B = 128
+out = add(z, x, y).first().unpartition().to_host().sync_on(stream)  # runs the chain; a NumPy array
+```
+
+Parameters are `tile.Tensor[dtype, shape]`: a dimension is a static size (`1024`), dynamic (`-1`,
+read at launch) or a symbol (`"B"`) supplied at the call — by the partition for a partitioned
+argument (its tile shape), by the tensor's extent otherwise; a kernel is compiled once per
+specialization (dtypes, tile shapes, static extents, `wf.Constant` values, and whether each pointer
+is 16-byte aligned and each dynamic extent a multiple of 16). A partitioned argument is the tile
+block's exclusive output part (`z.store(t)`, `z.load()`); any other tensor argument is a borrowed,
+read-only input (`tile.load_tile_like(x, z)`, `tile.load(x, index, shape)`, `tile.gather`). Scalars
+(`n: wf.i32`) pass by value; `n: wf.Constant[int]` is a compile-time constant.
+
+Inside the body: arithmetic between tiles and scalars with NumPy broadcasting and NEP 50 typing
+(`//` and `%` round toward −∞), comparisons, `tile.where`, math (`tile.exp`, `exp2`, `log`, `log2`,
+`sqrt`, `rsqrt`, `sin`, `cos`, `tanh`, `abs`, `floor`, `ceil`, `maximum`/`minimum` propagating NaN),
+reductions (`tile.sum/max/min/prod(t, axis=None, keepdims=False)` or `t.sum(...)`), `tile.zeros/ones/
+full/arange`, `t.astype(dtype)`, `tile.reshape/permute/transpose/broadcast_to`, `tile.bid(axis)`,
+`tile.num_tiles(axis)`, `tile.atomic_add/max/min` on a `tile.AtomicTensor`, `for … in range(…)`
+(static or dynamic bounds) and `if`.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from warpforge import dtypes
+from warpforge.dtypes import DType
+
+# --------------------------------------------------------------------------- annotations
+
+
+@dataclass(frozen=True)
+class TensorAnnotation:
+    """`tile.Tensor[f32, ("B", -1)]`: element dtype and one entry per dimension: an int ≥ 0 (static),
+    -1 (dynamic) or a str (a symbol bound at the call). `atomic`: a `tile.AtomicTensor`."""
+
+    dtype: DType
+    dims: tuple[int | str, ...]
+    atomic: bool = False
+
+    def __repr__(self) -> str:
+        kind = "AtomicTensor" if self.atomic else "Tensor"
+        return f"tile.{kind}[{self.dtype!r}, {self.dims!r}]"
+
+
+class _TensorMarker:
+    atomic = False
+
+    def __class_getitem__(cls, item: Any) -> TensorAnnotation:
+        name = "AtomicTensor" if cls.atomic else "Tensor"
+        if not isinstance(item, tuple) or len(item) != 2:
+            raise TypeError(f"tile.{name}[dtype, shape] takes a dtype and a shape tuple, e.g. tile.{name}[wf.f32, (-1,)]")
+        dtype, shape = item
+        try:
+            dt = dtypes.from_numpy(dtype)
+        except TypeError as e:
+            raise TypeError(f"tile.{name}[...] needs a warpforge dtype such as wf.f32: {e}") from None
+        if isinstance(shape, int | str):
+            shape = (shape,)
+        if not isinstance(shape, tuple) or not 1 <= len(shape) <= 2:
+            raise TypeError(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 or 2 dimensions, got {shape!r}")
+        for d in shape:
+            if isinstance(d, bool) or not (isinstance(d, str) and d.isidentifier() or isinstance(d, int) and d >= -1):
+                raise TypeError(f"tile.{name}: a dimension is a size (>= 0), -1 (dynamic) or a symbol name like \"B\", got {d!r}")
+        return TensorAnnotation(dt, tuple(shape), cls.atomic)
+
+
+class Tensor(_TensorMarker):
+    """`tile.Tensor[dtype, shape]`: a tensor parameter (partitioned: the tile block's own output part;
+    otherwise a borrowed, read-only input)."""
+
+
+class AtomicTensor(_TensorMarker):
+    """`tile.AtomicTensor[dtype, shape]`: a tensor every tile block may update with `tile.atomic_add`,
+    `atomic_max`, `atomic_min` (at any offset; device-scope relaxed atomics) and not otherwise read."""
+
+    atomic = True
+
+
+# --------------------------------------------------------------------------- device-side functions
+
+KERNEL_FUNCTIONS = (
+    "load_tile_like", "load", "gather", "zeros", "ones", "full", "arange", "where", "maximum", "minimum",
+    "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "abs", "floor", "ceil",
+    "sum", "max", "min", "prod", "reshape", "permute", "transpose", "broadcast_to", "bid", "num_tiles",
+    "atomic_add", "atomic_max", "atomic_min",
+)  # fmt: skip
+"""Functions of this module that only mean something inside a `@tile.kernel`."""
+
+
+def _device_only(name: str) -> Any:
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(f"tile.{name}() can only be used inside a @tile.kernel function")
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    return fn
+
+
+load_tile_like = _device_only("load_tile_like")
+load_tile_like.__doc__ = """`tile.load_tile_like(x, z, padding=0)`: the tile of input `x` lining up with this tile
+block's part of the partitioned `z` (same tile shape and coordinates). Past `x`'s end: `padding`."""
+load = _device_only("load")
+load.__doc__ = """`tile.load(x, index, shape, padding=0)`: the tile of input `x` at tile coordinates `index`
+when `x` is cut into tiles of `shape` (static powers of two). Past `x`'s end: `padding`."""
+gather = _device_only("gather")
+gather.__doc__ = """`tile.gather(x, offsets, mask=None, padding=0)`: elements of input `x` at the row-major
+element offsets of the integer tile `offsets`; where `mask` is false or an offset is outside `x`, the
+element is `padding` and nothing is read."""
+zeros = _device_only("zeros")
+zeros.__doc__ = """`tile.zeros(shape, dtype=wf.f32)`: a tile of zeros."""
+ones = _device_only("ones")
+ones.__doc__ = """`tile.ones(shape, dtype=wf.f32)`: a tile of ones."""
+full = _device_only("full")
+full.__doc__ = """`tile.full(shape, value, dtype=None)`: a tile with every element `value`."""
+arange = _device_only("arange")
+arange.__doc__ = """`tile.arange(n, dtype=wf.i32)`: 0, 1, …, n − 1 (n a power of two)."""
+where = _device_only("where")
+where.__doc__ = """`tile.where(cond, a, b)`: `numpy.where` with broadcasting."""
+maximum = _device_only("maximum")
+maximum.__doc__ = """`tile.maximum(a, b)`: elementwise maximum; NaN propagates (`numpy.maximum`)."""
+minimum = _device_only("minimum")
+minimum.__doc__ = """`tile.minimum(a, b)`: elementwise minimum; NaN propagates (`numpy.minimum`)."""
+exp = _device_only("exp")
+exp.__doc__ = """`tile.exp(t)`: f32 uses `ex2.approx(x·log2 e)` (about 2 ulp + |x|·2⁻²⁴, subnormal results flush to 0)."""
+exp2 = _device_only("exp2")
+log = _device_only("log")
+log2 = _device_only("log2")
+sqrt = _device_only("sqrt")
+rsqrt = _device_only("rsqrt")
+sin = _device_only("sin")
+cos = _device_only("cos")
+tanh = _device_only("tanh")
+abs = _device_only("abs")  # noqa: A001 - tile.abs, as numpy.abs
+floor = _device_only("floor")
+ceil = _device_only("ceil")
+sum = _device_only("sum")  # noqa: A001
+sum.__doc__ = """`tile.sum(t, axis=None, keepdims=False)`: the sum over `axis` (all axes when None)."""
+max = _device_only("max")  # noqa: A001
+max.__doc__ = """`tile.max(t, axis=None, keepdims=False)`: the maximum over `axis`; NaN propagates."""
+min = _device_only("min")  # noqa: A001
+min.__doc__ = """`tile.min(t, axis=None, keepdims=False)`: the minimum over `axis`; NaN propagates."""
+prod = _device_only("prod")
+reshape = _device_only("reshape")
+permute = _device_only("permute")
+transpose = _device_only("transpose")
+broadcast_to = _device_only("broadcast_to")
+bid = _device_only("bid")
+bid.__doc__ = """`tile.bid(axis=0)`: this tile block's tile coordinate along `axis` of the grid (the
+partitioned argument's tiles), i64."""
+num_tiles = _device_only("num_tiles")
+num_tiles.__doc__ = """`tile.num_tiles(axis=0)`: the grid's extent along `axis`, i64."""
+atomic_add = _device_only("atomic_add")
+atomic_add.__doc__ = """`tile.atomic_add(x, offsets, values, mask=None)`: atomically add each value into the
+`tile.AtomicTensor` `x` at its row-major offset (masked-off or out-of-range elements: nothing)."""
+atomic_max = _device_only("atomic_max")
+atomic_min = _device_only("atomic_min")
+
+
+# --------------------------------------------------------------------------- specs for ahead-of-time compilation
+
+
+@dataclass(frozen=True)
+class Spec:
+    """An argument described without data, for ahead-of-time compilation: a tensor of `dtype` and
+    `shape` (partitioned into `partition` tiles when given), or a scalar (`shape` None). `aligned`:
+    whether the pointer is 16-byte aligned (warpforge's allocations are)."""
+
+    dtype: DType
+    shape: tuple[int, ...] | None = None
+    partition: tuple[int, ...] | None = None
+    aligned: bool = True
+
+
+def spec(dtype: Any, shape: int | tuple[int, ...] | None = None, *, partition: int | tuple[int, ...] | None = None, aligned: bool = True) -> Spec:
+    """`tile.spec(wf.f32, (1024,), partition=(128,))`: an argument for `kernel.ahead_of_time(...)`."""
+    as_tuple = (lambda s: None if s is None else ((s,) if isinstance(s, int) else tuple(s)))
+    return Spec(dtypes.from_numpy(dtype), as_tuple(shape), as_tuple(partition), aligned)
+
+
+# --------------------------------------------------------------------------- the kernel object
+
+
+@dataclass(eq=False)
+class TileKernel:
+    """A `@tile.kernel` function. Calling it with lazy tensors records a launch (nothing runs until a
+    `sync_on`); `compile(*args)`, `ir(stage, *args)` work on lazy tensors or `tile.spec`s without a
+    GPU, and `ahead_of_time(*args)` registers shapes for `warpforge run`/`compile` without a GPU."""
+
+    fn: Any
+    num_warps: int | None = None
+    checks: bool = True
+    _compiled: dict[Any, Any] = field(default_factory=dict[Any, Any], repr=False)
+    _aot: list[tuple[Any, ...]] = field(default_factory=list[tuple[Any, ...]], repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def __post_init__(self) -> None:
+        self.__name__ = getattr(self.fn, "__name__", "kernel")
+        self.__qualname__ = getattr(self.fn, "__qualname__", self.__name__)
+        self.__doc__ = getattr(self.fn, "__doc__", None)
+        self.__wrapped__ = self.fn
+        if self.num_warps is not None and (self.num_warps not in (1, 2, 4, 8, 16, 32)):
+            raise ValueError(f"num_warps is a power of two from 1 to 32, got {self.num_warps!r}")
+
+    def __call__(self, *args: Any) -> Any:
+        from warpforge.runtime.lazy import record_launch
+
+        return record_launch(self, args)
+
+    def specialize(self, args: tuple[Any, ...]) -> Any:
+        """The `Specialization` of this kernel for `args` (lazy tensors, partitions, `tile.spec`s, scalars)."""
+        from warpforge.tile_compile import specialize
+
+        return specialize(self, args)
+
+    def compile(self, *args: Any, chip: str = "sm_90", features: str = "+ptx80") -> Any:
+        """Compile for the shapes and dtypes of `args` (cached): a `CompiledTileKernel`.
+
+        `compile("sm_90")` (a chip alone, as `SimtKernel.compile` takes) compiles every
+        `ahead_of_time` signature instead and returns them as one `AheadOfTime` (`.ptx`, `.kernels`)."""
+        if len(args) == 1 and isinstance(args[0], str):
+            chip = args[0]
+            if not self._aot:
+                raise TypeError(
+                    f"{self.__qualname__} is a tile kernel: its shapes come from its arguments; register some with "
+                    f"{self.__name__}.ahead_of_time(tile.spec(...), ...) to compile it without them"
+                )
+            return AheadOfTime(tuple(self.compile(*sig, chip=chip, features=features) for sig in self._aot))
+        return self.compile_specialization(self.specialize(args), chip, features)
+
+    def compile_specialization(self, spec: Any, chip: str = "sm_90", features: str = "+ptx80") -> Any:
+        key = (spec.key, chip, features)
+        with self._lock:
+            if key in self._compiled:
+                return self._compiled[key]
+        from warpforge.tile_compile import compile_specialization
+
+        compiled = compile_specialization(self, spec, chip, features)
+        with self._lock:
+            self._compiled[key] = compiled
+        return compiled
+
+    def bind(self, *args: Any, device: Any = None) -> Any:
+        """Prepare one launch on existing device memory, to enqueue again and again without the lazy
+        chain (benchmarks, hot loops): `args` as for a call, the tensors made with `wf.tensor(buf)`
+        (`wf.tensor(buf).partition(tile_shape)` for outputs) over `DeviceBuffer`s or torch / cupy
+        arrays. Returns a `BoundTileLaunch`: `.launch(stream)`, `.grid`, `.block`, `.compiled`."""
+        from warpforge.tile_compile import bind
+
+        return bind(self, args, device)
+
+    def ahead_of_time(self, *args: Any) -> TileKernel:
+        """Register argument shapes (`tile.spec(...)`s or lazy tensors) to compile without a GPU."""
+        self.specialize(args)  # bad shapes are reported here, where they are written
+        self._aot.append(args)
+        return self
+
+    def ir(self, stage: str = "gpu", *args: Any, chip: str = "sm_90", features: str = "+ptx80") -> str:
+        """The kernel at one stage (`kernel`, `tile`, `gpu`, `nvvm`, `llvm`, `ll`, `ptx`) for `args`, or
+        for every `ahead_of_time` signature when no args are given."""
+        from warpforge.tile_compile import lower_specialization
+
+        signatures = [args] if args else list(self._aot)
+        if not signatures:
+            raise TypeError(
+                f"{self.__qualname__} is a tile kernel: its shapes come from its arguments; pass them "
+                f"({self.__name__}.ir(stage, *args)) or register some with {self.__name__}.ahead_of_time(tile.spec(...), ...)"
+            )
+        chunks = [lower_specialization(self, self.specialize(sig), stage, chip, features) for sig in signatures]
+        return "\n".join(chunks)
+
+
+@dataclass(frozen=True)
+class AheadOfTime:
+    """A tile kernel compiled for its `ahead_of_time` signatures: `kernels` (`CompiledTileKernel`s) and
+    `ptx`, their PTX modules one after another."""
+
+    kernels: tuple[Any, ...]
+
+    @property
+    def ptx(self) -> str:
+        return "\n".join(k.kernel.ptx for k in self.kernels)
+
+
+def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True) -> Any:
+    """Decorator: `@tile.kernel` or `@tile.kernel(num_warps=8, checks=False)`.
+
+    `num_warps` sets the threads per CTA (32 each); by default it follows the largest tile (4 up to
+    2048 elements, then one warp per 512 elements, at most 16). `checks=False` compiles out the
+    integer-division-by-zero check (the result is then 0). Compile errors are `CompileError`s.
+    """
+
+    def wrap(f: Any) -> TileKernel:
+        return TileKernel(f, num_warps=num_warps, checks=checks)
+
+    return wrap(fn) if fn is not None else wrap
+
+
+__all__ = [
+    "AtomicTensor",
+    "Spec",
+    "Tensor",
+    "TileKernel",
+    "kernel",
+    "spec",
+    *KERNEL_FUNCTIONS,
+]

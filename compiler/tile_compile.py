@@ -1,0 +1,466 @@
+"""Tile kernels from arguments to PTX: specialization, the compile pipeline, and the compiled kernel.
+
+`specialize(kernel, args)` reads the kernel's annotations and its arguments (lazy tensors,
+partitioned tensors, `tile.spec`s, scalars) without touching a GPU and gives the `Specialization`:
+per parameter its kind (`partition`, `input`, `atomic`, `scalar`, `constant`), dtype, static
+extents, tile shape, and — as Triton does — whether the pointer is 16-byte aligned and each dynamic
+extent a multiple of 16 (which decides 128-bit vector accesses). The specialization is the cache key.
+Bad arguments are refused here, before anything runs: `LaunchError` for shapes or dtypes that do not
+line up, `CompileError` for a tile shape that is not a power of two.
+
+`compile_specialization` runs the frontend and the pipeline
+`kernel` → `kernel-to-tile` → `tile` → `tile-to-gpu` → `gpu` → (the SIMT `gpu-to-llvm`) → PTX and
+returns a `CompiledTileKernel`: the runtime's `CompiledKernel` plus what the host chain needs (the
+grid parameter, the block size, the `load_tile_like` pairs).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from warpforge import dtypes
+from warpforge.dtypes import DType
+from warpforge.errors import CompileError, LaunchError
+
+# --------------------------------------------------------------------------- specialization
+
+
+@dataclass(frozen=True)
+class ParamSig:
+    """One parameter of a specialization.
+
+    `kind`: `partition` (the tile block's output part), `input` (borrowed, read-only), `atomic`,
+    `scalar` (by value) or `constant` (compiled in, `value`). For tensors: `dims` are the extents the
+    kernel is compiled for (None: dynamic), `tile` the partition's tile shape, `align` the known
+    alignment of the pointer in bytes, `divisible` per dimension the known power-of-two divisor of the
+    extent (16 when a dynamic extent is a multiple of 16, else 1; the extent's own for static ones).
+    """
+
+    name: str
+    kind: str
+    dtype: DType | None = None
+    dims: tuple[int | None, ...] = ()
+    tile: tuple[int, ...] | None = None
+    align: int = 16
+    divisible: tuple[int, ...] = ()
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class Specialization:
+    params: tuple[ParamSig, ...]
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return tuple((p.kind, p.dtype.name if p.dtype else None, p.dims, p.tile, p.align, p.divisible, repr(p.value)) for p in self.params)
+
+
+def call_site() -> str:
+    """`file:line` of the user's code that called into warpforge (for host-side messages)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame = inspect.currentframe()
+    while frame is not None:
+        fname = os.path.abspath(frame.f_code.co_filename)
+        if not fname.startswith(here + os.sep) and "importlib" not in fname:
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>"
+
+
+def _pow2_divisor(n: int, cap: int = 16) -> int:
+    if n == 0:
+        return cap
+    d = 1
+    while d < cap and n % (d * 2) == 0:
+        d *= 2
+    return d
+
+
+def pointer_alignment(ptr: int) -> int:
+    """The alignment of a device address in bytes, as far as it matters (at most 16)."""
+    return _pow2_divisor(ptr, 16)
+
+
+def check_tile_shape(shape: tuple[int, ...], what: str, site: str | None = None) -> None:
+    """A `CompileError` unless every dimension is a power of two (shown at the user's call site)."""
+    for d in shape:
+        if isinstance(d, bool) or not isinstance(d, int) or d < 1 or d & (d - 1):
+            filename, _, line = (site or call_site()).rpartition(":")
+            raise CompileError(
+                f"{what} {tuple(shape)} is not a valid tile shape: tile dimensions must be powers of two (1, 2, 4, …), got {d!r}",
+                filename=filename or "<unknown>",
+                line=int(line) if line.isdigit() else 0,
+            )
+
+
+def _annotations(kernel: Any) -> list[tuple[str, Any]]:
+    fn = kernel.fn
+    sig = inspect.signature(fn)
+    hints = dict(getattr(fn, "__annotations__", {}))
+    out = []
+    for name in sig.parameters:
+        ann = hints.get(name)
+        if isinstance(ann, str):
+            try:
+                ann = eval(ann, dict(fn.__globals__))  # noqa: S307 - the user's own annotation expression
+            except Exception as e:
+                raise CompileError(f"{kernel.__qualname__}: parameter '{name}': cannot evaluate the annotation {ann!r}: {e}") from None
+        out.append((name, ann))
+    return out
+
+
+def _is_constant_annotation(ann: Any) -> bool:
+    return type(ann).__name__ == "ConstantAnnotation" or (isinstance(ann, type) and ann.__name__ == "Constant" and ann.__module__.startswith("warpforge"))
+
+
+def specialize(kernel: Any, args: tuple[Any, ...]) -> Specialization:
+    """The specialization of `kernel` for `args` (see the module docstring). Raises `LaunchError` /
+    `CompileError` naming the parameter and the call site."""
+    from warpforge.runtime.lazy import LazyTensor, PartitionedTensor
+    from warpforge.tile import Spec, TensorAnnotation
+
+    name = kernel.__qualname__
+    anns = _annotations(kernel)
+    if len(args) != len(anns):
+        raise LaunchError(f"{name} takes {len(anns)} argument(s) ({', '.join(n for n, _ in anns)}), got {len(args)} (at {call_site()})")
+    symbols: dict[str, tuple[int, str]] = {}
+
+    def bind(sym: str, value: int, where: str) -> None:
+        if sym in symbols and symbols[sym][0] != value:
+            raise LaunchError(
+                f"{name}: the shapes do not line up: {sym} is {symbols[sym][0]} ({symbols[sym][1]}) but {value} ({where}) (at {call_site()})"
+            )
+        symbols.setdefault(sym, (value, where))
+
+    params: list[ParamSig] = []
+    partitioned_grid: tuple[int, ...] | None = None
+    for (pname, ann), arg in zip(anns, args):
+        if ann is None:
+            raise CompileError(f"{name}: parameter '{pname}' needs an annotation: tile.Tensor[dtype, shape], a dtype, or wf.Constant[int]")
+        if _is_constant_annotation(ann):
+            value = arg.item() if hasattr(arg, "item") and not isinstance(arg, bool | int | float) else arg
+            why = ann.check(value) if hasattr(ann, "check") else None
+            if why is not None or isinstance(arg, LazyTensor | PartitionedTensor | Spec):
+                raise LaunchError(f"{name}: argument '{pname}' is a wf.Constant: {why or 'it needs a number'} (at {call_site()})")
+            params.append(ParamSig(pname, "constant", value=value))
+            continue
+        if not isinstance(ann, TensorAnnotation):
+            try:
+                dt = dtypes.from_numpy(ann) if not isinstance(ann, type) or ann not in (int, float, bool) else {int: dtypes.i64, float: dtypes.f64, bool: dtypes.bool_}[ann]
+            except TypeError:
+                raise CompileError(f"{name}: parameter '{pname}': {ann!r} is not a tile-kernel parameter type (tile.Tensor[dtype, shape], a dtype, wf.Constant[int])") from None
+            if isinstance(arg, LazyTensor | PartitionedTensor) or (isinstance(arg, Spec) and arg.shape is not None):
+                raise LaunchError(f"{name}: argument '{pname}' is a {dt.name} scalar, got a tensor (at {call_site()})")
+            params.append(ParamSig(pname, "scalar", dt))
+            continue
+        # a tensor parameter
+        if isinstance(arg, PartitionedTensor):
+            arg._check_live(f"passed to {name}")
+            kind, shape, tile_shape, dtype, ptr_align = "partition", arg.shape, arg.tile_shape, arg.dtype, arg._align()
+        elif isinstance(arg, LazyTensor):
+            arg._check_live(f"passed to {name}")
+            kind, shape, tile_shape, dtype, ptr_align = "input", arg.shape, None, arg.dtype, arg._align()
+        elif isinstance(arg, Spec) and arg.shape is not None:
+            kind = "partition" if arg.partition is not None else "input"
+            shape, tile_shape, dtype = arg.shape, arg.partition, arg.dtype
+            ptr_align = 16 if arg.aligned else dtype.np.itemsize
+            if tile_shape is not None:
+                check_tile_shape(tile_shape, "the partition")
+        else:
+            raise LaunchError(
+                f"{name}: argument '{pname}' is {ann!r}: pass a tensor (wf.zeros/ones/full/arange/from_host/tensor(...), "
+                f"or x.partition(tile_shape) for an output), got {type(arg).__name__} (at {call_site()})"
+            )
+        if ann.atomic:
+            if kind == "partition":
+                raise LaunchError(f"{name}: argument '{pname}' is a tile.AtomicTensor: pass the tensor itself, not a partition (at {call_site()})")
+            kind = "atomic"
+        if dtype != ann.dtype:
+            raise LaunchError(f"{name}: argument '{pname}' holds {dtype.name} elements but the parameter is {ann!r} (at {call_site()})")
+        if len(shape) != len(ann.dims):
+            raise LaunchError(f"{name}: argument '{pname}' is {len(shape)}-D {tuple(shape)} but the parameter is {ann!r} ({len(ann.dims)}-D) (at {call_site()})")
+        dims: list[int | None] = []
+        if kind == "partition":
+            assert tile_shape is not None
+            if partitioned_grid is None:
+                partitioned_grid = grid_of(shape, tile_shape)
+            elif grid_of(shape, tile_shape) != partitioned_grid:
+                raise LaunchError(
+                    f"{name}: the partitions do not line up: '{pname}' has {grid_of(shape, tile_shape)} tiles, the first partitioned argument "
+                    f"{partitioned_grid} (at {call_site()})"
+                )
+            for axis, (d, t) in enumerate(zip(ann.dims, tile_shape)):
+                if isinstance(d, str):
+                    bind(d, t, f"the tile of '{pname}'")
+                elif d == -1:
+                    raise CompileError(f"{name}: parameter '{pname}' is partitioned, so its shape is the tile's: use a symbol (\"B\") or the tile size, not -1")
+                elif d != t:
+                    raise LaunchError(f"{name}: argument '{pname}' is partitioned into tiles {tuple(tile_shape)}, but the parameter says {ann!r} (at {call_site()})")
+                dims.append(None)
+        else:
+            for axis, (d, n) in enumerate(zip(ann.dims, shape)):
+                if isinstance(d, str):
+                    bind(d, n, f"the extent {axis} of '{pname}'")
+                    dims.append(n)
+                elif d == -1:
+                    dims.append(None)
+                elif d != n:
+                    raise LaunchError(f"{name}: argument '{pname}' has shape {tuple(shape)}, the parameter {ann!r} (at {call_site()})")
+                else:
+                    dims.append(n)
+        divisible = tuple(_pow2_divisor(n) if d is None else _pow2_divisor(d) for d, n in zip(dims, shape))
+        if tile_shape is not None:
+            # what a partition's extents are divisible by matters up to its tile's extents only (masks,
+            # vector widths): capping it lets launches that differ only there share a specialization
+            divisible = tuple(min(dv, t) for dv, t in zip(divisible, tile_shape))
+        params.append(ParamSig(pname, kind, dtype, tuple(dims), tuple(tile_shape) if tile_shape else None, ptr_align, divisible))
+    if partitioned_grid is None:
+        raise LaunchError(
+            f"{name} needs a partitioned tensor argument: partitioning the output gives the grid "
+            f"(e.g. {name}(wf.zeros((n,), wf.f32).partition((128,)), ...)) (at {call_site()})"
+        )
+    return Specialization(tuple(params))
+
+
+def grid_of(shape: tuple[int, ...], tile_shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Tiles per axis: ceil(extent / tile)."""
+    return tuple(-(-n // t) for n, t in zip(shape, tile_shape))
+
+
+# --------------------------------------------------------------------------- compiling
+
+
+@dataclass(frozen=True)
+class CompiledTileKernel:
+    """A tile kernel compiled for one specialization: `kernel` (the runtime's `CompiledKernel`: PTX,
+    parameters, exact block), `grid_param` (index among the launch parameters of the partition whose
+    tiles are the grid), `block` (threads per CTA), `like_pairs` (input, partition) names whose
+    shapes must be equal, `spec`."""
+
+    kernel: Any
+    grid_param: int
+    block: int
+    like_pairs: tuple[tuple[str, str], ...]
+    spec: Specialization
+
+
+def _symbol(kernel: Any, spec: Specialization) -> str:
+    import hashlib
+
+    from warpforge.frontend.compiler import symbol_name
+
+    digest = hashlib.sha256(repr(spec.key).encode()).hexdigest()[:8]
+    return f"{symbol_name(kernel.fn)}__{digest}"
+
+
+def frontend(kernel: Any, spec: Specialization) -> Any:
+    from warpforge.frontend.tile import compile_tile_kernel
+
+    return compile_tile_kernel(kernel.fn, spec, num_warps=kernel.num_warps, checks=kernel.checks, symbol=_symbol(kernel, spec))
+
+
+TILE_STAGES = ("kernel", "tile", "gpu", "nvvm", "llvm", "ll", "ptx")
+
+
+def _stage_passes(chip: str, features: str, module: str) -> list[tuple[str, str]]:
+    """(stage reached, passes that reach it from the previous stage), per the `tile-to-llvm` pipeline."""
+    from warpforge.pipelines import TILE_GPU_TO_LLVM
+
+    nvvm_end = TILE_GPU_TO_LLVM.index("check-nvvm-target") + 1
+    return [
+        ("tile", "kernel-to-tile"),
+        ("gpu", f'lower-kernel-control-flow,tile-to-gpu{{chip={chip} features="{features}" module={module}}},canonicalize,cse'),
+        ("nvvm", ",".join(TILE_GPU_TO_LLVM[:nvvm_end])),
+        ("llvm", ",".join(TILE_GPU_TO_LLVM[nvvm_end:])),
+    ]
+
+
+def lower_module(module: Any, until: str, symbol: str, chip: str, features: str, start: str = "kernel") -> Any:
+    """Lower the frontend's module (in place) from stage `start` to `until`; the module, or text for
+    `ll` and `ptx`."""
+    from warpforge.backend.export import export_llvm_ir
+    from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+    from warpforge.pipelines import run_pipeline
+
+    if until not in TILE_STAGES:
+        raise ValueError(f"unknown stage '{until}', expected one of {', '.join(TILE_STAGES)}")
+    if until == "kernel":
+        return module
+    for stage, passes in _stage_passes(chip, features, symbol + "_module"):
+        if TILE_STAGES.index(stage) <= TILE_STAGES.index(start):
+            continue
+        run_pipeline(module, passes)
+        if stage == until:
+            return module
+    llvm_ir = str(export_llvm_ir(module))
+    if until == "ll":
+        return llvm_ir
+    return compile_ptx(llvm_ir, NVPTXOptions(chip=chip, features=features))
+
+
+def lower_specialization(kernel: Any, spec: Specialization, stage: str, chip: str = "sm_90", features: str = "+ptx80") -> str:
+    """The kernel for `spec` at `stage` (`kernel`, `tile`, `gpu`, `nvvm`, `llvm`, `ll`, `ptx`), as text."""
+    kir = frontend(kernel, spec)
+    out = lower_module(kir.module, stage, kir.symbol, chip, features)
+    return out if isinstance(out, str) else str(out)
+
+
+def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90", features: str = "+ptx80") -> CompiledTileKernel:
+    """Compile `kernel` for `spec` to PTX (no GPU needed)."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from warpforge.backend.export import export_llvm_ir
+    from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+    from warpforge.compile import cache_key, error_sites
+    from warpforge.dialects import gpu
+    from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
+    from warpforge.simt import _site_message  # pyright: ignore[reportPrivateUsage]
+
+    kir = frontend(kernel, spec)
+    module = kir.module
+    lower_module(module, "gpu", kir.symbol, chip, features)
+    block, shared, checked = 0, 0, False
+    for op in module.walk():
+        if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol:
+            bs = op.known_block_size
+            block = bs.get_values()[0] if bs is not None else 0
+            sh = op.attributes.get("tile.shared_bytes")
+            shared = sh.value.data if isinstance(sh, IntegerAttr) else 0
+            # a checked kernel with nothing to check gets no error record (tile-to-gpu drops it)
+            checked = len(op.function_type.inputs) > len(kir.params)
+    sites = error_sites(module, kir.symbol)
+    lower_module(module, "llvm", kir.symbol, chip, features, start="gpu")
+    ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip=chip, features=features))
+    kinds = {"partition": "disjoint_slice", "input": "slice", "atomic": "atomic_slice"}
+    params = []
+    for p in kir.params:
+        if p.kind == "scalar":
+            params.append(ParamSpec(p.name, "scalar", p.dtype.np, 0))
+        else:
+            params.append(ParamSpec(p.name, kinds[p.kind], p.dtype.np, len(p.dims)))
+    try:
+        source = inspect.getsource(kernel.fn)
+    except OSError:
+        source = kernel.__qualname__
+    compiled = CompiledKernel(
+        name=kernel.__qualname__,
+        entry=kir.symbol,
+        ptx=ptx,
+        chip=chip,
+        params=tuple(params),
+        checked=checked,
+        error_sites=tuple(ErrorSite(s.id, s.kind, _site_message(s), s.filename, s.line, s.col, s.operands) for s in sites),
+        exact_block=(block, 1, 1),
+        max_threads=None,
+        index_domain=None,
+        static_shared_bytes=shared,
+        cache_key=cache_key("tile", source, kir.symbol, spec.key, chip, features, kernel.checks, kernel.num_warps),
+    )
+    grid = next(i for i, p in enumerate(kir.params) if p.kind == "partition")
+    return CompiledTileKernel(compiled, grid, block, kir.like_pairs, spec)
+
+
+
+# --------------------------------------------------------------------------- the CPU simulator
+
+
+@dataclass(frozen=True)
+class SimulationProgram:
+    """A tile kernel lowered for `warpforge.simulator`: the `gpu`-level module (scalar memory
+    accesses, shuffles as `nvvm` ops), its kernel symbol and block size."""
+
+    module: Any
+    symbol: str
+    block: int
+
+
+_sim_cache: dict[tuple[int, Any], SimulationProgram] = {}
+
+
+def simulation_program(kernel: Any, spec: Specialization) -> SimulationProgram:
+    """`kernel` for `spec`, lowered for the CPU simulator (cached)."""
+    from warpforge.dialects import gpu
+    from warpforge.pipelines import run_pipeline
+
+    key = (id(kernel), spec.key)
+    if key in _sim_cache:
+        return _sim_cache[key]
+    kir = frontend(kernel, spec)
+    module = kir.module
+    run_pipeline(module, "kernel-to-tile")
+    run_pipeline(module, f"lower-kernel-control-flow,tile-to-gpu{{module={kir.symbol}_module vector_bytes=1}},canonicalize,cse")
+    block = 0
+    for op in module.walk():
+        if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol and op.known_block_size is not None:
+            block = op.known_block_size.get_values()[0]
+    _shuffles_to_nvvm(module)
+    program = SimulationProgram(module, kir.symbol, block)
+    _sim_cache[key] = program
+    return program
+
+
+def _shuffles_to_nvvm(module: Any) -> None:
+    """`gpu.shuffle` → `nvvm.shfl.sync.*` (convert-gpu-to-nvvm's pattern alone): the simulator runs the
+    gpu level, and its warp collectives at the nvvm level."""
+    from xdsl.pattern_rewriter import PatternRewriteWalker
+
+    try:
+        from warpforge.passes.convert_gpu_to_nvvm import ConvertShuffleOp
+    except ImportError:  # a checkout without gpu.shuffle: kernels without reductions still simulate
+        return
+    PatternRewriteWalker(ConvertShuffleOp()).rewrite_module(module)
+
+
+# --------------------------------------------------------------------------- bound launches
+
+
+@dataclass
+class BoundTileLaunch:
+    """A tile-kernel launch prepared on fixed device memory (`TileKernel.bind`): `launch(stream)`
+    enqueues it (the runtime's argument and aliasing checks included) without recording anything."""
+
+    compiled: CompiledTileKernel
+    prepared: Any
+    arrays: list[Any]
+    grid: int
+
+    @property
+    def block(self) -> int:
+        return self.compiled.block
+
+    def launch(self, stream: Any) -> None:
+        from warpforge.runtime import launch
+
+        if self.grid:
+            launch(stream, self.prepared, self.arrays, kernel=self.compiled.kernel)
+
+
+def bind(kernel: Any, args: tuple[Any, ...], device: Any = None) -> BoundTileLaunch:
+    from math import prod
+
+    from warpforge.runtime import Device, LaunchConfig, prepare
+    from warpforge.runtime.lazy import LazyTensor, PartitionedTensor
+
+    dev = Device(0 if device is None else device)
+    spec = specialize(kernel, args)
+    compiled = compile_specialization(kernel, spec, dev.chip)
+    arrays: list[Any] = []
+    grid = 0
+    for p, a in zip(spec.params, args):
+        if p.kind == "constant":
+            continue
+        if isinstance(a, LazyTensor | PartitionedTensor):
+            s = a._storage  # pyright: ignore[reportPrivateUsage]
+            if s.init != "external":
+                raise LaunchError(f"{kernel.__qualname__}.bind: argument '{p.name}' must wrap device memory (wf.tensor(buffer)), not {s.what}")
+            arrays.append(s.payload)
+            if p.kind == "partition" and not grid:
+                assert p.tile is not None
+                grid = prod(grid_of(s.shape, p.tile))
+        else:
+            arrays.append(a)
+    prepared = prepare(compiled.kernel, LaunchConfig(grid=(max(grid, 1), 1, 1), block=(compiled.block, 1, 1)), dev)
+    return BoundTileLaunch(compiled, prepared, arrays, grid)
