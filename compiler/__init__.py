@@ -11,10 +11,14 @@ See DESIGN.md for the pipeline, the dialects and the semantics policies.
 from __future__ import annotations
 
 import os as _os
+import sys as _sys
 
 _os.environ.setdefault("LLVMLITE_ENABLE_IR_LAYER_TYPED_POINTERS", "0")
 
 from warpforge import simt  # noqa: E402
+from warpforge.frontend.annotations import Constant  # noqa: E402  (wf.Constant[int]: compile-time parameters)
+from warpforge import tile  # noqa: E402
+from warpforge.runtime.lazy import arange, empty, from_host, full, ones, tensor, zeros  # noqa: E402  (the Tile model's lazy host chain)
 from warpforge.dtypes import (  # noqa: E402
     DType,
     bf16,
@@ -45,9 +49,13 @@ __version__ = "0.1.0"
 
 
 def simulating() -> bool:
-    """True when kernels run on the CPU simulator (`WARPFORGE_SIMULATE=1`, or `warpforge run` without a
-    GPU): examples use it to pick sizes that finish in seconds."""
-    return _os.environ.get("WARPFORGE_SIMULATE") == "1"
+    """True when kernels run on the CPU simulator: `WARPFORGE_SIMULATE=1` (which `warpforge run` sets
+    without a GPU, or with `--simulate`), or once the program made the simulator device
+    (`wf.Device.simulator()`). Examples use it to pick sizes that finish in seconds."""
+    if _os.environ.get("WARPFORGE_SIMULATE") == "1":
+        return True
+    simulated = _sys.modules.get("warpforge.runtime.simulated")
+    return simulated is not None and simulated.in_use()
 
 _RUNTIME_NAMES = ("Device", "DeviceBuffer", "DeviceLimits", "LaunchConfig", "Stream", "synchronize", "gpu_available")
 
@@ -62,6 +70,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "Constant",
     "AliasError",
     "CompileError",
     "DType",
@@ -80,6 +89,14 @@ __all__ = [
     "i32",
     "i64",
     "simt",
+    "tile",
+    "arange",
+    "empty",
+    "from_host",
+    "full",
+    "ones",
+    "tensor",
+    "zeros",
     "simulating",
     "u8",
     "u16",

@@ -35,14 +35,77 @@ def test_mlir_stages_resume_in_warpforge_opt() -> None:
     assert "define ptx_kernel" in proc.stdout
 
 
-def test_run_without_gpu_compiles_and_says_nothing_ran() -> None:
+def test_run_without_gpu_compiles_then_runs_on_the_simulator() -> None:
     from warpforge.runtime import gpu_available
 
     if gpu_available():
-        pytest.skip("a GPU is present: `warpforge run` runs the program")
+        pytest.skip("a GPU is present: `warpforge run` runs the program there")
     proc = run("warpforge", "run", "examples/vecadd.py")
     assert proc.returncode == 0, proc.stderr
-    assert "no GPU found" in proc.stdout and "nothing ran" in proc.stdout
+    lines = proc.stdout.splitlines()
+    assert lines == [
+        "compiled vecadd: PTX for sm_90 assembled by ptxas" if "assembled" in lines[0] else lines[0],
+        "no GPU found: running on the CPU simulator",
+        "PASSED: all 1024 elements correct",
+    ], proc.stdout
+
+
+def test_run_simulate_runs_on_the_simulator_even_with_a_gpu() -> None:
+    proc = run("warpforge", "run", "--simulate", "examples/saxpy.py")
+    assert proc.returncode == 0, proc.stderr
+    assert "compiled saxpy" in proc.stdout and "running on the CPU simulator" in proc.stdout
+    assert "PASSED: all 4096 elements correct" in proc.stdout  # the size the example picks when simulated
+
+
+FAILING = """
+import numpy as np
+import warpforge as wf
+from warpforge import simt
+
+
+@simt.kernel
+def shifted(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    out[idx] = x[idx.get() + 1]
+
+
+def main():
+    assert wf.simulating()
+    stream = wf.Device(0).create_stream()
+    x = wf.DeviceBuffer.from_host(stream, np.zeros(64, np.float32))
+    out = wf.DeviceBuffer.zeroed(stream, 64, wf.f32)
+    shifted[1, 64, stream](x, out)
+    {tail}
+"""
+
+
+@pytest.mark.parametrize(
+    ("tail", "message"),
+    [
+        ("out.to_host(stream)", "failing.py:10:16: index 64 not in [0, 64)"),
+        ("raise SystemExit('FAILED: wrong')", "FAILED: wrong"),
+        ("raise ValueError('boom')", "ValueError: boom"),
+    ],
+)
+def test_run_exits_nonzero_when_main_fails(tmp_path: Path, tail: str, message: str) -> None:
+    path = tmp_path / "failing.py"
+    path.write_text(FAILING.format(tail=tail))
+    proc = run("warpforge", "run", "--simulate", str(path))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "running on the CPU simulator" in proc.stdout
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_run_a_file_without_main_runs_it_as_a_script(tmp_path: Path) -> None:
+    path = tmp_path / "script.py"
+    path.write_text(
+        "import sys\nimport warpforge as wf\n\nif __name__ == '__main__':\n"
+        "    print('script ran', wf.simulating(), wf.Device(0).simulated, sys.argv[1:])\n"
+    )
+    proc = run("warpforge", "run", "--simulate", str(path), "--size", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert "script ran True True ['--size', '3']" in proc.stdout
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,12 @@
-"""Every example: its kernels compile to PTX that ptxas accepts (CPU, in CI), and on a GPU it prints PASSED."""
+"""Every example: its kernels compile to PTX that ptxas accepts (CPU, in CI), it prints PASSED on the
+CPU simulator through `warpforge run --simulate` (CPU, in CI, in seconds), and on a GPU it prints PASSED."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -37,3 +39,25 @@ def test_example_passes_on_gpu(example: Path) -> None:
     proc = subprocess.run([sys.executable, str(example)], capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "PASSED" in proc.stdout, proc.stdout + proc.stderr
+
+
+SIMULATED_SECONDS = 60
+"""An example run on the simulator must finish within this (it picks small sizes under `wf.simulating()`)."""
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_example_passes_on_the_simulator(example: Path) -> None:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.pop("WARPFORGE_SIMULATE", None)
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / "warpforge"), "run", "--simulate", str(example)],
+            capture_output=True, text=True, env=env, cwd=ROOT, timeout=5 * SIMULATED_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{example.name} ran over {5 * SIMULATED_SECONDS} s on the simulator: pick small sizes when wf.simulating()")
+    seconds = time.monotonic() - start
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "running on the CPU simulator" in proc.stdout and "PASSED" in proc.stdout, proc.stdout + proc.stderr
+    assert seconds < SIMULATED_SECONDS, f"{example.name} took {seconds:.0f} s on the simulator: pick small sizes when wf.simulating()"

@@ -1,4 +1,6 @@
-"""DESIGN.md's semantic policies, checked on the GPU against NumPy / Python on fresh random inputs."""
+"""DESIGN.md's semantic policies, checked against NumPy / Python on fresh random inputs — every test on
+both backends (the `backend` fixture of kernel_runner.py): the GPU (marked `gpu`) and the CPU
+simulator through the same runtime API (CI runs these)."""
 
 from __future__ import annotations
 
@@ -10,9 +12,8 @@ import pytest
 import warpforge as wf
 from warpforge import simt
 
-from kernel_runner import poisoned, run_gpu
+from kernel_runner import Backend, backend, poisoned  # noqa: F401 (backend is the fixture)
 
-pytestmark = pytest.mark.gpu
 rng = np.random.default_rng()
 
 
@@ -24,14 +25,14 @@ def floor_div_mod(a: simt.Slice[wf.i32], b: simt.Slice[wf.i32], q: simt.Disjoint
     r[idx] = a[i] % b[i]
 
 
-def test_floor_division_and_modulo_on_negatives() -> None:
+def test_floor_division_and_modulo_on_negatives(backend: Backend) -> None:
     n = 4096
     a = rng.integers(-1000, 1000, n, dtype=np.int32)
     b = rng.integers(-17, 17, n, dtype=np.int32)
     b[b == 0] = 3
     a[:4] = [np.iinfo(np.int32).min, -7, 7, -7]
     b[:4] = [-1, 2, -2, -2]
-    q, r = run_gpu(floor_div_mod, n // 256, 256, a, b, poisoned(n, np.int32), poisoned(n, np.int32))[2:]
+    q, r = backend.run(floor_div_mod, n // 256, 256, a, b, poisoned(n, np.int32), poisoned(n, np.int32))[2:]
     expected_q = np.array([int(x) // int(y) for x, y in zip(a, b)], dtype=np.int64)
     expected_r = np.array([int(x) % int(y) for x, y in zip(a, b)], dtype=np.int64)
     expected_q[0] = np.iinfo(np.int32).min  # INT_MIN // -1 wraps (integer overflow wraps)
@@ -47,13 +48,13 @@ def unsigned_ops(a: simt.Slice[wf.u32], b: simt.Slice[wf.u32], lt: simt.Disjoint
     f[idx] = float(a[i])
 
 
-def test_unsigned_compare_and_conversion_above_2_31() -> None:
+def test_unsigned_compare_and_conversion_above_2_31(backend: Backend) -> None:
     n = 2048
     a = rng.integers(0, 2**32, n, dtype=np.uint32)
     b = rng.integers(0, 2**32, n, dtype=np.uint32)
     a[:2] = [2**31 + 5, 2**32 - 1]
     b[:2] = [3, 2**31]
-    lt, f = run_gpu(unsigned_ops, n // 256, 256, a, b, poisoned(n, np.bool_), poisoned(n, np.float64))[2:]
+    lt, f = backend.run(unsigned_ops, n // 256, 256, a, b, poisoned(n, np.bool_), poisoned(n, np.float64))[2:]
     np.testing.assert_array_equal(lt, a < b)
     np.testing.assert_array_equal(f, a.astype(np.float64))
     assert f[1] == 2.0**32 - 1
@@ -65,10 +66,10 @@ def int_of_bool(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.i64]):
     out[idx] = int(x[idx.get()] > 0) + int(True)
 
 
-def test_int_of_true_is_one() -> None:
+def test_int_of_true_is_one(backend: Backend) -> None:
     n = 512
     x = rng.standard_normal(n, dtype=np.float32)
-    (out,) = run_gpu(int_of_bool, 2, 256, x, poisoned(n, np.int64))[1:]
+    (out,) = backend.run(int_of_bool, 2, 256, x, poisoned(n, np.int64))[1:]
     np.testing.assert_array_equal(out, (x > 0).astype(np.int64) + 1)
 
 
@@ -80,13 +81,13 @@ def nan_max_min(a: simt.Slice[wf.f32], b: simt.Slice[wf.f32], mx: simt.DisjointS
     mn[idx] = min(a[i], b[i])
 
 
-def test_max_min_propagate_nan() -> None:
+def test_max_min_propagate_nan(backend: Backend) -> None:
     n = 1024
     a = rng.standard_normal(n, dtype=np.float32)
     b = rng.standard_normal(n, dtype=np.float32)
     a[rng.random(n) < 0.1] = np.nan
     b[rng.random(n) < 0.1] = np.nan
-    mx, mn = run_gpu(nan_max_min, 4, 256, a, b, poisoned(n, np.float32), poisoned(n, np.float32))[2:]
+    mx, mn = backend.run(nan_max_min, 4, 256, a, b, poisoned(n, np.float32), poisoned(n, np.float32))[2:]
     np.testing.assert_array_equal(mx, np.maximum(a, b))
     np.testing.assert_array_equal(mn, np.minimum(a, b))
 
@@ -98,11 +99,11 @@ def guarded(x: simt.Slice[wf.f32], n: wf.i64, out: simt.DisjointSlice[wf.bool_])
     out[idx] = i < n and x[i] > 0
 
 
-def test_short_circuit_guard_never_reads_out_of_range() -> None:
+def test_short_circuit_guard_never_reads_out_of_range(backend: Backend) -> None:
     n = 1000  # 1024 threads: the last 24 would read x[1000..1023] without the short circuit
     x = rng.standard_normal(n, dtype=np.float32)
     out = np.ones(1024, dtype=np.bool_)
-    (got,) = run_gpu(guarded, 4, 256, x, n, out)[1:]  # raises KernelError if any read were out of range
+    (got,) = backend.run(guarded, 4, 256, x, n, out)[1:]  # raises KernelError if any read were out of range
     np.testing.assert_array_equal(got[:n], x > 0)
     assert not got[n:].any()
 
@@ -113,11 +114,11 @@ def read_past_end(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
     out[idx] = x[idx.get() + 1]
 
 
-def test_out_of_range_read_raises_kernel_error_with_line_and_context_survives() -> None:
+def test_out_of_range_read_raises_kernel_error_with_line_and_context_survives(backend: Backend) -> None:
     n = 256
     x = rng.standard_normal(n, dtype=np.float32)
     with pytest.raises(wf.KernelError) as info:
-        run_gpu(read_past_end, 1, 256, x, poisoned(n, np.float32))
+        backend.run(read_past_end, 1, 256, x, poisoned(n, np.float32))
     err = info.value
     assert "test_gpu_semantics.py" in str(err)
     assert err.line == read_past_end.fn.__code__.co_firstlineno + 3
@@ -126,7 +127,7 @@ def test_out_of_range_read_raises_kernel_error_with_line_and_context_survives() 
     n2 = 1024
     a = rng.standard_normal(n2, dtype=np.float32)
     b = rng.standard_normal(n2, dtype=np.float32)
-    mx, _ = run_gpu(nan_max_min, 4, 256, a, b, poisoned(n2, np.float32), poisoned(n2, np.float32))[2:]
+    mx, _ = backend.run(nan_max_min, 4, 256, a, b, poisoned(n2, np.float32), poisoned(n2, np.float32))[2:]
     np.testing.assert_array_equal(mx, np.maximum(a, b))
 
 
@@ -136,13 +137,18 @@ def copy(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):
     c[idx] = a[idx.get()]
 
 
-def test_aliased_output_is_refused() -> None:
-    dev = wf.Device(0)
+def test_aliased_output_is_refused(backend: Backend) -> None:
+    dev = backend.device
     stream = dev.create_stream()
     buf = wf.DeviceBuffer.from_host(stream, rng.standard_normal(1024, dtype=np.float32))
     prepared = copy.prepare(wf.LaunchConfig(grid=4, block=256), device=dev)
-    with pytest.raises(wf.AliasError):
+    with pytest.raises(wf.AliasError, match="output 'c' of copy is the same memory as input 'a'"):
         copy.launch(stream, prepared, buf, buf)
+    with pytest.raises(wf.AliasError):
+        copy[4, 256, stream](buf, buf)
+    other = wf.DeviceBuffer.zeroed(stream, 1024, wf.f32)
+    copy.launch(stream, prepared, buf, other)  # separate buffers: fine
+    np.testing.assert_array_equal(other.to_host(stream), buf.to_host(stream))
 
 
 @simt.kernel(contract=simt.Contract(domain=1, block=(256, 1, 1)))
@@ -151,11 +157,43 @@ def contracted(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):
     c[idx] = a[idx.get()]
 
 
-def test_block_other_than_contract_is_refused_before_launch() -> None:
+def test_block_other_than_contract_is_refused_before_launch(backend: Backend) -> None:
     with pytest.raises(wf.LaunchError, match="256"):
-        contracted.prepare(wf.LaunchConfig(grid=8, block=128), device=wf.Device(0))
+        contracted.prepare(wf.LaunchConfig(grid=8, block=128), device=backend.device)
     with pytest.raises(wf.LaunchError):
-        contracted.prepare(wf.LaunchConfig(grid=(4, 2), block=256), device=wf.Device(0))
+        contracted.prepare(wf.LaunchConfig(grid=(4, 2), block=256), device=backend.device)
+    with pytest.raises(wf.LaunchError, match="requires block"):
+        contracted[8, 128, backend.device.default_stream](None, None)  # prepared (and refused) before the arguments are looked at
+
+
+def test_device_limits_are_checked_before_launch(backend: Backend) -> None:
+    dev = backend.device
+    assert dev.limits.max_threads_per_block == 1024 and dev.limits.max_grid_dim[1] == 65535
+    with pytest.raises(wf.LaunchError, match="at most 1024 threads per block"):
+        copy.prepare(wf.LaunchConfig(grid=1, block=2048), device=dev)
+    with pytest.raises(wf.LaunchError, match="grid y = 65536 exceeds the device limit 65535"):
+        copy.prepare(wf.LaunchConfig(grid=(1, 65536), block=(32, 1)), device=dev)
+    with pytest.raises(wf.LaunchError, match="index_1d"):
+        copy.prepare(wf.LaunchConfig(grid=(2, 2), block=32), device=dev)
+    with pytest.raises(wf.LaunchError, match="227 KiB"):
+        copy.prepare(wf.LaunchConfig(grid=1, block=32, shmem_size=228 * 1024), device=dev)
+
+
+def test_arguments_are_checked_before_launch(backend: Backend) -> None:
+    dev = backend.device
+    stream = dev.create_stream()
+    prepared = unsigned_ops.prepare(wf.LaunchConfig(grid=1, block=32), device=dev)
+    a = wf.DeviceBuffer.from_host(stream, np.arange(32, dtype=np.uint32))
+    lt = wf.DeviceBuffer.zeroed(stream, 32, wf.bool_)
+    f = wf.DeviceBuffer.zeroed(stream, 32, wf.f64)
+    with pytest.raises(wf.LaunchError, match="expects uint32 elements, got int32"):
+        unsigned_ops.launch(stream, prepared, wf.DeviceBuffer.zeroed(stream, 32, wf.i32), a, lt, f)
+    with pytest.raises(wf.LaunchError, match="NumPy array lives in host memory"):
+        unsigned_ops.launch(stream, prepared, np.arange(32, dtype=np.uint32), a, lt, f)
+    with pytest.raises(wf.LaunchError, match="takes 4 arguments"):
+        unsigned_ops.launch(stream, prepared, a, a, lt)
+    with pytest.raises(wf.LaunchError, match="does not fit"):
+        guarded[4, 256, stream](wf.DeviceBuffer.zeroed(stream, 8, wf.f32), 2**63, lt)
 
 
 @simt.kernel
@@ -164,18 +202,26 @@ def big_index(out: simt.DisjointSlice[wf.u8]):
     out[idx] = wf.u8(idx.get() % 251)
 
 
-def test_global_index_past_2_31_threads() -> None:
+def test_global_index_past_2_31_threads(backend: Backend) -> None:
     n = 2**31 + 1000
-    dev = wf.Device(0)
+    grid = (n + 1023) // 1024
+    dev = backend.device
     stream = dev.create_stream()
-    out = wf.DeviceBuffer.from_host(stream, np.full(n, 255, dtype=np.uint8))
-    prepared = big_index.prepare(wf.LaunchConfig(grid=(n + 1023) // 1024, block=1024), device=dev)
-    big_index.launch(stream, prepared, out)
+    out = wf.DeviceBuffer.zeroed(stream, n, wf.u8)
+    prepared = big_index.prepare(wf.LaunchConfig(grid=grid, block=1024), device=dev)
+    tail_blocks = list(range((n - 5000) // 1024, grid))
+    sampled = sorted(set(rng.integers(0, grid, 16).tolist()))
+    with backend.only_blocks(tail_blocks + sampled):  # the simulator runs only these (2^31 threads: hours); the GPU all
+        big_index.launch(stream, prepared, out)
     got = out.to_host(stream)
     tail = np.arange(n - 5000, n, dtype=np.int64)
     np.testing.assert_array_equal(got[n - 5000 :], (tail % 251).astype(np.uint8))
-    sample = rng.integers(0, n, 10000)
-    np.testing.assert_array_equal(got[sample], (sample % 251).astype(np.uint8))
+    for b in sampled:
+        idx = np.arange(b * 1024, min((b + 1) * 1024, n), dtype=np.int64)
+        np.testing.assert_array_equal(got[idx], (idx % 251).astype(np.uint8))
+    if backend.name == "gpu":
+        sample = rng.integers(0, n, 10000)
+        np.testing.assert_array_equal(got[sample], (sample % 251).astype(np.uint8))
 
 
 @simt.kernel
@@ -185,13 +231,13 @@ def divide(a: simt.Slice[wf.i64], b: simt.Slice[wf.i64], q: simt.DisjointSlice[w
     q[idx] = a[i] // b[i]
 
 
-def test_division_by_zero_is_a_kernel_error() -> None:
+def test_division_by_zero_is_a_kernel_error(backend: Backend) -> None:
     n = 256
     a = rng.integers(-100, 100, n, dtype=np.int64)
     b = rng.integers(1, 9, n, dtype=np.int64)
     b[77] = 0
     with pytest.raises(wf.KernelError, match="division by zero"):
-        run_gpu(divide, 1, 256, a, b, poisoned(n, np.int64))
+        backend.run(divide, 1, 256, a, b, poisoned(n, np.int64))
 
 
 @simt.kernel
@@ -201,9 +247,9 @@ def math_funcs(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
     out[idx] = math.sqrt(abs(v)) + math.exp(v) - math.log(abs(v) + 1.0)
 
 
-def test_libdevice_math_matches_numpy() -> None:
+def test_libdevice_math_matches_numpy(backend: Backend) -> None:
     n = 1024
     x = rng.uniform(-4, 4, n).astype(np.float32)
-    (got,) = run_gpu(math_funcs, 4, 256, x, poisoned(n, np.float32))[1:]
+    (got,) = backend.run(math_funcs, 4, 256, x, poisoned(n, np.float32))[1:]
     expected = np.sqrt(np.abs(x)) + np.exp(x) - np.log(np.abs(x) + np.float32(1.0))
     np.testing.assert_allclose(got, expected, rtol=2e-6, atol=2e-6)

@@ -483,6 +483,8 @@ class FakeRawStream:
 
 class FakeDevice:
     ordinal = 0
+    label = "GPU 0"
+    simulated = False
 
     def make_current(self):
         pass

@@ -658,7 +658,7 @@ def test_barriers_in_a_loop_rotate_shared_memory():
 ATOMIC_COUNTER = """
 builtin.module {
   gpu.module @m {
-    gpu.func @count(%ctr: memref<1xi32, 1 : i32>, %old: memref<?xi32, 1 : i32>, %hist: memref<?xi32, 1 : i32>, %keys: memref<?xi32, 1 : i32>, %fmax: memref<1xf32, 1 : i32>, %vals: memref<?xf32, 1 : i32>) kernel {
+    gpu.func @count(%ctr: memref<1xi32, 1 : i32>, %old: memref<?xi32, 1 : i32>, %hist: memref<?xi32, 1 : i32>, %keys: memref<?xi32, 1 : i32>, %fmax: memref<1xf32, 1 : i32>, %vals: memref<?xf32, 1 : i32>, %fnum: memref<1xf32, 1 : i32>) kernel {
       %i = gpu.global_id x
       %c0 = arith.constant 0 : index
       %one = arith.constant 1 : i32
@@ -669,6 +669,7 @@ builtin.module {
       %h = "memref.atomic_rmw"(%one, %hist, %bin) <{kind = 1 : i64}> : (i32, memref<?xi32, 1 : i32>, index) -> i32
       %v = memref.load %vals[%i] : memref<?xf32, 1 : i32>
       %m = "memref.atomic_rmw"(%v, %fmax, %c0) <{kind = 4 : i64}> : (f32, memref<1xf32, 1 : i32>, index) -> f32
+      %mn = "memref.atomic_rmw"(%v, %fnum, %c0) <{kind = 5 : i64}> : (f32, memref<1xf32, 1 : i32>, index) -> f32
       gpu.return
     }
   }
@@ -683,11 +684,12 @@ def test_atomics_apply_in_thread_order():
     hist = np.zeros(100, np.int32)
     vals = RNG.standard_normal(n).astype(np.float32)
     vals[7] = np.nan
-    fmax = np.array([-np.inf], np.float32)
-    simulator.simulate(_module(ATOMIC_COUNTER), "count", 3, 128, [ctr, old, hist, keys, fmax, vals])
+    fmax, fnum = np.array([-np.inf], np.float32), np.array([-np.inf], np.float32)
+    simulator.simulate(_module(ATOMIC_COUNTER), "count", 3, 128, [ctr, old, hist, keys, fmax, vals, fnum])
     assert ctr[0] == n and old.tolist() == list(range(n))  # blocks in order, threads in id order
     np.testing.assert_array_equal(hist, np.bincount(keys, minlength=100))
-    assert fmax[0] == np.nanmax(vals)  # atom.max.f32 ignores NaN
+    assert np.isnan(fmax[0])  # maximumf: llvm fmaximum (a CAS loop) propagates NaN
+    assert fnum[0] == np.nanmax(vals)  # maxnumf: llvm fmax ignores NaN
 
 
 WARP_OPS = """
@@ -929,134 +931,9 @@ def test_simulator_error_is_a_warpforge_error():
 
 # --------------------------------------------------------------------------- differential test (hypothesis)
 
+from arith_kernels import case_kernel, draw_case  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
-DTYPES = {name: np.dtype(name) for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")}
-WF_NAME = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "float32": "f32", "float64": "f64", "bool": "bool_"}
-
-
-def _mixes_u64_and_signed(a: np.dtype, b: np.dtype) -> bool:
-    return (a == np.uint64 and b.kind == "i") or (b == np.uint64 and a.kind == "i")
-
-
-def ref_convert(x: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """NumPy conversion with DESIGN.md's float → int policy: truncate, saturate, NaN → 0."""
-    if x.dtype.kind == "f" and dt.kind in "iu":
-        info = np.iinfo(dt)
-        xf = x.astype(np.float64)
-        out = np.where(np.isnan(xf), 0, np.trunc(np.clip(np.nan_to_num(xf), -1e300, 1e300)))
-        res = np.empty(x.shape, dt)
-        big, small = xf >= float(info.max) + 1, xf < float(info.min)
-        mid = ~(big | small | np.isnan(xf))
-        res[mid] = out[mid].astype(dt)
-        res[big], res[small], res[np.isnan(xf)] = info.max, info.min, 0
-        return res
-    return x.astype(dt)
-
-
-def ref_max(a, b) -> np.ndarray:
-    r = np.maximum(a, b)
-    if r.dtype.kind == "f":  # IEEE maximum: -0 < +0 (the GPU's max.NaN)
-        a, b = np.asarray(a, r.dtype), np.asarray(b, r.dtype)
-        r = np.where(a == b, np.where(np.signbit(a), b, a), r)
-    return r
-
-
-def ref_min(a, b) -> np.ndarray:
-    r = np.minimum(a, b)
-    if r.dtype.kind == "f":
-        a, b = np.asarray(a, r.dtype), np.asarray(b, r.dtype)
-        r = np.where(a == b, np.where(np.signbit(a), a, b), r)
-    return r
-
-
-ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "//": np.floor_divide, "%": np.remainder}
-BITS = {"<<": np.left_shift, ">>": np.right_shift, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor}
-COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "==": np.equal, "!=": np.not_equal}
-
-
-@st.composite
-def expressions(draw, leaves: list[tuple[str, np.ndarray]], depth: int = 3) -> tuple[str, np.ndarray | int]:
-    """(Python source, NumPy reference values) of a random expression over `leaves`; a bare Python
-    literal's reference is the Python int itself, so NumPy treats it as weak (NEP 50), as warpforge does."""
-    if depth == 0 or draw(st.integers(0, 3)) == 0:
-        if draw(st.integers(0, 5)) == 0:
-            lit = draw(st.integers(1, 7))
-            return str(lit), lit
-        return draw(st.sampled_from(leaves))
-    kind = draw(st.sampled_from(["arith", "arith", "bits", "compare", "minmax", "convert", "neg", "abs"]))
-    src_a, a = draw(expressions(leaves, depth - 1))
-    if isinstance(a, int) and kind in ("neg", "convert", "abs"):
-        return src_a, a
-    if kind == "neg":
-        return f"(-{src_a})", np.negative(a)
-    if kind == "abs":
-        return f"abs({src_a})", np.abs(a)
-    if kind == "convert":
-        target = draw(st.sampled_from(list(DTYPES)))
-        return f"wf.{WF_NAME[target]}({src_a})", ref_convert(a, DTYPES[target])
-    src_b, b = draw(expressions(leaves, depth - 1))
-    if isinstance(a, int) and isinstance(b, int):
-        return src_a, a
-    da = b.dtype if isinstance(a, int) else a.dtype  # pyright: ignore[reportAttributeAccessIssue]
-    db = a.dtype if isinstance(b, int) else b.dtype  # pyright: ignore[reportAttributeAccessIssue]
-    if _mixes_u64_and_signed(da, db):
-        return src_a, a
-    with np.errstate(all="ignore"):
-        if kind == "arith":
-            op = draw(st.sampled_from(list(ARITH)))
-            return f"({src_a} {op} {src_b})", ARITH[op](a, b)
-        if kind == "bits":
-            if da.kind == "f" or db.kind == "f":
-                return src_a, a
-            op = draw(st.sampled_from(list(BITS)))
-            return f"({src_a} {op} {src_b})", BITS[op](a, b)
-        if kind == "compare":
-            op = draw(st.sampled_from(list(COMPARE)))
-            return f"wf.i32({src_a} {op} {src_b})", COMPARE[op](a, b).astype(np.int32)
-        which = draw(st.sampled_from(["max", "min"]))
-        return f"{which}({src_a}, {src_b})", (ref_max if which == "max" else ref_min)(a, b)
-
-
-def _inputs(dt: np.dtype, n: int, rng: np.random.Generator) -> np.ndarray:
-    if dt.kind == "f":
-        special = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, np.nan, np.inf, -np.inf, 1e30, -3e9, 7.0], dt)
-        values = (rng.standard_normal(n) * rng.choice([1, 10, 1e3, 1e10], n)).astype(dt)
-    else:
-        info = np.iinfo(dt)
-        special = np.array([0, 1, 2, 7, 31, 32, 64, int(info.max), int(info.min), int(info.max) - 1, -1 if dt.kind == "i" else 3, 100], dt)
-        values = rng.integers(int(info.min), int(info.max), n, dtype=dt, endpoint=True)
-        small = rng.integers(-9 if dt.kind == "i" else 0, 10, n).astype(dt)
-        values = np.where(rng.random(n) < 0.5, small, values)
-    pick = rng.random(n) < 0.3
-    values[pick] = special[rng.integers(0, len(special), pick.sum())]
-    return values
-
-
-_KERNEL_COUNTER = [0]
-
-
-def _compile_expression_kernel(tmp_dir, names_dtypes: list[tuple[str, np.dtype]], expr: str, out_dtype: np.dtype):
-    import importlib.util
-
-    _KERNEL_COUNTER[0] += 1
-    params = ", ".join(f"x{k}: simt.Slice[wf.{WF_NAME[dt.name]}]" for k, (_, dt) in enumerate(names_dtypes))
-    loads = "\n".join(f"        {name} = x{k}[i]" for k, (name, _) in enumerate(names_dtypes))
-    source = (
-        "import warpforge as wf\nfrom warpforge import simt\n\n\n"
-        "@simt.kernel(checks=False)\n"
-        f"def expr_kernel({params}, out: simt.DisjointSlice[wf.{WF_NAME[out_dtype.name]}]):\n"
-        "    idx = simt.index_1d()\n    i = idx.get()\n    if i < len(out):\n"
-        f"{loads}\n        r = {expr}\n        out[idx] = r\n"
-    )
-    path = tmp_dir / f"expr_kernel_{_KERNEL_COUNTER[0]}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.expr_kernel, source
 
 
 @pytest.fixture(scope="module")
@@ -1068,27 +945,23 @@ def expr_dir(tmp_path_factory):
 @given(data=st.data())
 def test_differential_random_arithmetic_against_numpy(data, expr_dir):
     n = 48
-    nvars = data.draw(st.integers(1, 3))
-    dts = [DTYPES[data.draw(st.sampled_from(list(DTYPES)))] for _ in range(nvars)]
-    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    arrays = [_inputs(dt, n, rng) for dt in dts]
-    leaves = [(f"v{k}", arr) for k, arr in enumerate(arrays)]
-    expr, ref = data.draw(expressions(leaves))
-    if isinstance(ref, int):  # only literals: nothing runs per thread
+    case = draw_case(data, n)
+    if case is None:  # only literals: nothing runs per thread
         return
-    kernel, source = _compile_expression_kernel(expr_dir, [(f"v{k}", dt) for k, dt in enumerate(dts)], expr, ref.dtype)
-    out = poisoned(n, ref.dtype)
+    ref = case.ref
     try:
-        simulator.run(kernel, 1, 64, *arrays, out)
+        kernel, source = case_kernel(expr_dir, case)
+        out = poisoned(n, ref.dtype)
+        simulator.run(kernel, 1, 64, *case.arrays, out)
     except wf.CompileError as e:
         if re.search(r"u64|uint64|no exact common type", str(e)):
             return  # u64 mixed with a signed integer deep inside (NumPy: f64; warpforge refuses)
-        raise AssertionError(f"{e}\n{source}") from e
-    ok = np.array_equal(out, ref, equal_nan=True) if ref.dtype.kind == "f" else np.array_equal(out, ref)
-    if not ok:
-        bad = np.flatnonzero(~((out == ref) | (np.isnan(out) & np.isnan(ref)) if ref.dtype.kind == "f" else (out == ref)))[:5]
-        rows = "\n".join(f"  inputs {[a[k] for a in arrays]} -> simulator {out[k]!r}, reference {ref[k]!r}" for k in bad)
-        raise AssertionError(f"{expr} ({ref.dtype}) differs:\n{rows}\n{source}")
+        raise AssertionError(f"{e}\n{case.expr}") from e
+    ok = (out == ref) | (np.isnan(out) & np.isnan(ref)) if ref.dtype.kind == "f" else out == ref
+    if not ok.all():
+        bad = np.flatnonzero(~ok)[:5]
+        rows = "\n".join(f"  inputs {[a[k] for a in case.arrays]} -> simulator {out[k]!r}, reference {ref[k]!r}" for k in bad)
+        raise AssertionError(f"{case.expr} ({ref.dtype}) differs:\n{rows}\n{source}")
 
 
 def test_half_precision_modulo_computes_in_f32_not_f64_libdevice() -> None:

@@ -5,8 +5,9 @@
     warpforge doctor
 
 `compile` prints a kernel at any stage (MLIR text for `kernel`/`gpu`/`nvvm`/`llvm`, LLVM IR for `ll`,
-PTX for `ptx`); `run` runs the file's `main()` on the GPU, or, without one, compiles every kernel in the
-file, checks the PTX with ptxas and says plainly that nothing ran; `doctor` checks the installation.
+PTX for `ptx`); `run` runs the file's `main()` on the GPU, or, without one (or with `--simulate`),
+compiles every kernel in the file, checks the PTX with ptxas, then runs `main()` on the CPU simulator
+(`WARPFORGE_SIMULATE=1`; exit status 1 when it fails); `doctor` checks the installation.
 Errors are diagnostics (file:line:col for kernels) and exit status 1, never a traceback.
 """
 
@@ -43,8 +44,9 @@ def _load_file(path: str) -> ModuleType:
 
 def _kernels(module: ModuleType) -> dict[str, Any]:
     from warpforge.simt import SimtKernel
+    from warpforge.tile import TileKernel  # tile kernels compile for their `ahead_of_time` shapes
 
-    return {name: obj for name, obj in vars(module).items() if isinstance(obj, SimtKernel)}
+    return {name: obj for name, obj in vars(module).items() if isinstance(obj, SimtKernel | TileKernel)}
 
 
 def _fail(message: str) -> int:
@@ -58,7 +60,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     module = _load_file(args.file)
     kernels = _kernels(module)
     if not kernels:
-        return _fail(f"{args.file} defines no @simt.kernel functions")
+        return _fail(f"{args.file} defines no @simt.kernel or @tile.kernel functions")
     if args.kernel:
         if args.kernel not in kernels:
             return _fail(f"no kernel named '{args.kernel}' in {args.file} (kernels: {', '.join(kernels)})")
@@ -80,28 +82,33 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from warpforge.runtime import gpu_available
 
-    if args.simulate:
-        os.environ["WARPFORGE_SIMULATE"] = "1"
-    if gpu_available() or os.environ.get("WARPFORGE_SIMULATE") == "1":
-        if os.environ.get("WARPFORGE_SIMULATE") == "1" and not gpu_available():
-            print("no GPU found: running on the CPU simulator")
+    forced = args.simulate or os.environ.get("WARPFORGE_SIMULATE") == "1"
+    if gpu_available() and not forced:
         sys.argv = [args.file, *args.args]
         runpy.run_path(args.file, run_name="__main__")
         return 0
-    # no GPU: compile every kernel and check its PTX
+    # the CPU simulator: first compile every kernel and check its PTX, then run main() there
     from warpforge.backend.toolkit import find_ptxas, run_ptxas
 
+    os.environ["WARPFORGE_SIMULATE"] = "1"  # wf.Device(0) is the simulator, wf.simulating() is true
     module = _load_file(args.file)
     kernels = _kernels(module)
     ptxas = find_ptxas()
     for name, k in kernels.items():
-        ptx = k.ir("ptx", chip=args.chip)
+        ptx = k.compile(args.chip).ptx  # cached: the simulated run reuses it
         if ptxas is not None:
             run_ptxas(ptx, args.chip, verbose=False)
             print(f"compiled {name}: PTX for {args.chip} assembled by ptxas")
         else:
             print(f"compiled {name}: PTX for {args.chip} (ptxas not found, not assembled)")
-    print(f"no GPU found: nothing ran ({len(kernels)} kernel(s) compiled{' and checked with ptxas' if ptxas else ''})")
+    why = "no GPU found" if not gpu_available() else "--simulate" if args.simulate else "WARPFORGE_SIMULATE=1"
+    print(f"{why}: running on the CPU simulator", flush=True)
+    sys.argv = [args.file, *args.args]
+    main = getattr(module, "main", None)
+    if callable(main):
+        main()
+    else:  # no main(): run the file as a script
+        runpy.run_path(args.file, run_name="__main__")
     return 0
 
 
@@ -203,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--output")
     c.set_defaults(func=cmd_compile)
 
-    r = sub.add_parser("run", help="run FILE.py's main() on the GPU (without one: compile and check every kernel)")
+    r = sub.add_parser("run", help="run FILE.py's main() on the GPU (without one: compile and check every kernel, then run on the CPU simulator)")
     r.add_argument("file")
     r.add_argument("--chip", default="sm_90")
     r.add_argument("--simulate", action="store_true", help="run on the CPU simulator even if a GPU is present")

@@ -13,7 +13,8 @@ from warpforge.errors import DeviceError, WarpforgeError
 
 NO_DRIVER_HINT = (
     "no CUDA driver / no GPU found; warpforge compiles kernels to PTX without a GPU, but running them "
-    "needs an NVIDIA GPU and its driver (libcuda.so)"
+    "needs an NVIDIA GPU and its driver (libcuda.so) — or the CPU simulator: wf.Device.simulator(), "
+    "WARPFORGE_SIMULATE=1, or `warpforge run FILE.py`"
 )
 
 

@@ -106,6 +106,8 @@ class CompiledKernel:
     `static_shared_bytes`: the kernel's static shared memory, bytes per block.
     `cache_key`: hash of source + signature + chip + compiler version (set by the frontend); the
     runtime keys its loaded-module cache on it (or on the PTX's hash when empty).
+    `full_warps`: the kernel uses warp collectives (shuffles, votes, warp reductions), which need
+    every lane of each warp: blocks must have a multiple of 32 threads.
     """
 
     name: str
@@ -120,6 +122,7 @@ class CompiledKernel:
     index_domain: int | None
     static_shared_bytes: int = 0
     cache_key: str = ""
+    full_warps: bool = False
 
     @property
     def abi_param_count(self) -> int:

@@ -6,11 +6,15 @@ not cuda.core's legacy default stream, which serializes with every other stream.
 
 `DeviceLimits` is the plain data every launch check reads, so the checks run without a GPU
 (`DeviceLimits.H200`, `DeviceLimits.for_testing(...)`).
+
+`Device.simulator()` — and `Device(0)` when `WARPFORGE_SIMULATE=1` — is the CPU simulator with the
+same API (`warpforge.runtime.simulated`); `Device.simulated` tells them apart.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from dataclasses import dataclass, replace
 from typing import Any
@@ -103,18 +107,25 @@ _current = threading.local()
 class Device:
     """A GPU (`Device(0)`): one object per ordinal in a process.
 
-    Raises `DeviceError` when there is no driver or GPU, or the ordinal does not exist.
+    Raises `DeviceError` when there is no driver or GPU, or the ordinal does not exist. With
+    `WARPFORGE_SIMULATE=1`, `Device(0)` is the CPU simulator (`Device.simulator()`).
     """
 
     ordinal: int
     raw: Any
     """The `cuda.core.Device`."""
+    simulated = False
+    """True for the CPU simulator (`Device.simulator()`)."""
 
     def __new__(cls, ordinal: int | Device = 0) -> Device:
         if isinstance(ordinal, Device):
             return ordinal
         if isinstance(ordinal, bool) or not isinstance(ordinal, int):
             raise DeviceError(f"a device ordinal is an int (0 for the first GPU), got {type(ordinal).__name__} {ordinal!r}")
+        if os.environ.get("WARPFORGE_SIMULATE") == "1":
+            from warpforge.runtime.simulated import simulator_for_ordinal
+
+            return simulator_for_ordinal(ordinal)
         with _devices_lock:
             dev = _devices.get(ordinal)
             if dev is None:
@@ -141,6 +152,20 @@ class Device:
         self._default_stream: Stream | None = None
         self._lock = threading.Lock()
         _current.ordinal = ordinal
+
+    @classmethod
+    def simulator(cls, limits: DeviceLimits | None = None) -> Device:
+        """The CPU simulator as a device, with this API and `limits` (default `DeviceLimits.H200`,
+        so launches are checked as on an H200). Kernels run on `warpforge.simulator`, buffers live in
+        host memory. One object per `limits`. See `warpforge.runtime.simulated`."""
+        from warpforge.runtime.simulated import SimulatorDevice
+
+        return SimulatorDevice(limits)
+
+    @property
+    def label(self) -> str:
+        """`GPU 0` (or `the CPU simulator`), for messages."""
+        return f"GPU {self.ordinal}"
 
     def make_current(self) -> None:
         """Make this device's primary context current on the calling thread (cheap when it is)."""
@@ -216,6 +241,8 @@ class Stream:
     """
 
     __slots__ = ("raw", "device", "_handle")
+    simulated = False
+    """True for a stream of the CPU simulator."""
 
     def __init__(self, raw: Any, device: Device):
         self.raw = raw
@@ -285,6 +312,10 @@ def synchronize() -> None:
     """Synchronize every device warpforge has opened, then raise `KernelError` for any checked
     launch that recorded an error."""
     with _devices_lock:
-        devices = list(_devices.values())
+        devices = list(_devices.values()) + simulators
     for dev in devices:
         dev.synchronize()
+
+
+simulators: list[Device] = []
+"""The CPU simulator devices made in this process (`warpforge.runtime.simulated`), for `synchronize`."""

@@ -121,7 +121,8 @@ def check_launch(kernel: CompiledKernel, config: LaunchConfig, limits: DeviceLim
     """Refuse, with `LaunchError`, a config that breaks `kernel`'s contract or `limits`.
 
     Checks, in order: the contract's exact block; launch bounds; threads per block; block and grid
-    dimensions (grid y, z ≤ 65535); the index domain (1-D / 2-D launches); shared memory (above
+    dimensions (grid y, z ≤ 65535); whole warps for kernels with warp collectives; the index domain
+    (1-D / 2-D launches); shared memory (above
     48 KiB needs the opt-in, above the opt-in limit is refused); the device's compute capability
     against the kernel's chip.
     """
@@ -154,6 +155,11 @@ def check_launch(kernel: CompiledKernel, config: LaunchConfig, limits: DeviceLim
                 if axis != "x" else f"grid x is at most {most} (2^31 - 1)"
             )
             raise LaunchError(f"grid {axis} = {n} exceeds the device limit {most} ({note})")
+    if getattr(kernel, "full_warps", False) and threads % limits.warp_size:
+        raise LaunchError(
+            f"{name} uses warp collectives (shuffles, votes, warp reductions), which need all {limits.warp_size} lanes of "
+            f"every warp; block {block} has {threads} threads, not a multiple of {limits.warp_size}"
+        )
     if kernel.index_domain == 1 and (grid[1:] != (1, 1) or block[1:] != (1, 1)):
         raise LaunchError(
             f"{name} uses index_1d(): index_1d() is unique only in a 1-D launch, so grid and block must have y = z = 1; "
@@ -264,6 +270,11 @@ def prepare(kernel: CompiledKernel, config: LaunchConfig, device: Device | int |
     if not isinstance(kernel, CompiledKernel):
         raise LaunchError(f"prepare() takes a CompiledKernel, got {type(kernel).__name__}")
     dev = Device(0 if device is None else device)
+    if dev.simulated:
+        raise LaunchError(
+            f"the CPU simulator runs a kernel's gpu-level IR, not PTX: prepare the kernel itself, "
+            f"{kernel.name}.prepare(config, device=...) (or warpforge.runtime.simulated.prepare_lowered)"
+        )
     limits = dev.limits
     check_launch(kernel, config, limits)
     loaded = module.load_kernel(kernel, dev)
@@ -332,9 +343,13 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
         names = ", ".join(p.name for p in k.params)
         raise LaunchError(f"{k.name} takes {len(k.params)} argument{'s' if len(k.params) != 1 else ''} ({names}), got {len(args)}")
     dev = prepared.device
+    if dev.simulated:  # a token of `warpforge.runtime.simulated.prepare_kernel`
+        from warpforge.runtime.simulated import launch_simulated
+
+        return launch_simulated(stream, prepared, args)
     s = as_stream(stream, dev)
     if s.device is not dev:
-        raise LaunchError(f"{k.name} was prepared for GPU {dev.ordinal}, but the stream belongs to GPU {s.device.ordinal}")
+        raise LaunchError(f"{k.name} was prepared for {dev.label}, but the stream belongs to {s.device.label}")
     dev.make_current()
     errors.check_pending(device=dev, front_only=True)
     packed: list[Any] = []

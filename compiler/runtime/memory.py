@@ -87,12 +87,18 @@ class DeviceBuffer:
     def empty(cls, stream: Any, shape: int | tuple[int, ...], dtype: Any) -> DeviceBuffer:
         """An uninitialized buffer of `shape` (an int or tuple) and `dtype`, allocated in `stream`
         order (None: GPU 0's default stream)."""
-        return cls._allocate(as_stream(stream), _normalize_shape(shape), device_dtype(dtype))
+        s = as_stream(stream)
+        if s.simulated:  # the CPU simulator: host memory
+            return _simulated_buffer()._create(s, _normalize_shape(shape), device_dtype(dtype), zero=False)
+        return cls._allocate(s, _normalize_shape(shape), device_dtype(dtype))
 
     @classmethod
     def zeroed(cls, stream: Any, shape: int | tuple[int, ...], dtype: Any) -> DeviceBuffer:
         """A buffer of zeros (all bytes 0), zeroed asynchronously in `stream`."""
-        buf = cls.empty(stream, shape, dtype)
+        s = as_stream(stream)
+        if s.simulated:
+            return _simulated_buffer()._create(s, _normalize_shape(shape), device_dtype(dtype), zero=True)
+        buf = cls.empty(s, shape, dtype)
         _driver.memset_zero_async(buf._ptr, buf.nbytes, buf._stream.handle)
         return buf
 
@@ -110,7 +116,10 @@ class DeviceBuffer:
         host = numpy.asarray(array)
         device_dtype(host.dtype)
         host = numpy.require(host, requirements="C")
-        buf = cls._allocate(as_stream(stream), host.shape, host.dtype)
+        s = as_stream(stream)
+        if s.simulated:
+            return _simulated_buffer()._copy_of(s, host)
+        buf = cls._allocate(s, host.shape, host.dtype)
         _driver.copy_htod_async(buf._ptr, host.ctypes.data, buf.nbytes, buf._stream.handle)
         return buf
 
@@ -141,7 +150,7 @@ class DeviceBuffer:
     def _use_stream(self, stream: Any) -> Stream:
         s = self._stream if stream is None else as_stream(stream)
         if s.device is not self._device:
-            raise LaunchError(f"this buffer lives on GPU {self._device.ordinal}, the stream on GPU {s.device.ordinal}")
+            raise LaunchError(f"this buffer lives on {self._device.label}, the stream on {s.device.label}")
         self._stream = s
         self._device.make_current()
         return s
@@ -200,6 +209,12 @@ class DeviceBuffer:
 
     def __repr__(self) -> str:
         return f"<wf.DeviceBuffer shape={self._shape} dtype={self._dtype} on GPU {self._device.ordinal}>"
+
+
+def _simulated_buffer() -> Any:
+    from warpforge.runtime.simulated import SimulatedBuffer
+
+    return SimulatedBuffer
 
 
 @dataclass(frozen=True)
@@ -291,6 +306,11 @@ def as_device_view(
     """
     check = _Checker(param, kernel_name)
     if isinstance(obj, DeviceBuffer):
+        if obj._device.simulated:
+            raise check.host(
+                f"the buffer lives in the CPU simulator's (host) memory, not on a GPU: copy it with "
+                f"wf.DeviceBuffer.from_host(stream, {check.name}.to_host())"
+            )
         check.layout(obj.shape, None, obj.dtype, "elements")
         check.device(obj.device.ordinal, device)
         return DeviceView(obj.ptr, obj.shape, obj.dtype, obj.nbytes, obj, obj.device.ordinal, False)

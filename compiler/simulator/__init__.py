@@ -10,6 +10,10 @@ simulator.run(vecadd, 4, 256, a, b, c)          # a @simt.kernel; KernelError as
 simulator.simulate(module, "vecadd", (4, 1, 1), (256, 1, 1), [a, b, c, np.zeros(8, np.int64)])
 ```
 
+Programs use it through the runtime's API instead: `wf.Device.simulator()` (or `wf.Device(0)` with
+`WARPFORGE_SIMULATE=1`, which `warpforge run` sets without a GPU) is a device whose buffers, `prepare`,
+`launch` and `kernel[grid, block]` run here (`warpforge.runtime.simulated`).
+
 Design (details in `engine`): op implementations are xDSL interpreter functions (`arith`, `math`
 and libdevice, `memref`, `cf`/`scf`/`func`, `gpu`, `nvvm`), *vectorized*: a value is a NumPy array
 holding it for every thread that executes the op together, so one op costs one NumPy call. Blocks
@@ -25,8 +29,10 @@ Adding an op is a table entry: a function `(functions, interpreter, op, args) ->
 per-thread arrays, installed with `engine.install` into the dialect's `InterpreterFunctions`
 (`arith.INT_BINARY`, `math.FLOAT_UNARY`, `math.LIBDEVICE`, `memref.ATOMIC_KINDS`, `gpu.NVVM_OPS`, …).
 It reads the executing threads from `interpreter.frame` (`n`, `tids`: linear thread ids, None for
-the whole block); a new block-wide barrier op goes into `gpu.BARRIER_OPS`; a warp collective uses
-`gpu._member_mask`/`_exchange`. `supported_ops()` lists what is implemented.
+the whole block); a new block-wide barrier op goes into `gpu.BARRIER_OPS` (one that computes a
+result over the block also into `gpu.BARRIER_REDUCTIONS`); a warp collective uses
+`gpu._member_mask`/`_exchange`/`shuffle_lanes`; `gpu`-level ops are entries of `gpu.GPU_OPS`.
+`supported_ops()` lists what is implemented.
 """
 
 from __future__ import annotations

@@ -20,7 +20,9 @@ arrive, and all lanes of a warp at one program point execute together — what w
 **Barriers.** A group that reaches a barrier parks at the next segment. When no group can run, every
 thread that has not exited waits at a barrier: if they all wait at the same one, they continue
 together; if some threads exited, or they wait at different barriers, the GPU would hang and the
-simulator raises `SimulatorError` naming the barrier's source line.
+simulator raises `SimulatorError` naming the barrier's source line. A barrier with results (a
+reducing barrier, `BARRIER_RESULTS`: `gpu.barrier_reduce`) reads its operands for every thread of
+the block from `storage` when the block is released, and stores its results (the same for all).
 
 **Values across segments** live in `storage` (SSA value → an array over all threads of the CTA, or
 one uniform value): a segment gathers its inputs for its threads (no copy when all threads run) and
@@ -36,7 +38,7 @@ Op implementations are xDSL `InterpreterFunctions` (`@impl`, `@impl_terminator`,
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -52,6 +54,12 @@ from warpforge.simulator.values import MemRef, dtype_of, location_of, op_error
 DEFAULT_STEP_LIMIT = 1_000_000
 """Segment executions (a basic block, or the part of one up to a barrier, run by a group of threads)
 allowed per CTA before the simulator stops a runaway loop."""
+
+
+BARRIER_RESULTS: dict[type[Operation], Callable[[Operation, Any, int], tuple[Any, ...]]] = {}
+"""Barriers that also compute something over the block (`gpu.barrier_reduce`, `nvvm.barrier0.popc`):
+op class → `reduce(op, operand values over every thread of the block, thread count)` → results
+(uniform). The scheduler calls it when it releases the block from that barrier; filled by `gpu`."""
 
 
 class CondBranch(NamedTuple):
@@ -269,6 +277,16 @@ class Compiler:
         for block in region.blocks:
             for op in block.ops:
                 sid = top_segment[id(op)]
+                if split_at_barriers and type(op) in self.barrier_ops:
+                    # a reducing barrier reads its operands from `storage` when the block is released
+                    # (so the segments defining them store them) and the scheduler stores its results
+                    for v in op.operands:
+                        owner = v.owner
+                        if isinstance(owner, Operation) and id(owner) in top_segment and id(v) not in self.constants:
+                            keys = outputs.setdefault(top_segment[id(owner)], [])
+                            if id(v) not in keys:
+                                keys.append(id(v))
+                    continue
                 for res in op.results:
                     if id(res) in self.constants:
                         continue
@@ -277,7 +295,9 @@ class Compiler:
                         while user is not None and id(user) not in top_segment:
                             user = user.parent_op()
                         if user is None or top_segment[id(user)] != sid:
-                            outputs.setdefault(sid, []).append(id(res))
+                            keys = outputs.setdefault(sid, [])
+                            if id(res) not in keys:
+                                keys.append(id(res))
                             break
         for sid, keys in outputs.items():
             code.segments[sid].outputs = tuple(keys)
@@ -343,8 +363,20 @@ class SimInterpreter(Interpreter):
     """xDSL's `Interpreter`, extended with the state of one simulated launch: the block being run,
     the active `frame`, shared memory, and the scheduler."""
 
-    def __init__(self, module: builtin.ModuleOp, functions: list[InterpreterFunctions], compiler: Compiler, *, grid: tuple[int, int, int], block: tuple[int, int, int], step_limit: int):
+    def __init__(
+        self,
+        module: builtin.ModuleOp,
+        functions: list[InterpreterFunctions],
+        compiler: Compiler,
+        *,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        step_limit: int,
+        dynamic_shared_bytes: int = 0,
+    ):
         super().__init__(module, index_bitwidth=64)
+        self.dynamic_shared_bytes = dynamic_shared_bytes
+        """The launch's dynamic shared memory per block, bytes (`LaunchConfig.shmem_size`)."""
         for ft in functions:
             self.register_implementations(ft)
         self.compiler = compiler
@@ -559,6 +591,10 @@ class SimInterpreter(Interpreter):
                 if not waiting:
                     return returned
                 self._release_barrier(cfg, waiting, exited, tids)
+                (sid,) = waiting
+                barrier = segments[sid - 1].barrier
+                if barrier is not None and barrier.results:
+                    self._barrier_results(barrier, storage, owned)
                 groups, waiting = waiting, {}
                 continue
             sid = min(groups)
@@ -624,24 +660,48 @@ class SimInterpreter(Interpreter):
                 location=where,
             )
 
+    def _barrier_results(self, barrier: Operation, storage: dict[int, Any], owned: set[int]) -> None:
+        """Every thread of the block is released from the reducing `barrier`: compute its results from
+        its operands (read for all threads) and store them, the same for every thread."""
+        reduce = BARRIER_RESULTS.get(type(barrier))
+        if reduce is None:
+            raise SimulatorError(f"internal error: no reduction for the barrier '{barrier.name}' at {location_of(barrier)}", location=location_of(barrier))
+        constants = self.compiler.constants
+        operands = []
+        for v in barrier.operands:
+            x = constants[id(v)] if id(v) in constants else storage.get(id(v), _MISSING)
+            if x is _MISSING:
+                raise SimulatorError(f"internal error: the operand of '{barrier.name}' at {location_of(barrier)} has no value", location=location_of(barrier))
+            operands.append(x)
+        try:
+            results = reduce(barrier, operands, self.T)
+        except SimulatorError:
+            raise
+        except Exception as e:
+            raise op_error(barrier, f"{type(e).__name__}: {e}") from e
+        for r, x in zip(barrier.results, results):
+            self.store(storage, owned, id(r), x, None)
+
     # ------------------------------------------------------------------ the launch
 
-    def launch(self, cfg: CFGCode, args: tuple[Any, ...]) -> SimStats:
-        """Run every block of the grid, one after another (x fastest)."""
+    def launch(self, cfg: CFGCode, args: tuple[Any, ...], blocks: Iterable[tuple[int, int, int]] | None = None) -> SimStats:
+        """Run every block of the grid, one after another (x fastest) — or only `blocks`, (x, y, z)
+        ids in the grid, in the order given (a test of a huge grid samples some)."""
         start = time.perf_counter()
         gx, gy, gz = self.grid
+        order = ((bx, by, bz) for bz in range(gz) for by in range(gy) for bx in range(gx)) if blocks is None else blocks
+        count = 0
         with np.errstate(all="ignore"):
-            for bz in range(gz):
-                for by in range(gy):
-                    for bx in range(gx):
-                        self.block_id = (np.int64(bx), np.int64(by), np.int64(bz))
-                        self.shared = {}
-                        self.cta_steps = 0
-                        self.exited[:] = False
-                        storage: dict[int, Any] = dict(zip(cfg.entry_args, args))
-                        self.run_cfg(cfg, None, storage, set(), kernel=True)
-                        self.stats.steps += self.cta_steps
-        self.stats.blocks = gx * gy * gz
+            for bx, by, bz in order:
+                self.block_id = (np.int64(bx), np.int64(by), np.int64(bz))
+                self.shared = {}
+                self.cta_steps = 0
+                self.exited[:] = False
+                storage: dict[int, Any] = dict(zip(cfg.entry_args, args))
+                self.run_cfg(cfg, None, storage, set(), kernel=True)
+                self.stats.steps += self.cta_steps
+                count += 1
+        self.stats.blocks = count
         self.stats.threads = self.stats.blocks * self.T
         self.stats.seconds = time.perf_counter() - start
         return self.stats

@@ -150,6 +150,8 @@ def simulate(
     args: Sequence[Any],
     *,
     step_limit: int | None = None,
+    blocks: Sequence[int | tuple[int, ...]] | None = None,
+    dynamic_shared_bytes: int = 0,
 ) -> SimStats:
     """Run `gpu.func @kernel` of the `gpu`-level `module` (after `kernel-to-gpu`) on the CPU, as the
     GPU would run it with `grid` × `block` threads (x, y, z; ints mean (n, 1, 1)).
@@ -157,7 +159,9 @@ def simulate(
     `args` follow the kernel's parameters: a NumPy array (1-D or 2-D, C-contiguous, of the element
     type's width; written in place) per memref, a NumPy scalar (or Python number) per scalar, and in
     checked mode the error record (`np.zeros(8, np.int64)`) last. `step_limit`: segment executions
-    allowed per block (default `DEFAULT_STEP_LIMIT`).
+    allowed per block (default `DEFAULT_STEP_LIMIT`). `blocks`: run only these blocks of the grid,
+    in this order — linear ids (x fastest) or (x, y, z) — as a test of a huge grid does.
+    `dynamic_shared_bytes`: the launch's dynamic shared memory per block (`LaunchConfig.shmem_size`).
 
     Raises `LaunchError` for arguments that do not fit or a block shape the kernel's
     `known_block_size` refuses; `SimulatorError` for unsupported ops, partial barriers, runaway
@@ -187,8 +191,26 @@ def simulate(
         grid=grid3,
         block=block3,
         step_limit=DEFAULT_STEP_LIMIT if step_limit is None else step_limit,
+        dynamic_shared_bytes=dynamic_shared_bytes,
     )
-    return interp.launch(program.cfg, tuple(values))
+    return interp.launch(program.cfg, tuple(values), None if blocks is None else block_ids(blocks, grid3))
+
+
+def block_ids(blocks: Sequence[int | tuple[int, ...]], grid: tuple[int, int, int]) -> list[tuple[int, int, int]]:
+    """`blocks` — linear block ids (x fastest) or (x, y, z) tuples — as (x, y, z) ids in `grid`.
+    Raises `LaunchError` for an id outside the grid."""
+    gx, gy, gz = grid
+    ids: list[tuple[int, int, int]] = []
+    for b in blocks:
+        if isinstance(b, int | np.integer):
+            b = int(b)
+            xyz = (b % gx, b // gx % gy, b // (gx * gy)) if b >= 0 else (-1, 0, 0)
+        else:
+            xyz = tuple(int(d) for d in b) + (0,) * (3 - len(b))
+        if len(xyz) != 3 or not all(0 <= d < g for d, g in zip(xyz, grid)):
+            raise LaunchError(f"block {b!r} is not in the grid {grid}")
+        ids.append(xyz)  # pyright: ignore[reportArgumentType]
+    return ids
 
 
 # --------------------------------------------------------------------------- run a @simt.kernel
@@ -287,10 +309,13 @@ def _check_aliasing(name: str, arrays: list[tuple[Any, np.ndarray]]) -> None:
                 raise AliasError(f"{name}: output {p.name} overlaps argument {q.name}; pass separate arrays")
 
 
-def run(kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], *args: Any, step_limit: int | None = None) -> SimStats:
+def run(
+    kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], *args: Any, step_limit: int | None = None, shmem_size: int = 0
+) -> SimStats:
     """Run the `@simt.kernel` `kernel` on the simulator with `grid` × `block` threads, as
     `kernel[grid, block](*args)` would on the GPU: slices are 1-D NumPy arrays of the parameter's
-    dtype (outputs written in place), scalars are numbers that fit the parameter's dtype.
+    dtype (outputs written in place), scalars are numbers that fit the parameter's dtype;
+    `shmem_size`: the bytes of dynamic shared memory per block (`LaunchConfig.shmem_size`).
 
     The kernel is lowered to the `gpu` level once (cached per kernel). In checked mode the error
     record is appended and, when the kernel recorded an error, `KernelError` is raised with the
@@ -316,13 +341,15 @@ def run(kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], 
     record = np.zeros(8, np.int64)
     if low.checked:
         values.append(record)
-    stats = simulate(low.module, low.symbol, grid3, block3, values, step_limit=step_limit)
+    if shmem_size < 0:
+        raise LaunchError(f"{name}: shmem_size must be ≥ 0, got {shmem_size}")
+    stats = simulate(low.module, low.symbol, grid3, block3, values, step_limit=step_limit, dynamic_shared_bytes=shmem_size)
     if low.checked and record[0] > 0:
         raise kernel_error(name, low.sites, record)
     return stats
 
 
-class _SiteTable:
+class SiteTable:
     """What `warpforge.runtime.errors.format_record` reads of a compiled kernel: its name and sites."""
 
     def __init__(self, name: str, sites: tuple[Any, ...]):
@@ -343,5 +370,5 @@ def kernel_error(name: str, sites: tuple[Any, ...], record: np.ndarray) -> Kerne
     """The `KernelError` the GPU runtime raises for this error record (its `format_record`)."""
     from warpforge.runtime.errors import format_record
 
-    text, kw = format_record(_SiteTable(name, sites), [int(v) for v in record])  # pyright: ignore[reportArgumentType]
+    text, kw = format_record(SiteTable(name, sites), [int(v) for v in record])  # pyright: ignore[reportArgumentType]
     return KernelError(text, **kw)

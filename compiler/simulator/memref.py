@@ -1,18 +1,25 @@
-"""`memref` ops: loads, stores, `dim`, atomics, `alloca`, globals — on NumPy memory.
+"""`memref` ops — loads, stores, `dim`, atomics, `alloca`, globals, `view` — and the `gpu` memory ops
+(`gpu.dynamic_shared_memory`, `gpu.atomic_cmpxchg`, `gpu.atomic_add_pair`), on NumPy memory.
 
 Global memory is the caller's arrays (written in place). Shared memory (`memref.global` /
-`memref.alloca` in address space 3) is fresh (zero-filled) for every block, and private to it.
-A `memref.alloca` in another space is thread-private: one row per thread. Other `memref.global`s
-live for the launch, initialized from their `initial_value`.
+`memref.alloca` in address space 3, and the dynamic shared memory: the launch's
+`dynamic_shared_bytes` bytes, typed by `memref.view`) is fresh (zero-filled) for every block, and
+private to it. A `memref.alloca` in another space is thread-private: one row per thread. Other
+`memref.global`s live for the launch, initialized from their `initial_value`. A `memref.view` is a
+NumPy view of its source's bytes, so views of one buffer alias as on the GPU.
 
 An access out of bounds is a `SimulatorError` naming the op's line and the first offending thread:
 checked kernels never do one (they test the index first), and on the GPU an unchecked one reads or
 corrupts unrelated memory.
 
-`memref.atomic_rmw` is atomic in thread order: the threads executing it together apply it one
-after another by linear thread id, each getting the value before its own update (kinds: MLIR's
-`arith::AtomicRMWKind` numbering, `ATOMIC_KINDS`). As on the GPU (`finalize-memref-to-llvm` lowers
-them to `atom.max/min.f32`), `maximumf`/`minimumf` atomics ignore NaN like `maxnumf`/`minnumf`.
+Atomics are applied in thread order: the threads executing one together update one after another by
+linear thread id, each getting the value before its own update. `memref.atomic_rmw` kinds follow
+MLIR's `arith::AtomicRMWKind` numbering (`ATOMIC_KINDS`) with LLVM's semantics, as
+`finalize-memref-to-llvm` lowers them: `maximumf`/`minimumf` are `fmaximum`/`fminimum` (NaN
+propagates, −0 < +0: what warpforge's float `atomic_max/min` compile to, a CAS loop on the GPU),
+`maxnumf`/`minnumf` are `fmax`/`fmin` (NaN ignored). `gpu.atomic_cmpxchg` swaps when the element
+equals the compare value; `gpu.atomic_add_pair` adds an f16/bf16 pair to an aligned element pair,
+each half rounded in its type (`atom.add.noftz.f16x2`). Every atomic returns the old value(s).
 """
 
 from __future__ import annotations
@@ -22,11 +29,13 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseIntOrFPElementsAttr, MemRefType
 from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Operation
 from xdsl.traits import SymbolTable
 
+from warpforge.dialects import gpu
+from warpforge.simulator.arith import _maximumf, _minimumf  # pyright: ignore[reportPrivateUsage]
 from warpforge.simulator.engine import SimInterpreter
 from warpforge.simulator.values import UNSIGNED, MemRef, dtype_of, memory_space, op_error
 
@@ -155,6 +164,85 @@ class MemrefFunctions(InterpreterFunctions):
         return (m,)
 
 
+    @impl(memref.ViewOp)
+    def run_view(self, interp: SimInterpreter, op: memref.ViewOp, args: PythonValues) -> PythonValues:
+        """`memref.view %bytes[%shift][%sizes]`: the bytes from `%shift` on, as the result's element type
+        and shape — the same memory (stores through either are seen by both)."""
+        m, shift, *sizes = args
+        if not isinstance(m, MemRef):
+            raise op_error(op, "the source memref differs between threads; the simulator does not support that")
+        shift = _uniform_index(op, shift, "byte shift")
+        sizes = tuple(_uniform_index(op, x, "size") for x in sizes)
+        key = (id(op), id(m), shift, sizes)
+        view = interp.shared.get(key)  # pyright: ignore[reportArgumentType]
+        if view is None:
+            t = op.result.type
+            assert isinstance(t, MemRefType)
+            dt = dtype_of(t.element_type)
+            dyn = iter(sizes)
+            shape = tuple(next(dyn) if d == DYNAMIC_INDEX else d for d in t.get_shape())
+            count = int(np.prod(shape, dtype=np.int64))
+            end = shift + count * dt.itemsize
+            if shift < 0 or end > m.data.size * m.data.itemsize:
+                raise op_error(op, f"a view of bytes [{shift}, {end}) of a {m.data.size * m.data.itemsize}-byte memref")
+            raw = m.data.view(np.uint8) if m.data.dtype != np.uint8 else m.data
+            view = MemRef(raw[shift:end].view(dt), shape, m.space, name=m.name)
+            interp.shared[key] = view  # pyright: ignore[reportArgumentType]
+        return (view,)
+
+    @impl(gpu.DynamicSharedMemoryOp)
+    def run_dynamic_shared_memory(self, interp: SimInterpreter, op: gpu.DynamicSharedMemoryOp, args: PythonValues) -> PythonValues:
+        """The block's dynamic shared memory: `dynamic_shared_bytes` (the launch's `shmem_size`) zeroed
+        bytes, fresh for every block; every `gpu.dynamic_shared_memory` of the kernel gives the same."""
+        m = interp.shared.get(_DYNAMIC_SHARED)  # pyright: ignore[reportArgumentType]
+        if m is None:
+            n = int(interp.dynamic_shared_bytes)
+            m = MemRef(np.zeros(n, np.int8), (n,), SHARED, name="dynamic shared memory")
+            interp.shared[_DYNAMIC_SHARED] = m  # pyright: ignore[reportArgumentType]
+        return (m,)
+
+    @impl(gpu.AtomicCmpxchgOp)
+    def run_atomic_cmpxchg(self, interp: SimInterpreter, op: gpu.AtomicCmpxchgOp, args: PythonValues) -> PythonValues:
+        """`atom.cas`: in thread order, each thread swaps in `new` when the element equals `cmp`; each
+        gets the value it saw."""
+        m, *indices, cmp, new = args
+        flat = flat_index(interp, op, m, indices, "compare-and-swap")
+        if m.per_thread:
+            raise op_error(op, "atomics on thread-private memory are not supported")
+        n = interp.frame.n
+        old = _compare_and_swap(m.data, np.broadcast_to(flat, (n,)), np.broadcast_to(cmp, (n,)), np.broadcast_to(new, (n,)))
+        return (old,)
+
+    @impl(gpu.AtomicAddPairOp)
+    def run_atomic_add_pair(self, interp: SimInterpreter, op: gpu.AtomicAddPairOp, args: PythonValues) -> PythonValues:
+        """`atom.add.noftz.f16x2/bf16x2`: one atomic add of (lo, hi) to elements i, i + 1 (i even), each
+        half rounded in its type; gives both old values. The pairs of two threads are the same or
+        disjoint, so applying the halves one after another in thread order is the atomic result."""
+        m, *indices, lo, hi = args
+        flat = flat_index(interp, op, m, indices, "atomic pair update")
+        if m.per_thread:
+            raise op_error(op, "atomics on thread-private memory are not supported")
+        n = interp.frame.n
+        addr = np.broadcast_to(flat, (n,))
+        if len(addr) and (int(addr.max()) + 1 >= m.data.size or (addr & 1).any()):
+            bad = int(addr[(addr + 1 >= m.data.size) | ((addr & 1) != 0)][0])
+            raise op_error(op, f"the pair at element {bad} is not an aligned pair inside the {m.data.size} elements (undefined on the GPU)")
+        old_lo = _atomic(m.data, addr, np.broadcast_to(lo, (n,)), np.add)
+        old_hi = _atomic(m.data, addr + 1, np.broadcast_to(hi, (n,)), np.add)
+        return (old_lo, old_hi)
+
+
+_DYNAMIC_SHARED = ("dynamic-shared",)
+
+
+def _uniform_index(op: Operation, x: Any, what: str) -> int:
+    if type(x) is np.ndarray:
+        if len(x) and (x != x[0]).any():
+            raise op_error(op, f"the {what} differs between threads; the simulator does not support that")
+        return int(x[0]) if len(x) else 0
+    return int(x)
+
+
 def _shared_global(interp: SimInterpreter, op: Operation, name: str, t: MemRefType) -> MemRef:
     """One block's instance of a shared-memory global: all `get_global`s of `name` in the block share it."""
     key = ("shared-global", name)
@@ -200,11 +288,11 @@ ATOMIC_KINDS: dict[int, tuple[Callable[[Any, Any], Any], bool]] = {
     1: (np.add, False),  # addi
     2: (np.bitwise_and, False),  # andi
     3: (_assign, False),  # assign
-    4: (np.fmax, False),  # maximumf (atom.max.f32 ignores NaN)
+    4: (_maximumf, False),  # maximumf (llvm fmaximum: NaN propagates, -0 < +0)
     5: (np.fmax, False),  # maxnumf
     6: (np.maximum, False),  # maxs
     7: (np.maximum, True),  # maxu
-    8: (np.fmin, False),  # minimumf
+    8: (_minimumf, False),  # minimumf (llvm fminimum)
     9: (np.fmin, False),  # minnumf
     10: (np.minimum, False),  # mins
     11: (np.minimum, True),  # minu
@@ -235,21 +323,50 @@ def _atomic(data: np.ndarray, addr: np.ndarray, vals: np.ndarray, combine: Calla
         # few addresses: a sequential scan per address (ufunc.accumulate runs left to right)
         for j, a in enumerate(uniq):
             sel = np.flatnonzero(inverse == j)
-            chain = accumulate(np.concatenate(([data[a]], vals[sel])).astype(data.dtype))
+            # dtype: `np.add.accumulate` would widen i8…i32 to int64 instead of wrapping
+            chain = accumulate(np.concatenate(([data[a]], vals[sel])).astype(data.dtype), dtype=data.dtype)
             old[sel] = chain[:-1]
             data[a] = chain[-1]
         return old
     # many addresses with some repeated: in rounds, the r-th thread of every address in round r
+    for sel in _rounds(addr, inverse, counts):
+        a = addr[sel]
+        o = data[a]
+        old[sel] = o
+        data[a] = combine(o, vals[sel])
+    return old
+
+
+def _rounds(addr: np.ndarray, inverse: np.ndarray, counts: np.ndarray) -> list[np.ndarray]:
+    """Positions into `addr` in rounds: round r holds the r-th position (in order) of every address
+    that occurs more than r times — so within a round the addresses are distinct, and each address
+    sees its positions in order across the rounds."""
+    n = len(addr)
     order = np.argsort(inverse, kind="stable")
     sorted_inv = inverse[order]
     starts = np.r_[0, np.flatnonzero(sorted_inv[1:] != sorted_inv[:-1]) + 1]
     rank_sorted = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
     rank = np.empty(n, np.int64)
     rank[order] = rank_sorted
-    for r in range(int(counts.max())):
-        sel = np.flatnonzero(rank == r)
+    if counts.max() <= 64:
+        return [np.flatnonzero(rank == r) for r in range(int(counts.max()))]
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.searchsorted(rank[by_rank], np.arange(int(counts.max()) + 1))
+    return [np.sort(by_rank[bounds[r] : bounds[r + 1]]) for r in range(int(counts.max()))]
+
+
+def _compare_and_swap(data: np.ndarray, addr: np.ndarray, cmp: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """`atom.cas` for k = 0, 1, … in order: `old = data[addr[k]]; if old == cmp[k]: data[addr[k]] = new[k]`;
+    returns each k's `old`."""
+    uniq, inverse, counts = np.unique(addr, return_inverse=True, return_counts=True)
+    if counts.max() == 1:
+        old = data[addr]
+        data[addr] = np.where(old == cmp, new, old)
+        return old
+    old = np.empty(len(addr), data.dtype)
+    for sel in _rounds(addr, inverse, counts):
         a = addr[sel]
         o = data[a]
         old[sel] = o
-        data[a] = combine(o, vals[sel])
+        data[a] = np.where(o == cmp[sel], new[sel], o)
     return old

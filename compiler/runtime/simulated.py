@@ -1,0 +1,324 @@
+"""The CPU simulator behind the runtime's API: a device, streams and buffers that run `@simt.kernel`s
+on `warpforge.simulator` instead of a GPU, so a program written for the GPU runs unchanged.
+
+```python
+sim = wf.Device.simulator()            # or wf.Device(0) when WARPFORGE_SIMULATE=1
+stream = sim.create_stream()
+a = wf.DeviceBuffer.from_host(stream, numpy_array)        # host memory, a copy
+prepared = vecadd.prepare(wf.LaunchConfig(grid=4, block=256), device=sim)
+vecadd.launch(stream, prepared, a, b, c)                  # runs now, on the CPU
+c.to_host(stream)                                         # KernelError here, as on the GPU
+```
+
+What is the same as on a GPU: the device's `limits` (`DeviceLimits.H200` unless given), so
+`prepare` runs the same `check_launch` and refuses the same configs with the same `LaunchError`s
+(it compiles the kernel for the device's chip, as the GPU path does, and also lowers it to the
+`gpu` level for the simulator); `launch` checks arguments with the GPU path's code — dtype and
+ndim, scalar ranges (`pack_scalar`), `AliasError` for an output overlapping another argument
+(`check_aliasing`, on host addresses) — and a checked kernel's recorded error is raised as the GPU
+path's `KernelError` (the same message) at the next sync point: `to_host`, `Stream.sync()`,
+`Device.synchronize()`, `wf.synchronize()` or the next launch on the device, which then does not
+run.
+
+What differs: a launch runs to completion before `launch` returns, so streams order nothing;
+`SimulatorError` (an op the simulator lacks, a barrier only some threads reach, a runaway loop, an
+unchecked out-of-range access) is raised by `launch` itself. Kernel arguments must be
+`wf.DeviceBuffer`s made on a simulator stream: NumPy arrays are refused as on the GPU (copy them
+with `DeviceBuffer.from_host`), and so are torch / cupy arrays and buffers of a GPU — the simulator
+cannot run on device memory. `run_only_blocks` lets a test of a huge grid run a sample of its blocks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy
+
+from warpforge.errors import DeviceError, LaunchError
+from warpforge.runtime import device as _device
+from warpforge.runtime import errors
+from warpforge.runtime.aliasing import check_aliasing
+from warpforge.runtime.compiled import RECORD_WORDS, CompiledKernel
+from warpforge.runtime.device import Device, DeviceLimits, Stream, as_stream
+from warpforge.runtime.launch import LaunchConfig, PreparedLaunch, check_launch, needs_shared_optin, pack_scalar
+from warpforge.runtime.memory import DeviceBuffer, DeviceView, _Checker, _numpy_refusal  # pyright: ignore[reportPrivateUsage]
+
+_handles = itertools.count(1)
+_simulators: dict[DeviceLimits, SimulatorDevice] = {}
+_lock = threading.Lock()
+
+
+class SimulatorDevice(Device):
+    """The CPU simulator as a `wf.Device` (make it with `wf.Device.simulator(limits)`): one object per
+    `limits`. `name`, `limits`, `chip`, `compute_capability`, `create_stream()`, `default_stream`,
+    `synchronize()` as a GPU's; `ordinal` is -1 and `raw` None. `last_stats` holds the
+    `warpforge.simulator.SimStats` of the latest launch."""
+
+    simulated = True
+
+    def __new__(cls, limits: DeviceLimits | None = None) -> SimulatorDevice:
+        limits = DeviceLimits.H200 if limits is None else limits  # pyright: ignore[reportAttributeAccessIssue]
+        if not isinstance(limits, DeviceLimits):
+            raise DeviceError(f"Device.simulator(limits) takes a wf.DeviceLimits, got {type(limits).__name__}")
+        with _lock:
+            dev = _simulators.get(limits)
+            if dev is None:
+                dev = object.__new__(cls)
+                dev._init(limits)
+                _simulators[limits] = dev
+                with _device._devices_lock:  # pyright: ignore[reportPrivateUsage]
+                    _device.simulators.append(dev)
+            return dev
+
+    def _init(self, limits: DeviceLimits) -> None:
+        self.ordinal = -1
+        self.raw = None
+        self._limits = limits
+        self._default_stream = None
+        self._lock = threading.Lock()
+        self._pending: list[tuple[Any, numpy.ndarray]] = []
+        self._only_blocks: Sequence[Any] | None = None
+        self.last_stats: Any = None
+
+    @property
+    def name(self) -> str:
+        return f"CPU simulator ({self.limits.name} limits)"
+
+    @property
+    def label(self) -> str:
+        return "the CPU simulator"
+
+    def make_current(self) -> None:
+        pass
+
+    def create_stream(self) -> Stream:
+        """A new simulator stream (launches run as they are made, so streams order nothing)."""
+        return SimulatorStream(self)
+
+    def synchronize(self) -> None:
+        """Raise `KernelError` for the first launch since the last sync point that recorded an error."""
+        self._raise_pending()
+
+    @contextlib.contextmanager
+    def run_only_blocks(self, blocks: Sequence[int | tuple[int, ...]]) -> Iterator[None]:
+        """Inside the `with`, launches on this device run only `blocks` of their grid — linear ids (x
+        fastest) or (x, y, z) — in that order: a test of a grid too large to simulate samples some.
+        The other blocks do not run (their outputs stay as they were)."""
+        previous, self._only_blocks = self._only_blocks, list(blocks)
+        try:
+            yield
+        finally:
+            self._only_blocks = previous
+
+    def _record(self, site_table: Any, record: numpy.ndarray) -> None:
+        with self._lock:
+            self._pending.append((site_table, record))
+
+    def _raise_pending(self) -> None:
+        with self._lock:
+            found, self._pending = self._pending, []
+        errors.raise_first(found)
+
+    def __repr__(self) -> str:
+        return f"wf.Device.simulator()  # {self.name}"
+
+    def __reduce__(self) -> tuple:
+        return (SimulatorDevice, (self._limits,))
+
+
+def simulator_for_ordinal(ordinal: int) -> Device:
+    """`Device(ordinal)` with `WARPFORGE_SIMULATE=1`: the simulator for 0, `DeviceError` otherwise."""
+    if ordinal != 0:
+        raise DeviceError(f"WARPFORGE_SIMULATE=1: the CPU simulator is the only device, Device(0); got Device({ordinal})")
+    return SimulatorDevice(None)
+
+
+def in_use() -> bool:
+    """True once a simulator device has been made in this process."""
+    return bool(_simulators)
+
+
+class SimulatorStream(Stream):
+    """A stream of the simulator. It has no `__cuda_stream__` (no CUDA library may use it)."""
+
+    __slots__ = ()
+    simulated = True
+
+    def __init__(self, device: SimulatorDevice):
+        self.raw = None
+        self.device = device
+        self._handle = next(_handles)
+
+    @property
+    def __cuda_stream__(self) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]
+        raise AttributeError("a stream of the CPU simulator is not a CUDA stream")
+
+    def sync(self) -> None:
+        """Raise `KernelError` for the first launch on the device since the last sync point that
+        recorded an error (launches have already completed)."""
+        self.device._raise_pending()  # pyright: ignore[reportAttributeAccessIssue]
+
+    def __eq__(self, other: object) -> bool:
+        return other is self
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"<wf.Stream {self._handle} of the CPU simulator>"
+
+
+class SimulatedBuffer(DeviceBuffer):
+    """A `wf.DeviceBuffer` of the simulator: a C-contiguous NumPy array in host memory. `ptr` is its
+    host address (for the aliasing check); it has no `__cuda_array_interface__`."""
+
+    __slots__ = ("_host",)
+
+    @classmethod
+    def _create(cls, stream: Stream, shape: tuple[int, ...], dtype: numpy.dtype, *, zero: bool) -> SimulatedBuffer:
+        return cls._wrap(stream, (numpy.zeros if zero else numpy.empty)(shape, dtype=dtype))
+
+    @classmethod
+    def _copy_of(cls, stream: Stream, host: numpy.ndarray) -> SimulatedBuffer:
+        return cls._wrap(stream, numpy.array(host, order="C", copy=True))
+
+    @classmethod
+    def _wrap(cls, stream: Stream, host: numpy.ndarray) -> SimulatedBuffer:
+        self = object.__new__(cls)
+        self._host = host
+        self._shape, self._dtype, self._stream, self._device = host.shape, host.dtype, stream, stream.device
+        self._buffer = None
+        self._ptr = int(host.ctypes.data)
+        return self
+
+    def copy_from_host(self, array: Any, stream: Any = None) -> None:
+        """Overwrite the buffer with a host array of the same shape and dtype."""
+        host = numpy.asarray(array)
+        if host.dtype != self._dtype:
+            raise LaunchError(f"copy_from_host: the buffer holds {self._dtype}, the array {host.dtype}: pass array.astype(numpy.{self._dtype.name})")
+        if host.shape != self._shape:
+            raise LaunchError(f"copy_from_host: the buffer has shape {self._shape}, the array {host.shape}")
+        self._use_stream(stream)
+        self._host[...] = host
+
+    def to_host(self, stream: Any = None) -> numpy.ndarray:
+        """A new NumPy array with the buffer's contents; then, as on the GPU, raises `KernelError`
+        if a launch since the last sync point recorded an error."""
+        s = self._use_stream(stream)
+        out = self._host.copy()
+        s.sync()
+        return out
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:  # pyright: ignore[reportIncompatibleVariableOverride]
+        raise AttributeError("a buffer of the CPU simulator lives in host memory: it has no __cuda_array_interface__")
+
+    def __repr__(self) -> str:
+        return f"<wf.DeviceBuffer shape={self._shape} dtype={self._dtype} on the CPU simulator>"
+
+
+# --------------------------------------------------------------------------- prepare and launch
+
+
+@dataclass(frozen=True, eq=False)
+class SimulatedLaunch(PreparedLaunch):
+    """`PreparedLaunch` on the simulator: also the kernel lowered to the `gpu` level."""
+
+    program: Any = field(default=None, repr=False)
+    """`warpforge.simulator.launch.LoweredKernel`."""
+
+
+def prepare_kernel(kernel: Any, config: LaunchConfig, device: SimulatorDevice) -> SimulatedLaunch:
+    """`kernel.prepare(config, device=simulator)`: compile `kernel` (a `SimtKernel`) for the device's
+    chip as the GPU path does, lower it to the `gpu` level for the simulator, then `prepare_lowered`."""
+    from warpforge.simulator.launch import lowered
+
+    compiled = kernel.compile(device.chip)
+    return prepare_lowered(compiled, lowered(kernel), config, device)
+
+
+def prepare_lowered(compiled: CompiledKernel, program: Any, config: LaunchConfig, device: SimulatorDevice) -> SimulatedLaunch:
+    """The simulator's `prepare` for any kernel model: `compiled` (what `check_launch` reads, and the
+    source of `KernelError` messages) and `program`, the same kernel at the `gpu` level (a
+    `warpforge.simulator.launch.LoweredKernel`). Runs `check_launch` against the device's limits and
+    returns the token `launch` takes."""
+    limits = device.limits
+    check_launch(compiled, config, limits)
+    return SimulatedLaunch(compiled, config, device, needs_shared_optin(compiled, config, limits), None, None, program)  # pyright: ignore[reportArgumentType]
+
+
+def _host_array(obj: Any, param: Any, device: Device, kernel_name: str) -> tuple[DeviceView, numpy.ndarray]:
+    """A slice argument on the simulator: a `SimulatedBuffer` of `device`; anything else is refused."""
+    check = _Checker(param, kernel_name)
+    if isinstance(obj, SimulatedBuffer):
+        if obj.device is not device:
+            raise check.host(f"the buffer lives on {obj.device.name}, the launch is on {device.name}")  # pyright: ignore[reportAttributeAccessIssue]
+        check.layout(obj.shape, None, obj.dtype, "elements")
+        return DeviceView(obj.ptr, obj.shape, obj.dtype, obj.nbytes, obj), obj._host  # pyright: ignore[reportPrivateUsage]
+    if isinstance(obj, DeviceBuffer):
+        raise check.host(
+            f"the buffer lives on {obj.device.label}, but the launch is on the CPU simulator: make it on a simulator "
+            f"stream, wf.DeviceBuffer.from_host(stream, {check.name}.to_host())"
+        )
+    if isinstance(obj, numpy.ndarray | numpy.generic):
+        raise check.host(_numpy_refusal(check.name))
+    if hasattr(obj, "__dlpack__") or hasattr(obj, "__cuda_array_interface__"):
+        raise check.host(
+            f"the CPU simulator runs kernels on wf.DeviceBuffers made on its streams, not on {type(obj).__name__} arrays: "
+            f"copy it with wf.DeviceBuffer.from_host(stream, numpy.asarray({check.name}.cpu()))  (cupy: {check.name}.get())"
+        )
+    raise check.host(f"expected a wf.DeviceBuffer made on a simulator stream, got {type(obj).__name__}")
+
+
+def _scalar(param: Any, value: Any, kernel_name: str) -> Any:
+    packed = pack_scalar(param, value, kernel_name)  # the GPU path's checks and messages
+    if param.dtype.name == "bfloat16":  # packed as its 16 bits; a float holds the value exactly
+        return float(numpy.asarray(packed).view(param.dtype)[()])
+    return packed
+
+
+def launch_simulated(stream: Any, prepared: PreparedLaunch, args: tuple[Any, ...]) -> None:
+    """`launch` for a `SimulatedLaunch` (called by `warpforge.runtime.launch` after it checked the
+    token, the kernel and the argument count): check the arguments as the GPU path does, run the
+    kernel on the simulator, keep a recorded error for the next sync point."""
+    from warpforge.simulator import simulate
+    from warpforge.simulator.launch import SiteTable
+
+    assert isinstance(prepared, SimulatedLaunch)
+    k: CompiledKernel = prepared.kernel
+    dev = prepared.device
+    s = as_stream(stream, dev)
+    if s.device is not dev or not s.simulated:
+        whose = s.device.label if s.simulated or not s.device.simulated else "a GPU (a CUDA stream)"
+        raise LaunchError(f"{k.name} was prepared for {dev.label}, but the stream belongs to {whose}")
+    dev._raise_pending()  # pyright: ignore[reportAttributeAccessIssue]
+    views: list[DeviceView | None] = []
+    values: list[Any] = []
+    for p, a in zip(k.params, args):
+        if p.is_slice:
+            view, host = _host_array(a, p, dev, k.name)
+            views.append(view)
+            values.append(host)
+        else:
+            views.append(None)
+            values.append(_scalar(p, a, k.name))
+    check_aliasing(k.params, views, k.name)
+    program = prepared.program
+    record = numpy.zeros(RECORD_WORDS, numpy.int64)
+    if program.checked:
+        values.append(record)
+    config = prepared.config
+    dev.last_stats = simulate(  # pyright: ignore[reportAttributeAccessIssue]
+        program.module, program.symbol, config.grid, config.block, values,
+        blocks=dev._only_blocks, dynamic_shared_bytes=config.shmem_size,  # pyright: ignore[reportAttributeAccessIssue]
+    )  # fmt: skip
+    if program.checked and record[0] > 0:
+        dev._record(SiteTable(k.name, program.sites), record)  # pyright: ignore[reportAttributeAccessIssue]
+    for a in args:
+        if isinstance(a, DeviceBuffer):
+            a._stream = s  # pyright: ignore[reportPrivateUsage]
