@@ -1,4 +1,4 @@
-"""The `gpu` dialect: warpforge's own, spelled and printed as MLIR's (https://mlir.llvm.org/docs/Dialects/GPU/).
+r"""The `gpu` dialect: warpforge's own, spelled and printed as MLIR's (https://mlir.llvm.org/docs/Dialects/GPU/).
 
 It replaces xDSL's `gpu` registration in warpforge's context (xDSL's has no custom syntax). Ids and
 dimensions are `index`-typed, as in MLIR; `convert-gpu-to-nvvm` lowers them to NVVM special registers.

@@ -122,6 +122,19 @@ def test_shuffle_up_and_down_past_the_edge_keep_the_own_value():
         np.testing.assert_array_equal(valid, inside)
 
 
+def test_xor_shuffle_past_the_width_reads_earlier_segments_only():
+    """PTX's clamp (CUDA's documented `__shfl_xor_sync` with a width): a lane may read an earlier
+    segment; reading a later one gives its own value, and `valid` says which happened."""
+    n = 32
+    x = RNG.standard_normal(n).astype(np.float32)
+    out, valid = np.zeros(n, np.float32), np.zeros(n, bool)
+    simulator.simulate(shuffle_module("xor", 8, "f32"), "k", 1, n, [x, np.full(n, 8, np.int32), out, valid])
+    i = np.arange(n)
+    earlier = (i & 8) != 0  # lane ^ 8 lies below the lane's own segment
+    np.testing.assert_array_equal(valid, earlier)
+    np.testing.assert_array_equal(out, np.where(earlier, x[i ^ 8], x))
+
+
 def test_shuffle_with_a_diverged_lane_is_an_error_naming_the_line():
     module = kernel_module(
         f"%out: {g('i32')}",
@@ -296,6 +309,26 @@ def test_i32_warp_sum_with_exited_lanes_follows_redux_sync():
     np.testing.assert_array_equal(out[live], np.repeat(sums, 32)[live])
     with pytest.raises(SimulatorError, match=r"k.py:3:7: lane 0 of warp 0 has exited .* needs every lane of the cluster"):
         simulator.simulate(kernel_module(params, EXIT_THEN_REDUCE, SM75), "k", 1, 64, [x, out])
+
+
+def test_cluster_reduce_with_other_lanes_of_the_warp_diverged_is_an_error():
+    """Even a reduction over clusters of 8 lanes shuffles with the full warp mask."""
+    module = kernel_module(
+        f"%x: {g('f32')}, %out: {g('f32')}",
+        f"""
+      %tid = gpu.thread_id x
+      %c8 = arith.constant 8 : index
+      %lt = arith.cmpi ult, %tid, %c8 : index
+      cf.cond_br %lt, ^go, ^done
+    ^go:
+      %v = memref.load %x[%tid] : {g('f32')}
+      %r = gpu.subgroup_reduce add %v cluster(size = 8) : (f32) -> f32 loc("k.py":4:4)
+      memref.store %r, %out[%tid] : {g('f32')}
+      cf.br ^done
+    ^done:""",
+    )
+    with pytest.raises(SimulatorError, match=r"k.py:4:4: lane 8 of warp 0 is named in the member mask"):
+        simulator.simulate(module, "k", 1, 32, [np.zeros(32, np.float32), np.zeros(32, np.float32)])
 
 
 # --------------------------------------------------------------------------- votes, ballot, active mask, match
@@ -892,3 +925,17 @@ def test_dynamic_shared_memory_through_the_runtime():
     # too little dynamic shared memory: the checked read past its end is a KernelError, as on the GPU
     with pytest.raises(wf.KernelError, match="out-of-range"):
         simulator.run(reverse_in_dynamic_shared, 1, 128, x[:128], np.zeros(128, np.int32), shmem_size=64 * 4)
+
+
+# --------------------------------------------------------------------------- coverage
+
+
+def test_every_gpu_and_nvvm_op_has_an_implementation():
+    """The simulator runs whatever the `gpu` level holds: a new `gpu` op (or `nvvm` catalog op) needs
+    an implementation here (`warpforge.simulator.gpu.GPU_OPS` / `NVVM_OPS`)."""
+    from warpforge.dialects import nvvm
+    from warpforge.dialects.gpu import GPU
+
+    supported = set(simulator.supported_ops())
+    assert {op.name for op in GPU.operations} - {"gpu.module", "gpu.func"} <= supported
+    assert set(nvvm.OPS) <= supported

@@ -478,27 +478,28 @@ def _subgroup_reduce(ft: Any, interp: SimInterpreter, op: Operation, args: Pytho
     """`gpu.subgroup_reduce <op> %x [cluster(size = s)]`, combined in the order the GPU combines it:
     the butterfly of `convert-gpu-to-nvvm` — rounds with offsets s/2, …, 2, 1, each lane combining its
     value with lane `lane ^ offset`'s (`combine(own, other)`) — so float sums round as on the GPU and
-    every lane of a cluster gets the same bits. Every lane of a cluster must execute it (the butterfly
-    reads them all); for `redux.sync` (32-bit integers over the whole warp on sm_80+) lanes that have
-    exited are left out, as PTX defines."""
+    every lane of a cluster gets the same bits. Every lane of the warp that has not exited must execute
+    it (the lowering's shuffles name the whole warp), and every lane of a cluster that executes it (the
+    butterfly reads them all); `redux.sync` (32-bit integers over the whole warp on sm_80+) leaves
+    exited lanes out, as PTX defines."""
     assert isinstance(op, gpu.SubgroupReduceOp)
     kind, size, combine, dt, redux = interp.static(op, _subgroup_info)
     lin = _linear(interp)
     nwarps = (interp.T + WARP - 1) // WARP
     present = np.zeros(nwarps * WARP, bool)
     present[lin] = True
-    if redux:
-        _member_mask(interp, op, FULL_MASK)  # diverged lanes: an error; exited ones take no part
-    else:
+    # the lowering's shuffles (or redux.sync) name the whole warp: a diverged lane is an error, even
+    # in another cluster; exited lanes are allowed by the mask, and redux.sync leaves them out
+    _member_mask(interp, op, FULL_MASK)
+    if not redux:  # but the butterfly reads every lane of the cluster
         clusters = present.reshape(nwarps, WARP // size, size)
         partial = clusters.any(axis=2) & ~clusters.all(axis=2)
         if partial.any():
             w, c = (int(v) for v in np.argwhere(partial)[0])
             lane = c * size + int(np.flatnonzero(~clusters[w, c])[0])
-            state = "has exited" if w * WARP + lane < interp.T and interp.exited[w * WARP + lane] else "is not executing it"
             raise op_error(
                 op,
-                f"lane {lane} of warp {w} {state} (block {interp.where_block()}): a warp reduction over "
+                f"lane {lane} of warp {w} has exited (block {interp.where_block()}): a warp reduction over "
                 f"{size} lanes needs every lane of the cluster (on the GPU it would read an undefined value)",
             )
     table = np.zeros(nwarps * WARP, dt)
