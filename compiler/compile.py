@@ -155,6 +155,24 @@ def resources(module: ModuleOp) -> Resources:
     return Resources(shared, full_warps)
 
 
+def closure_fingerprint(fn: object) -> tuple[tuple[str, str], ...]:
+    """The compile-time values a kernel's source reads from outside it (closure variables and globals
+    that are numbers, strings or dtypes), so kernels made by one factory with different constants get
+    different cache keys."""
+    import inspect
+
+    try:
+        captured = inspect.getclosurevars(fn)  # pyright: ignore[reportArgumentType]
+    except (TypeError, ValueError):
+        return ()
+    out = []
+    for scope in (captured.nonlocals, captured.globals):
+        for name, value in sorted(scope.items()):
+            if isinstance(value, bool | int | float | str) or type(value).__name__ == "DType":
+                out.append((name, repr(value)))
+    return tuple(out)
+
+
 def cache_key(*parts: object) -> str:
     """A stable hash of the parts (source, signature, chip, options) and the compiler version."""
     h = hashlib.sha256(COMPILER_VERSION.encode())

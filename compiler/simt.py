@@ -278,7 +278,7 @@ class SimtKernel:
     def _compile(self, chip: str, features: str) -> Any:
         import inspect
 
-        from warpforge.compile import Target, cache_key, error_sites, lower, resources
+        from warpforge.compile import Target, cache_key, closure_fingerprint, error_sites, lower, resources
         from warpforge.errors import CompileError
         from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
 
@@ -329,7 +329,7 @@ class SimtKernel:
             index_domain=domain,
             static_shared_bytes=res.static_shared_bytes,
             cache_key=cache_key(
-                source, kir.symbol, chip, features, self.checks, self.launch_bounds, self.contract, self.fastmath, self.bindings, self.min_blocks_per_sm
+                source, closure_fingerprint(self.fn), kir.symbol, chip, features, self.checks, self.launch_bounds, self.contract, self.fastmath, self.bindings, self.min_blocks_per_sm
             ),
             full_warps=res.full_warps,
         )

@@ -314,7 +314,7 @@ def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90
 
     from warpforge.backend.export import export_llvm_ir
     from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
-    from warpforge.compile import cache_key, error_sites
+    from warpforge.compile import cache_key, closure_fingerprint, error_sites
     from warpforge.dialects import gpu
     from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
     from warpforge.simt import _site_message  # pyright: ignore[reportPrivateUsage]
@@ -357,7 +357,7 @@ def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90
         max_threads=None,
         index_domain=None,
         static_shared_bytes=shared,
-        cache_key=cache_key("tile", source, kir.symbol, spec.key, chip, features, kernel.checks, kernel.num_warps),
+        cache_key=cache_key("tile", source, closure_fingerprint(kernel.fn), kir.symbol, spec.key, chip, features, kernel.checks, kernel.num_warps),
     )
     grid = next(i for i, p in enumerate(kir.params) if p.kind == "partition")
     return CompiledTileKernel(compiled, grid, block, kir.like_pairs, spec)
@@ -391,7 +391,7 @@ def simulation_program(kernel: Any, spec: Specialization) -> SimulationProgram:
     kir = frontend(kernel, spec)
     module = kir.module
     run_pipeline(module, "kernel-to-tile")
-    run_pipeline(module, f"lower-kernel-control-flow,tile-to-gpu{{module={kir.symbol}_module vector_bytes=1}},canonicalize,cse")
+    run_pipeline(module, f"lower-kernel-control-flow,tile-to-gpu{{module={kir.symbol}_module}},canonicalize,cse")
     block = 0
     for op in module.walk():
         if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol and op.known_block_size is not None:

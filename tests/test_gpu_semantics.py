@@ -253,3 +253,23 @@ def test_libdevice_math_matches_numpy(backend: Backend) -> None:
     (got,) = backend.run(math_funcs, 4, 256, x, poisoned(n, np.float32))[1:]
     expected = np.sqrt(np.abs(x)) + np.exp(x) - np.log(np.abs(x) + np.float32(1.0))
     np.testing.assert_allclose(got, expected, rtol=2e-6, atol=2e-6)
+
+
+def _make_scaled_copy(factor: int):
+    @simt.kernel
+    def scaled(a: simt.Slice[wf.i32], out: simt.DisjointSlice[wf.i32]):
+        idx = simt.index_1d()
+        i = idx.get()
+        if i < len(out):
+            out[idx] = a[i] * factor
+
+    return scaled
+
+
+def test_kernels_from_one_factory_with_different_constants_run_their_own_code(backend: Backend) -> None:
+    """Regression: same source text, different closure constant — the second kernel once ran the
+    first one's cached module (the module cache was keyed by source, not code)."""
+    a = rng.integers(-1000, 1000, 256, dtype=np.int32)
+    for factor in (2, 3, 5):
+        (out,) = backend.run(_make_scaled_copy(factor), 1, 256, a, poisoned(256, np.int32))[1:]
+        np.testing.assert_array_equal(out, a * factor)

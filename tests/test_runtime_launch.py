@@ -535,3 +535,17 @@ def test_compiled_kernel_abi_count():
         ParamSpec("x", "slise", F32)
     with pytest.raises(ValueError):
         ParamSpec("x", "slice", F32, ndim=3)
+
+
+def test_module_cache_is_keyed_by_the_code_not_the_source_text() -> None:
+    """Regression: kernels made by one factory (same source text, different closure constants) shared
+    a cache key, and the second launch ran the first kernel's module (a wrong sum, silently)."""
+    from dataclasses import replace
+
+    from warpforge.runtime.module import module_key
+
+    a = CompiledKernel(name="k", entry="k", ptx=".version 8.0\n// block 8192\n", chip="sm_90", params=(), checked=False,
+                       error_sites=(), exact_block=None, max_threads=None, index_domain=None, cache_key="same-source")  # fmt: skip
+    b = replace(a, ptx=".version 8.0\n// block 16384\n")
+    assert module_key(a) != module_key(b)
+    assert module_key(a) == module_key(replace(a, cache_key="another"))

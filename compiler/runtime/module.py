@@ -40,8 +40,12 @@ _lock = threading.Lock()
 
 
 def module_key(kernel: CompiledKernel) -> str:
-    """The cache key of a kernel's module: its `cache_key`, or the SHA-256 of its PTX."""
-    return kernel.cache_key or "ptx:" + hashlib.sha256(kernel.ptx.encode()).hexdigest()
+    """The cache key of a kernel's module: the SHA-256 of its PTX.
+
+    Content-addressed on purpose: two kernels with the same source text can compile to different code
+    (a closure constant, a global, a specialization), and reusing the first one's module for the second
+    would run the wrong code silently. Hashing the PTX happens once per `prepare`, not per launch."""
+    return "ptx:" + hashlib.sha256(kernel.ptx.encode()).hexdigest()
 
 
 def load_kernel(kernel: CompiledKernel, device: Device) -> LoadedKernel:

@@ -26,6 +26,7 @@ from warpforge.simulator.errors import SimulatorError
 from warpforge.simulator.gpu import BARRIER_OPS, GpuFunctions, NvvmFunctions
 from warpforge.simulator.math import LibdeviceFunctions, MathFunctions
 from warpforge.simulator.memref import MemrefFunctions
+from warpforge.simulator.vector import VectorFunctions
 from warpforge.simulator.values import UNSIGNED, MemRef, dtype_of, memory_space
 
 FUNCTIONS: tuple[InterpreterFunctions, ...] = (
@@ -33,6 +34,7 @@ FUNCTIONS: tuple[InterpreterFunctions, ...] = (
     MathFunctions(),
     LibdeviceFunctions(),
     MemrefFunctions(),
+    VectorFunctions(),
     ControlFlowFunctions(),
     GpuFunctions(),
     NvvmFunctions(),
