@@ -168,9 +168,16 @@ def closure_fingerprint(fn: object) -> tuple[tuple[str, str], ...]:
     out = []
     for scope in (captured.nonlocals, captured.globals):
         for name, value in sorted(scope.items()):
-            if isinstance(value, bool | int | float | str) or type(value).__name__ == "DType":
+            if _plain(value):
                 out.append((name, repr(value)))
     return tuple(out)
+
+
+def _plain(value: object) -> bool:
+    """A value whose repr is its identity for compilation: numbers, strings, dtypes, tuples of those."""
+    if isinstance(value, bool | int | float | str) or type(value).__name__ == "DType":
+        return True
+    return isinstance(value, tuple | frozenset) and all(_plain(v) for v in value)
 
 
 def cache_key(*parts: object) -> str:

@@ -493,9 +493,13 @@ def _shift(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
     lhs, rhs = op.operands
     typ = signless(lhs.type)
     assert isinstance(typ, IntegerType)
-    a, count = fl.v(lhs), fl.v(rhs)
+    a, raw = fl.v(lhs), fl.v(rhs)
     width = emit.const(typ.width.data, typ)
-    in_range = emit(arith.CmpiOp(count, width, "ult"))  # a negative count is huge unsigned: out of range
+    # clamp the count first: LLVM's NVPTX backend folds `count ult width ? shl : 0` into PTX's clamping
+    # `shl` of the count's low 32 bits, wrong for counts ≥ 2^32 (e.g. a negative i64 count); a count
+    # clamped to ≤ width has no high bits
+    count = emit(arith.MinUIOp(raw, width))  # a negative count is huge unsigned: clamped to the width
+    in_range = emit(arith.CmpiOp(count, width, "ult"))
     safe = emit(arith.SelectOp(in_range, count, emit.const(0, typ)))
     zero = emit.const(0, typ)
     if isinstance(op, kernel.LShiftOp):

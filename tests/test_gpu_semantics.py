@@ -273,3 +273,30 @@ def test_kernels_from_one_factory_with_different_constants_run_their_own_code(ba
     for factor in (2, 3, 5):
         (out,) = backend.run(_make_scaled_copy(factor), 1, 256, a, poisoned(256, np.int32))[1:]
         np.testing.assert_array_equal(out, a * factor)
+
+
+@simt.kernel(checks=False)
+def shifts64(a: simt.Slice[wf.i64], n: simt.Slice[wf.i64], left: simt.DisjointSlice[wf.i64], right: simt.DisjointSlice[wf.i64]):
+    idx = simt.index_1d()
+    i = idx.get()
+    if i < len(left):
+        left[idx] = a[i] << n[i]
+        right[idx] = a[i] >> n[i]
+
+
+def test_shift_counts_past_the_width_give_zero_or_the_sign_fill(backend: Backend) -> None:
+    """Regression (found by the simulator-vs-GPU differential test): LLVM's NVPTX backend turned
+    `count < 64 ? x << count : 0` into PTX's clamping `shl` of the count's low 32 bits, so a count like
+    -2^63 or 2^32 shifted by 0 on the GPU."""
+    counts = np.array([0, 1, 63, 64, 65, -1, -(2**63), 2**32, 2**32 + 1, 2**40 + 3], dtype=np.int64)
+    a = np.where(np.arange(len(counts)) % 2 == 0, -12345, 6789).astype(np.int64)
+    left, right = backend.run(shifts64, 1, 32, a, counts, poisoned(len(a), np.int64), poisoned(len(a), np.int64))[2:]
+
+    def py_shift(x: int, c: int, op: str) -> int:
+        if 0 <= c < 64:
+            r = (x << c) if op == "<<" else (x >> c)
+            return ((r + 2**63) % 2**64) - 2**63
+        return 0 if op == "<<" or x >= 0 else -1
+
+    np.testing.assert_array_equal(left, [py_shift(int(x), int(c), "<<") for x, c in zip(a, counts)])
+    np.testing.assert_array_equal(right, [py_shift(int(x), int(c), ">>") for x, c in zip(a, counts)])

@@ -240,11 +240,14 @@ class _Launch(_Op):
         blocks = prod(grid_of(grid_s.shape, grid_p.tile))
         if blocks == 0:
             return
-        key = (device.ordinal, compiled.kernel.cache_key, blocks)
-        prepared = _prepared.get(key)
-        if prepared is None:
-            prepared = prepare(compiled.kernel, LaunchConfig(grid=(blocks, 1, 1), block=(compiled.block, 1, 1)), device)
-            _prepared[key] = prepared
+        # keyed by the compiled kernel itself (kept in the entry, so its id cannot be reused): kernels
+        # from one factory share source text and even cache keys, but not code
+        key = (device.ordinal, id(compiled.kernel), blocks)
+        entry = _prepared.get(key)
+        if entry is None or entry[0] is not compiled.kernel:
+            entry = (compiled.kernel, prepare(compiled.kernel, LaunchConfig(grid=(blocks, 1, 1), block=(compiled.block, 1, 1)), device))
+            _prepared[key] = entry
+        prepared = entry[1]
         launch(stream, prepared, launch_args, kernel=compiled.kernel)
 
 
