@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,31 +27,7 @@ from warpforge import simt
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 import sgemm as example  # noqa: E402
-
-
-class EventTimer:
-    """Times a callable on one stream with CUDA events (cuda.bindings): warm-ups, then the median."""
-
-    def __init__(self, stream_handle: int):
-        from cuda.bindings import driver as drv
-
-        self.drv, self.stream = drv, stream_handle
-
-    def median_ms(self, fn: Callable[[], None], warmup: int = 3, runs: int = 25) -> float:
-        drv = self.drv
-        for _ in range(warmup):
-            fn()
-        drv.cuStreamSynchronize(self.stream)
-        events = [drv.cuEventCreate(0)[1] for _ in range(runs + 1)]
-        drv.cuEventRecord(events[0], self.stream)
-        for k in range(runs):
-            fn()
-            drv.cuEventRecord(events[k + 1], self.stream)
-        drv.cuEventSynchronize(events[-1])
-        times = [drv.cuEventElapsedTime(events[k], events[k + 1])[1] for k in range(runs)]
-        for e in events:
-            drv.cuEventDestroy(e)
-        return statistics.median(times)
+from _harness import EventTimer  # noqa: E402
 
 
 def variants() -> dict[str, simt.SimtKernel]:
@@ -107,7 +81,7 @@ def main() -> None:
         stream.sync()
         reference = tc.cpu().numpy()
         row: dict[str, dict[str, float]] = {}
-        row["torch.matmul fp32 (TF32 off)"] = {"ms": (ms := timer.median_ms(torch_mm))}
+        row["torch.matmul fp32 (TF32 off)"] = {"ms": (ms := timer.median_ms(torch_mm, warmup=3))}
         row["torch.matmul fp32 (TF32 off)"]["TFLOP/s"] = flops / (ms / 1e3) / 1e12
         scale = np.sqrt(k) * 1e-5 * np.abs(reference).max()
         for name, kern in kernels.items():
@@ -121,7 +95,7 @@ def main() -> None:
             err = float(np.abs(got - reference).max())
             if not err <= scale:
                 raise SystemExit(f"{name}: WRONG RESULT at {size}: max |ours - torch| = {err} (allowed {scale})")
-            ms = timer.median_ms(run)
+            ms = timer.median_ms(run, warmup=3)
             row[name] = {"ms": ms, "TFLOP/s": flops / (ms / 1e3) / 1e12, "max_abs_err_vs_torch": err}
         torch_tflops = row["torch.matmul fp32 (TF32 off)"]["TFLOP/s"]
         for r in row.values():

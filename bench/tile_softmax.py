@@ -2,7 +2,7 @@
 (one tile block per row, the row as one (1, 8192) tile in registers; 8, 16 and 32 warps), Triton's
 tutorial fused softmax (one program per row, BLOCK 8192; 8 and 16 warps) and torch.softmax.
 
-Same stream, CUDA events (bench/vecadd.py's `EventTimer`: 5 warm-ups, median of 25 back-to-back
+Same stream, CUDA events (bench/_harness.py's `EventTimer`: 5 warm-ups, median of 25 back-to-back
 launches). GB/s counts one read and one write of the matrix (2 × 4 bytes per element). warpforge's
 `tile.exp` on f32 is `ex2.approx(x·log2 e)` (documented accuracy: about 2 ulp); Triton's `tl.exp` is
 the same instruction. Results are checked against a float64 reference on 64 random rows.
@@ -25,7 +25,7 @@ import numpy as np
 import warpforge as wf
 from warpforge import f32, tile
 
-from vecadd import EventTimer  # the same timing as bench/vecadd.py
+from _harness import EventTimer, best_warpforge, print_gbs_table  # the same timing as bench/vecadd.py
 
 WARPS = (8, 16, 32)
 
@@ -119,14 +119,12 @@ def main() -> None:
     except Exception as e:
         print(f"torch: skipped ({type(e).__name__}: {e})")
 
-    ours_name = max((k for k in results if k.startswith("warpforge")), key=lambda k: results[k]["GB/s"])
+    ours_name = best_warpforge(results)
     ours = results[ours_name]["GB/s"]
     triton_best = max((r["GB/s"] for k, r in results.items() if k.startswith("Triton")), default=None)
     torch_gbs = results.get("torch.softmax", {}).get("GB/s")
     print(f"\nsoftmax {rows} x {cols} f32, median of 25 (CUDA events); best warpforge: {ours_name}")
-    print(f"{'kernel':40} {'ms':>8} {'GB/s':>8} {'best ours/this':>15}")
-    for name, r in results.items():
-        print(f"{name:40} {r['ms']:8.3f} {r['GB/s']:8.0f} {ours / r['GB/s']:15.3f}")
+    print_gbs_table(results, ours, 40)
     if triton_best:
         print(f"warpforge / best Triton = {ours / triton_best:.3f} (goal ≥ 1.0)")
     if args.json:

@@ -3,7 +3,7 @@ examples/tile_sum.py — a chain of two launches (each tile block sums `tiles` t
 into one partial; then one tile block sums the partials) — over a few (BLOCK, tiles, warps)
 configurations, and torch.sum. (No Triton peer: the goal is against torch.)
 
-Same stream, CUDA events (bench/vecadd.py's `EventTimer`: 5 warm-ups, median of 25); one timed run
+Same stream, CUDA events (bench/_harness.py's `EventTimer`: 5 warm-ups, median of 25); one timed run
 is both launches. GB/s counts one read of the input (4 bytes per element). Results are checked
 against the float64 sum (rtol 1e-4). Goal: warpforge ≥ 0.95× torch.
 
@@ -23,7 +23,7 @@ import numpy as np
 import warpforge as wf
 from warpforge import f32, i64, tile
 
-from vecadd import EventTimer  # the same timing as bench/vecadd.py
+from _harness import EventTimer, best_warpforge, print_gbs_table  # the same timing as bench/vecadd.py
 
 CONFIGS = ((4096, 4, 8), (4096, 8, 8), (8192, 2, 16), (8192, 4, 16), (8192, 8, 16), (16384, 2, 16))
 """(BLOCK elements per tile, tiles per tile block, warps per CTA) tried for warpforge."""
@@ -108,13 +108,11 @@ def main() -> None:
     except Exception as e:
         print(f"torch: skipped ({type(e).__name__}: {e})")
 
-    ours_name = max((k for k in results if k.startswith("warpforge")), key=lambda k: results[k]["GB/s"])
+    ours_name = best_warpforge(results)
     ours = results[ours_name]["GB/s"]
     torch_gbs = results.get("torch.sum", {}).get("GB/s")
     print(f"\nsum of 2^{n.bit_length() - 1} f32, median of 25 (CUDA events); best warpforge: {ours_name}")
-    print(f"{'kernel':44} {'ms':>8} {'GB/s':>8} {'best ours/this':>15}")
-    for name, r in results.items():
-        print(f"{name:44} {r['ms']:8.3f} {r['GB/s']:8.0f} {ours / r['GB/s']:15.3f}")
+    print_gbs_table(results, ours, 44)
     if torch_gbs:
         print(f"warpforge / torch = {ours / torch_gbs:.3f} (goal ≥ 0.95)")
     if args.json:

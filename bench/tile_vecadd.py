@@ -2,7 +2,7 @@
 sizes and warp counts; the best is compared), Triton's tutorial vector add (BLOCK 1024 and 4096) and
 torch.add.
 
-Every kernel runs on the same CUDA stream, timed with CUDA events on it (bench/vecadd.py's
+Every kernel runs on the same CUDA stream, timed with CUDA events on it (bench/_harness.py's
 `EventTimer`: 5 warm-ups, then 25 launches back to back with an event between each; the median).
 GB/s counts 3 × 4 bytes per element. warpforge's kernel has no checks to compile out (no integer
 division: no error record), so "checks on" is what runs. Goal: warpforge ≥ 0.98× Triton.
@@ -23,7 +23,7 @@ import numpy as np
 import warpforge as wf
 from warpforge import f32, tile
 
-from vecadd import EventTimer  # the same timing as bench/vecadd.py
+from _harness import EventTimer, best_warpforge, print_gbs_table  # the same timing as bench/vecadd.py
 
 CONFIGS = ((1024, 4), (2048, 4), (2048, 8), (4096, 4), (4096, 8), (8192, 8))
 """(tile elements, warps per CTA) tried for warpforge."""
@@ -107,13 +107,11 @@ def main() -> None:
     except Exception as e:
         print(f"torch: skipped ({type(e).__name__}: {e})")
 
-    ours_name = max((k for k in results if k.startswith("warpforge")), key=lambda k: results[k]["GB/s"])
+    ours_name = best_warpforge(results)
     ours = results[ours_name]["GB/s"]
     triton_best = max((r["GB/s"] for k, r in results.items() if k.startswith("Triton")), default=None)
     print(f"\ntile vecadd, n = 2^{n.bit_length() - 1} f32, median of 25 (CUDA events); best warpforge: {ours_name}")
-    print(f"{'kernel':40} {'ms':>8} {'GB/s':>8} {'best ours/this':>15}")
-    for name, r in results.items():
-        print(f"{name:40} {r['ms']:8.3f} {r['GB/s']:8.0f} {ours / r['GB/s']:15.3f}")
+    print_gbs_table(results, ours, 40)
     if triton_best:
         print(f"warpforge / best Triton = {ours / triton_best:.3f} (goal ≥ 0.98)")
     if args.json:

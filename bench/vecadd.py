@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import time
@@ -24,6 +23,8 @@ import numpy as np
 
 import warpforge as wf
 from warpforge import f32, simt
+
+from _harness import EventTimer, print_gbs_table  # noqa: F401 (EventTimer: also `from vecadd import EventTimer`)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,36 +50,6 @@ extern "C" __global__ void vecadd(const float* __restrict__ a, const float* __re
     if (i < n) c[i] = a[i] + b[i];
 }
 """
-
-
-class EventTimer:
-    """Times a callable on one stream with CUDA events (cuda.bindings): warm-ups, then the median."""
-
-    def __init__(self, stream_handle: int):
-        from cuda.bindings import driver as drv
-
-        self.drv, self.stream = drv, stream_handle
-        _, self.start = drv.cuEventCreate(0)
-        _, self.stop = drv.cuEventCreate(0)
-
-    def median_ms(self, fn: Callable[[], None], warmup: int = 5, runs: int = 25) -> float:
-        """GPU time per launch: all runs are enqueued back to back, an event between each, so host-side
-        launch overhead overlaps the previous kernel instead of being counted (as long as the host keeps
-        ahead of the GPU, which ~1 ms kernels guarantee)."""
-        drv = self.drv
-        for _ in range(warmup):
-            fn()
-        drv.cuStreamSynchronize(self.stream)
-        events = [drv.cuEventCreate(0)[1] for _ in range(runs + 1)]
-        drv.cuEventRecord(events[0], self.stream)
-        for k in range(runs):
-            fn()
-            drv.cuEventRecord(events[k + 1], self.stream)
-        drv.cuEventSynchronize(events[-1])
-        times = [drv.cuEventElapsedTime(events[k], events[k + 1])[1] for k in range(runs)]
-        for e in events:
-            drv.cuEventDestroy(e)
-        return statistics.median(times)
 
 
 def compile_times() -> dict[str, float]:
@@ -173,9 +144,7 @@ def main() -> None:
     comp = compile_times()
     ours = results["warpforge (checks on)"]["GB/s"]
     print(f"\nvecadd, n = 2^{n.bit_length() - 1} f32, block {block}, median of 25 (CUDA events)")
-    print(f"{'kernel':26} {'ms':>8} {'GB/s':>8} {'ours/this':>10}")
-    for name, r in results.items():
-        print(f"{name:26} {r['ms']:8.3f} {r['GB/s']:8.0f} {ours / r['GB/s']:10.3f}")
+    print_gbs_table(results, ours, 26, "ours/this", 10)
     print(f"compile vecadd → PTX: cold process {comp['cold_process_s']:.2f} s, warm {comp['warm_in_process_s'] * 1e3:.0f} ms")
     if args.json:
         Path(args.json).write_text(json.dumps({"results": results, "compile": comp}, indent=2))

@@ -9,7 +9,7 @@ never a silently skipped op.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NoReturn
 
 from xdsl.dialects import arith, llvm
@@ -83,6 +83,14 @@ def where(op: Operation) -> str:
             return f"in @{name.data}"
         parent = parent.parent_op()
     return "<unknown location>"
+
+
+def enclosing_op(op: Operation, accept: Callable[[Operation], bool]) -> Operation | None:
+    """The nearest op around `op` (its parent, the parent's parent, …) that `accept` takes, else None."""
+    parent = op.parent_op()
+    while parent is not None and not accept(parent):
+        parent = parent.parent_op()
+    return parent
 
 
 def dialect_of(op: Operation) -> str:

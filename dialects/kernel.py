@@ -75,7 +75,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import (
     IsolatedFromAbove,
@@ -85,6 +85,17 @@ from xdsl.traits import (
     SymbolOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from warpforge.dialects._common import (
+    COMPARE_PREDICATES,  # noqa: F401 (re-exported: kernel.COMPARE_PREDICATES)
+    SameTypeBinaryOp,
+    SameTypeUnaryOp,
+    check_compare_predicate,
+    int_array,
+    int_tuple,
+    parse_compare,
+    print_compare,
+)
 
 SI64 = IntegerType(64, Signedness.SIGNED)
 """`si64`: raw ids, `len()`, range variables (so global indices never overflow past 2^31 threads)."""
@@ -112,7 +123,8 @@ def is_signed(t: Attribute) -> bool:
     return isinstance(t, IntegerType) and t.signedness.data == Signedness.SIGNED
 
 
-def _check_scalar(t: Attribute, what: str) -> None:
+def check_scalar(t: Attribute, what: str) -> None:
+    """Raise `VerifyException` unless `t` is a scalar type (`is_scalar_type`); `what` names it."""
     if not is_scalar_type(t):
         raise VerifyException(f"{what} must be bool, a signed/unsigned integer or a float, got {t}")
 
@@ -138,7 +150,7 @@ class _ElementType(ParametrizedAttribute, TypeAttribute):
         printer.print_string(">")
 
     def verify(self) -> None:
-        _check_scalar(self.element_type, f"the element type of {self.name}")
+        check_scalar(self.element_type, f"the element type of {self.name}")
 
 
 @irdl_attr_definition
@@ -146,6 +158,7 @@ class SliceType(_ElementType):
     """`!kernel.slice<T>`: a read-only 1-D array in global memory (pointer + length)."""
 
     name = "kernel.slice"
+    element_type: Attribute  # declared on each type: xDSL compares only the concrete class's parameters
 
 
 @irdl_attr_definition
@@ -153,6 +166,7 @@ class DisjointSliceType(_ElementType):
     """`!kernel.disjoint_slice<T>`: an output each thread writes only at its own `!kernel.thread_index`."""
 
     name = "kernel.disjoint_slice"
+    element_type: Attribute  # declared on each type: xDSL compares only the concrete class's parameters
 
 
 @irdl_attr_definition
@@ -167,6 +181,7 @@ class AtomicSliceType(_ElementType):
     """`!kernel.atomic_slice<T>`: an array updated only by atomic operations, at any index."""
 
     name = "kernel.atomic_slice"
+    element_type: Attribute  # declared on each type: xDSL compares only the concrete class's parameters
 
 
 @irdl_attr_definition
@@ -175,6 +190,7 @@ class RawSliceType(_ElementType):
     not race-checked)."""
 
     name = "kernel.raw_slice"
+    element_type: Attribute  # declared on each type: xDSL compares only the concrete class's parameters
 
 
 @irdl_attr_definition
@@ -258,11 +274,9 @@ class FuncOp(IRDLOperation):
         printer.print_region(self.body, print_entry_block_args=False)
 
 
-@irdl_op_definition
-class ReturnOp(IRDLOperation):
-    """`kernel.return [%value : T]`: leave the function (from any depth; lowered to a branch)."""
-
-    name = "kernel.return"
+class _ValuesTerminator(IRDLOperation):
+    """`kernel.<op> [%values : types]`: a terminator passing values on (`kernel.return`, `kernel.yield`,
+    `kernel.break`, `kernel.continue`)."""
 
     values = var_operand_def()
 
@@ -272,6 +286,13 @@ class ReturnOp(IRDLOperation):
 
     def __init__(self, values: Sequence[SSAValue | Operation] = ()):
         super().__init__(operands=[values])
+
+
+@irdl_op_definition
+class ReturnOp(_ValuesTerminator):
+    """`kernel.return [%value : T]`: leave the function (from any depth; lowered to a branch)."""
+
+    name = "kernel.return"
 
 
 # --------------------------------------------------------------------------- values
@@ -308,30 +329,18 @@ class ConstantOp(IRDLOperation):
         printer.print_op_attributes(self.attributes)
 
     def verify_(self) -> None:
-        _check_scalar(self.result.type, "kernel.constant's type")
+        check_scalar(self.result.type, "kernel.constant's type")
 
 
-class _BinaryOp(IRDLOperation):
+class _BinaryOp(SameTypeBinaryOp):
     """`%r = kernel.<op> %lhs, %rhs : T` — both operands and the result have type T."""
-
-    T: ClassVar = VarConstraint("T", AnyAttr())
-    lhs = operand_def(T)
-    rhs = operand_def(T)
-    result = result_def(T)
-
-    traits = traits_def(Pure())
-
-    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
 
     ALLOWED: ClassVar[str] = "bif"
     """Which kinds of T are allowed: `b` bool, `i` integers, `f` floats."""
 
-    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
-        super().__init__(operands=[lhs, rhs], result_types=[SSAValue.get(lhs).type])
-
     def verify_(self) -> None:
         t = self.result.type
-        _check_scalar(t, f"{self.name}'s type")
+        check_scalar(t, f"{self.name}'s type")
         kind = "b" if t == i1 else ("f" if is_float_type(t) else "i")
         if kind not in self.ALLOWED:
             what = {"b": "bool", "i": "integers", "f": "floats"}[kind]
@@ -458,9 +467,6 @@ class MinOp(_BinaryOp):
     ALLOWED: ClassVar[str] = "bif"
 
 
-COMPARE_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
-
-
 @irdl_op_definition
 class CmpOp(IRDLOperation):
     """`%r = kernel.cmp lt, %a, %b : si32`: a comparison giving bool. Unsigned types compare unsigned;
@@ -480,54 +486,29 @@ class CmpOp(IRDLOperation):
         super().__init__(operands=[lhs, rhs], result_types=[i1], properties={"predicate": StringAttr(predicate)})
 
     def verify_(self) -> None:
-        if self.predicate.data not in COMPARE_PREDICATES:
-            raise VerifyException(f"unknown predicate '{self.predicate.data}', expected one of {', '.join(COMPARE_PREDICATES)}")
-        _check_scalar(self.lhs.type, "kernel.cmp's operand type")
+        check_compare_predicate(self.predicate.data)
+        check_scalar(self.lhs.type, "kernel.cmp's operand type")
 
     @classmethod
     def parse(cls, parser: Parser) -> CmpOp:
-        pred = parser.parse_keyword_in(COMPARE_PREDICATES, " (comparison predicate)")
-        parser.parse_punctuation(",")
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
+        pred, lhs, rhs, attrs, t = parse_compare(parser)
         lhs_v, rhs_v = parser.resolve_operands([lhs, rhs], [t, t], parser.pos)
         op = cls(pred, lhs_v, rhs_v)
         op.attributes.update(attrs)
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.predicate.data}, ")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
+        print_compare(printer, self.predicate.data, self.lhs, self.rhs, self.attributes)
 
 
-class _UnaryOp(IRDLOperation):
+class _UnaryOp(SameTypeUnaryOp):
     """`%r = kernel.<op> %x : T`."""
-
-    T: ClassVar = VarConstraint("T", AnyAttr())
-    operand = operand_def(T)
-    result = result_def(T)
-
-    traits = traits_def(Pure())
-
-    assembly_format = "$operand attr-dict `:` type($result)"
 
     ALLOWED: ClassVar[str] = "bif"
 
-    def __init__(self, operand: SSAValue | Operation):
-        super().__init__(operands=[operand], result_types=[SSAValue.get(operand).type])
-
     def verify_(self) -> None:
         t = self.result.type
-        _check_scalar(t, f"{self.name}'s type")
+        check_scalar(t, f"{self.name}'s type")
         kind = "b" if t == i1 else ("f" if is_float_type(t) else "i")
         if kind not in self.ALLOWED:
             raise VerifyException(f"{self.name} is not defined on {t}")
@@ -587,8 +568,8 @@ class CastOp(IRDLOperation):
         super().__init__(operands=[operand], result_types=[to])
 
     def verify_(self) -> None:
-        _check_scalar(self.operand.type, "kernel.cast's source type")
-        _check_scalar(self.result.type, "kernel.cast's result type")
+        check_scalar(self.operand.type, "kernel.cast's source type")
+        check_scalar(self.result.type, "kernel.cast's result type")
 
 
 @irdl_op_definition
@@ -1212,19 +1193,19 @@ class _ArrayType(ParametrizedAttribute, TypeAttribute):
     element_type: Attribute
 
     def __init__(self, shape: Sequence[int], element_type: Attribute):
-        super().__init__(ArrayAttr([IntAttr(d) for d in shape]), element_type)
+        super().__init__(int_array(shape), element_type)
 
     @property
     def dims(self) -> tuple[int, ...]:
         """The extents; `DYNAMIC` for a dynamic one."""
-        return tuple(d.data for d in self.shape.data)
+        return int_tuple(self.shape)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
         parser.parse_punctuation("<")
         dims, elem = parser.parse_ranked_shape()
         parser.parse_punctuation(">")
-        return [ArrayAttr([IntAttr(d) for d in dims]), elem]
+        return [int_array(dims), elem]
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
@@ -1234,7 +1215,7 @@ class _ArrayType(ParametrizedAttribute, TypeAttribute):
         printer.print_string(">")
 
     def verify(self) -> None:
-        _check_scalar(self.element_type, f"the element type of {self.name}")
+        check_scalar(self.element_type, f"the element type of {self.name}")
         if not self.dims:
             raise VerifyException(f"{self.name} needs at least one dimension")
         if any(d < 1 and d != DYNAMIC for d in self.dims):
@@ -1251,6 +1232,8 @@ class SharedArrayType(_ArrayType):
     sees the same one); `!kernel.shared<?xf32>` is the launch's dynamic shared memory."""
 
     name = "kernel.shared"
+    shape: ArrayAttr[IntAttr]  # declared on each type: xDSL compares only the concrete class's parameters
+    element_type: Attribute
 
 
 @irdl_attr_definition
@@ -1258,6 +1241,8 @@ class LocalArrayType(_ArrayType):
     """`!kernel.local<8xf32>`: a per-thread array (registers, or local memory when indexed dynamically)."""
 
     name = "kernel.local"
+    shape: ArrayAttr[IntAttr]  # declared on each type: xDSL compares only the concrete class's parameters
+    element_type: Attribute
 
     def verify(self) -> None:
         super().verify()
@@ -1537,7 +1522,7 @@ class ShuffleOp(IRDLOperation):
         w = self.width.value.data
         if w < 1 or w > 32 or w & (w - 1):
             raise VerifyException(f"the shuffle width must be a power of two from 1 to 32, got {w}")
-        _check_scalar(self.value.type, "a shuffled value")
+        check_scalar(self.value.type, "a shuffled value")
         if not is_int_type(self.offset.type):
             raise VerifyException(f"a shuffle lane/offset is an integer, got {self.offset.type}")
 
@@ -1698,7 +1683,7 @@ class MatchAnyOp(IRDLOperation):
         super().__init__(operands=[value], result_types=[UI32])
 
     def verify_(self) -> None:
-        _check_scalar(self.value.type, "a matched value")
+        check_scalar(self.value.type, "a matched value")
 
 
 @irdl_op_definition
@@ -1816,20 +1801,39 @@ class ViewStoreOp(_ViewAccess):
 # --------------------------------------------------------------------------- structured control flow
 
 
+def _parse_carried(parser: Parser) -> list[tuple[Parser.UnresolvedArgument, UnresolvedOperand]]:
+    """`(%a = %init, …)`: the carried values of `kernel.for` (`iter_args`) and `kernel.while`."""
+
+    def parse_one() -> tuple[Parser.UnresolvedArgument, UnresolvedOperand]:
+        a = parser.parse_argument(expect_type=False)
+        parser.parse_punctuation("=")
+        return a, parser.parse_unresolved_operand()
+
+    return parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_one)
+
+
+def _print_carried(printer: Printer, args: Sequence[SSAValue], inits: Sequence[SSAValue]) -> None:
+    """`%a = %init, …` (without the parentheses), the inverse of `_parse_carried`."""
+    printer.print_list(
+        zip(args, inits),
+        lambda p: (printer.print_ssa_value(p[0]), printer.print_string(" = "), printer.print_operand(p[1])),
+    )
+
+
+def _parse_trailing_attributes(parser: Parser, op: Operation) -> None:
+    """`attributes {…}` after a structured op's regions, added to `op`."""
+    attrs = parser.parse_optional_attr_dict_with_keyword()
+    if attrs is not None:
+        op.attributes.update(attrs.data)
+
+
 @irdl_op_definition
-class YieldOp(IRDLOperation):
+class YieldOp(_ValuesTerminator):
     """`kernel.yield %values : types`: ends a `kernel.if` branch or a loop body (next iteration)."""
 
     name = "kernel.yield"
 
-    values = var_operand_def()
-
-    traits = traits_def(IsTerminator(), Pure())
-
-    assembly_format = "attr-dict ($values^ `:` type($values))?"
-
-    def __init__(self, values: Sequence[SSAValue | Operation] = ()):
-        super().__init__(operands=[values])
+    traits = traits_def(Pure())
 
 
 @irdl_op_definition
@@ -1851,35 +1855,17 @@ class ConditionOp(IRDLOperation):
 
 
 @irdl_op_definition
-class BreakOp(IRDLOperation):
+class BreakOp(_ValuesTerminator):
     """`kernel.break %values : types`: leave the innermost loop with the current carried values."""
 
     name = "kernel.break"
 
-    values = var_operand_def()
-
-    traits = traits_def(IsTerminator())
-
-    assembly_format = "attr-dict ($values^ `:` type($values))?"
-
-    def __init__(self, values: Sequence[SSAValue | Operation] = ()):
-        super().__init__(operands=[values])
-
 
 @irdl_op_definition
-class ContinueOp(IRDLOperation):
+class ContinueOp(_ValuesTerminator):
     """`kernel.continue %values : types`: go to the next iteration of the innermost loop."""
 
     name = "kernel.continue"
-
-    values = var_operand_def()
-
-    traits = traits_def(IsTerminator())
-
-    assembly_format = "attr-dict ($values^ `:` type($values))?"
-
-    def __init__(self, values: Sequence[SSAValue | Operation] = ()):
-        super().__init__(operands=[values])
 
 
 @irdl_op_definition
@@ -1913,10 +1899,8 @@ class IfOp(IRDLOperation):
         else_r = Region(Block())
         if parser.parse_optional_keyword("else") is not None:
             else_r = parser.parse_region()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
         op = cls(cond_v, types, then_r, else_r)
-        if attrs is not None:
-            op.attributes.update(attrs.data)
+        _parse_trailing_attributes(parser, op)
         return op
 
     def print(self, printer: Printer) -> None:
@@ -1979,28 +1963,20 @@ class ForOp(IRDLOperation):
         hi = parser.parse_unresolved_operand()
         parser.parse_keyword("step")
         st = parser.parse_unresolved_operand()
-        carried: list[tuple[Parser.UnresolvedArgument, object]] = []
+        carried: list[tuple[Parser.UnresolvedArgument, UnresolvedOperand]] = []
         if parser.parse_optional_keyword("iter_args") is not None:
-
-            def parse_iter() -> tuple[Parser.UnresolvedArgument, object]:
-                a = parser.parse_argument(expect_type=False)
-                parser.parse_punctuation("=")
-                return a, parser.parse_unresolved_operand()
-
-            carried = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_iter)
+            carried = _parse_carried(parser)
         types: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
             types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
         parser.parse_punctuation(":")
         bound_t = parser.parse_type()
         lo_v, hi_v, st_v = parser.resolve_operands([lo, hi, st], [bound_t] * 3, parser.pos)
-        inits = parser.resolve_operands([c[1] for c in carried], types, parser.pos)  # pyright: ignore[reportArgumentType]
+        inits = parser.resolve_operands([c[1] for c in carried], types, parser.pos)
         args = [iv.resolve(bound_t), *(c[0].resolve(t) for c, t in zip(carried, types))]
         body = parser.parse_region(args)
         op = cls(lo_v, hi_v, st_v, inits, body)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        if attrs is not None:
-            op.attributes.update(attrs.data)
+        _parse_trailing_attributes(parser, op)
         return op
 
     def print(self, printer: Printer) -> None:
@@ -2015,10 +1991,7 @@ class ForOp(IRDLOperation):
         printer.print_operand(self.step)
         if self.inits:
             printer.print_string(" iter_args(")
-            printer.print_list(
-                zip(args[1:], self.inits),
-                lambda p: (printer.print_ssa_value(p[0]), printer.print_string(" = "), printer.print_operand(p[1])),
-            )
+            _print_carried(printer, args[1:], self.inits)
             printer.print_string(") -> (")
             printer.print_list((v.type for v in self.inits), printer.print_attribute)
             printer.print_string(")")
@@ -2057,30 +2030,20 @@ class WhileOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> WhileOp:
-        def parse_init() -> tuple[Parser.UnresolvedArgument, object]:
-            a = parser.parse_argument(expect_type=False)
-            parser.parse_punctuation("=")
-            return a, parser.parse_unresolved_operand()
-
-        carried = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_init)
+        carried = _parse_carried(parser)
         parser.parse_punctuation(":")
         types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
-        inits = parser.resolve_operands([c[1] for c in carried], types, parser.pos)  # pyright: ignore[reportArgumentType]
+        inits = parser.resolve_operands([c[1] for c in carried], types, parser.pos)
         before = parser.parse_region([c[0].resolve(t) for c, t in zip(carried, types)])
         parser.parse_keyword("do")
         after = parser.parse_region()
         op = cls(inits, before, after)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        if attrs is not None:
-            op.attributes.update(attrs.data)
+        _parse_trailing_attributes(parser, op)
         return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" (")
-        printer.print_list(
-            zip(self.before.block.args, self.inits),
-            lambda p: (printer.print_ssa_value(p[0]), printer.print_string(" = "), printer.print_operand(p[1])),
-        )
+        _print_carried(printer, self.before.block.args, self.inits)
         printer.print_string(") : (")
         printer.print_list((v.type for v in self.inits), printer.print_attribute)
         printer.print_string(") ")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, FloatAttr, IntAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntAttr, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -43,22 +43,23 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from warpforge.dialects.kernel import SI64, is_int_type, is_scalar_type
+from warpforge.dialects._common import (
+    ShapedType,
+    int_array,
+    int_tuple,
+    parse_axis_query,
+    parse_shape_and_type,
+    print_axis_query,
+    shape_text,
+)
+from warpforge.dialects.kernel import SI64, check_scalar, is_int_type
 from warpforge.dialects.tile import TileType, check_tile_shape
 
 # --------------------------------------------------------------------------- types
 
 
-def _ints(attr: ArrayAttr) -> tuple[int, ...]:
-    return tuple(a.data for a in attr.data)  # pyright: ignore[reportAttributeAccessIssue]
-
-
-def _shape_text(shape: Sequence[int]) -> str:
-    return "x".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape)
-
-
 @irdl_attr_definition
-class TensorType(ParametrizedAttribute, TypeAttribute):
+class TensorType(ShapedType):
     """`!kernel.tensor<?x1024xf32>`: a tensor parameter, row-major and contiguous (rank 1 or 2)."""
 
     name = "kernel.tensor"
@@ -66,37 +67,22 @@ class TensorType(ParametrizedAttribute, TypeAttribute):
     shape: ArrayAttr[IntAttr]
     element_type: Attribute
 
-    def __init__(self, shape: Sequence[int], element_type: Attribute):
-        super().__init__(ArrayAttr([IntAttr(d) for d in shape]), element_type)
-
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
         parser.parse_punctuation("<")
-        dims = parser.parse_dimension_list()
-        if dims:
-            parser.parse_shape_delimiter()
-        elem = parser.parse_type()
+        dims, elem = parse_shape_and_type(parser)
         parser.parse_punctuation(">")
-        return [ArrayAttr([IntAttr(d) for d in dims]), elem]
+        return [int_array(dims), elem]
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{_shape_text(self.dims)}x")
+        printer.print_string(f"<{shape_text(self.dims)}x")
         printer.print_attribute(self.element_type)
         printer.print_string(">")
 
     def verify(self) -> None:
-        if not is_scalar_type(self.element_type):
-            raise VerifyException(f"the element type of !kernel.tensor must be bool, a signed/unsigned integer or a float, got {self.element_type}")
+        check_scalar(self.element_type, "the element type of !kernel.tensor")
         if not 1 <= len(self.dims) <= 2:
             raise VerifyException(f"!kernel.tensor has rank 1 or 2, got {len(self.dims)}")
-
-    @property
-    def dims(self) -> tuple[int, ...]:
-        return _ints(self.shape)
-
-    @property
-    def rank(self) -> int:
-        return len(self.shape.data)
 
 
 @irdl_attr_definition
@@ -111,7 +97,7 @@ class PartitionType(ParametrizedAttribute, TypeAttribute):
     tensor: TensorType
 
     def __init__(self, tile_shape: Sequence[int], tensor: TensorType):
-        super().__init__(ArrayAttr([IntAttr(d) for d in tile_shape]), tensor)
+        super().__init__(int_array(tile_shape), tensor)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
@@ -120,7 +106,7 @@ class PartitionType(ParametrizedAttribute, TypeAttribute):
         parser.parse_punctuation(",")
         tensor = parser.parse_type()
         parser.parse_punctuation(">")
-        return [ArrayAttr([IntAttr(d) for d in dims]), tensor]
+        return [int_array(dims), tensor]
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<[" + ", ".join(map(str, self.dims)) + "], ")
@@ -134,7 +120,7 @@ class PartitionType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def dims(self) -> tuple[int, ...]:
-        return _ints(self.tile_shape)
+        return int_tuple(self.tile_shape)
 
     @property
     def tile_type(self) -> TileType:
@@ -310,25 +296,13 @@ class TensorDimOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> TensorDimOp:
-        src = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        axis = parser.parse_integer()
-        parser.parse_punctuation("]")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        (v,) = parser.resolve_operands([src], [t], parser.pos)
+        v, axis, attrs = parse_axis_query(parser)
         op = cls(v, axis)
         op.attributes.update(attrs)
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.source)
-        printer.print_string(f"[{self.axis.data}]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
+        print_axis_query(printer, self.source, self.axis.data, self.attributes)
 
 
 class _GridQueryOp(IRDLOperation):

@@ -66,25 +66,28 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from warpforge.dialects.kernel import SI64, is_float_type, is_int_type, is_scalar_type, is_signed
+from warpforge.dialects._common import (
+    COMPARE_PREDICATES,  # noqa: F401 (re-exported: tile.COMPARE_PREDICATES)
+    SameTypeBinaryOp,
+    SameTypeUnaryOp,
+    ShapedType,
+    check_compare_predicate,
+    int_array,
+    int_tuple,
+    parse_axis_query,
+    parse_compare,
+    parse_shape_and_type,
+    print_axis_query,
+    print_compare,
+    shape_text,
+)
+from warpforge.dialects.kernel import SI64, check_scalar, is_float_type, is_int_type, is_signed
 
 # --------------------------------------------------------------------------- helpers
 
 
 def is_power_of_two(n: int) -> bool:
     return n >= 1 and n & (n - 1) == 0
-
-
-def _ints(attr: ArrayAttr) -> tuple[int, ...]:
-    return tuple(a.data for a in attr.data)  # pyright: ignore[reportAttributeAccessIssue]
-
-
-def _int_array(values: Sequence[int]) -> ArrayAttr[IntAttr]:
-    return ArrayAttr([IntAttr(v) for v in values])
-
-
-def _shape_text(shape: Sequence[int]) -> str:
-    return "x".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape)
 
 
 def check_tile_shape(shape: Sequence[int], what: str = "a tile", spelled: str | None = None) -> None:
@@ -95,11 +98,6 @@ def check_tile_shape(shape: Sequence[int], what: str = "a tile", spelled: str | 
             raise VerifyException(f"{what} has a dynamic dimension '?' in {spelled}: tile shapes are static")
         if not is_power_of_two(d):
             raise VerifyException(f"{what} has dimension {d} in {spelled}: tile dimensions must be powers of two (1, 2, 4, …)")
-
-
-def _check_element(t: Attribute, what: str) -> None:
-    if not is_scalar_type(t):
-        raise VerifyException(f"{what} must be bool, a signed/unsigned integer or a float, got {t}")
 
 
 def kind_of(t: Attribute) -> str:
@@ -114,16 +112,8 @@ def kind_of(t: Attribute) -> str:
 # --------------------------------------------------------------------------- types
 
 
-def _parse_shape_and_type(parser: AttrParser) -> tuple[list[int], Attribute]:
-    dims = parser.parse_dimension_list()
-    if dims:
-        parser.parse_shape_delimiter()
-    elem = parser.parse_type()
-    return dims, elem
-
-
 @irdl_attr_definition
-class TileType(ParametrizedAttribute, TypeAttribute):
+class TileType(ShapedType):
     """`!tile.tile<128x64xf32>`: an immutable tile of static, power-of-two shape (`!tile.tile<f32>`: rank 0)."""
 
     name = "tile.tile"
@@ -131,34 +121,23 @@ class TileType(ParametrizedAttribute, TypeAttribute):
     shape: ArrayAttr[IntAttr]
     element_type: Attribute
 
-    def __init__(self, shape: Sequence[int], element_type: Attribute):
-        super().__init__(_int_array(shape), element_type)
-
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
         parser.parse_punctuation("<")
-        dims, elem = _parse_shape_and_type(parser)
+        dims, elem = parse_shape_and_type(parser)
         parser.parse_punctuation(">")
-        return [_int_array(dims), elem]
+        return [int_array(dims), elem]
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
         if self.dims:
-            printer.print_string(_shape_text(self.dims) + "x")
+            printer.print_string(shape_text(self.dims) + "x")
         printer.print_attribute(self.element_type)
         printer.print_string(">")
 
     def verify(self) -> None:
-        check_tile_shape(self.dims, "!tile.tile", f"{_shape_text(self.dims)}x{self.element_type}")
-        _check_element(self.element_type, "the element type of !tile.tile")
-
-    @property
-    def dims(self) -> tuple[int, ...]:
-        return _ints(self.shape)
-
-    @property
-    def rank(self) -> int:
-        return len(self.shape.data)
+        check_tile_shape(self.dims, "!tile.tile", f"{shape_text(self.dims)}x{self.element_type}")
+        check_scalar(self.element_type, "the element type of !tile.tile")
 
     @property
     def numel(self) -> int:
@@ -180,31 +159,31 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
     strides: ArrayAttr[IntAttr]
 
     def __init__(self, shape: Sequence[int], element_type: Attribute, strides: Sequence[int] | None = None):
-        super().__init__(_int_array(shape), element_type, _int_array(strides or ()))
+        super().__init__(int_array(shape), element_type, int_array(strides or ()))
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
         parser.parse_punctuation("<")
-        dims, elem = _parse_shape_and_type(parser)
+        dims, elem = parse_shape_and_type(parser)
         strides: list[int] = []
         if parser.parse_optional_punctuation(",") is not None:
             parser.parse_keyword("strides")
             parser.parse_punctuation("=")
             strides = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_shape_dimension)
         parser.parse_punctuation(">")
-        return [_int_array(dims), elem, _int_array(strides)]
+        return [int_array(dims), elem, int_array(strides)]
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
         if self.dims:
-            printer.print_string(_shape_text(self.dims) + "x")
+            printer.print_string(shape_text(self.dims) + "x")
         printer.print_attribute(self.element_type)
         if self.strides.data:
             printer.print_string(", strides = [" + ", ".join("?" if s == DYNAMIC_INDEX else str(s) for s in self.stride_values) + "]")
         printer.print_string(">")
 
     def verify(self) -> None:
-        _check_element(self.element_type, "the element type of !tile.tensor_view")
+        check_scalar(self.element_type, "the element type of !tile.tensor_view")
         if not 1 <= len(self.dims) <= 2:
             raise VerifyException(f"!tile.tensor_view has rank 1 or 2, got rank {len(self.dims)}")
         if any(d < 0 and d != DYNAMIC_INDEX for d in self.dims):
@@ -217,11 +196,11 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def dims(self) -> tuple[int, ...]:
-        return _ints(self.shape)
+        return int_tuple(self.shape)
 
     @property
     def stride_values(self) -> tuple[int, ...]:
-        return _ints(self.strides)
+        return int_tuple(self.strides)
 
     @property
     def rank(self) -> int:
@@ -247,7 +226,7 @@ class PartitionViewType(ParametrizedAttribute, TypeAttribute):
     def __init__(self, tile_shape: Sequence[int], tensor: TensorViewType, padding: Attribute | None = None):
         if padding is None:
             padding = zero_attr(tensor.element_type)
-        super().__init__(_int_array(tile_shape), tensor, padding)
+        super().__init__(int_array(tile_shape), tensor, padding)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
@@ -260,7 +239,7 @@ class PartitionViewType(ParametrizedAttribute, TypeAttribute):
         parser.parse_punctuation("=")
         padding = parser.parse_attribute()
         parser.parse_punctuation(">")
-        return [_int_array(dims), tensor, padding]
+        return [int_array(dims), tensor, padding]
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<[" + ", ".join(str(d) for d in self.dims) + "], ")
@@ -280,7 +259,7 @@ class PartitionViewType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def dims(self) -> tuple[int, ...]:
-        return _ints(self.tile_shape)
+        return int_tuple(self.tile_shape)
 
     @property
     def element_type(self) -> Attribute:
@@ -301,37 +280,32 @@ def zero_attr(t: Attribute) -> IntegerAttr | FloatAttr:
 # --------------------------------------------------------------------------- ids and sizes
 
 
+class _LaunchQueryOp(IRDLOperation):
+    """`%r = tile.<op> : si64`: a fact about the launch's tile blocks."""
+
+    result = result_def(SI64)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self):
+        super().__init__(result_types=[SI64])
+
+
 @irdl_op_definition
-class BlockIdOp(IRDLOperation):
+class BlockIdOp(_LaunchQueryOp):
     """`%b = tile.block_id : si64`: this tile block's linear id (0 … `tile.num_blocks` − 1). One tile
     block is one CTA; ids are linear on `grid.x`, so there is no 65535 limit."""
 
     name = "tile.block_id"
 
-    result = result_def(SI64)
-
-    traits = traits_def(Pure())
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[SI64])
-
 
 @irdl_op_definition
-class NumBlocksOp(IRDLOperation):
+class NumBlocksOp(_LaunchQueryOp):
     """`%n = tile.num_blocks : si64`: the number of tile blocks of the launch."""
 
     name = "tile.num_blocks"
-
-    result = result_def(SI64)
-
-    traits = traits_def(Pure())
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[SI64])
 
 
 class _AxisQueryOp(IRDLOperation):
@@ -356,25 +330,13 @@ class _AxisQueryOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        view = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        axis = parser.parse_integer()
-        parser.parse_punctuation("]")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        (v,) = parser.resolve_operands([view], [t], parser.pos)
+        v, axis, attrs = parse_axis_query(parser)
         op = cls(v, axis)
         op.attributes.update(attrs)
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.view)
-        printer.print_string(f"[{self.axis.data}]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.view.type)
+        print_axis_query(printer, self.view, self.axis.data, self.attributes)
 
 
 @irdl_op_definition
@@ -812,12 +774,8 @@ def broadcastable(src: Sequence[int], dst: Sequence[int]) -> bool:
     return True
 
 
-@irdl_op_definition
-class BroadcastOp(IRDLOperation):
-    """`%t = tile.broadcast %x : !tile.tile<1x128xf32> -> !tile.tile<64x128xf32>`: NumPy broadcasting
-    (leading dimensions added, size-1 dimensions repeated)."""
-
-    name = "tile.broadcast"
+class _RearrangeOp(IRDLOperation):
+    """`%t = tile.<op> %x : !tile.tile<…> -> !tile.tile<…>`: the same elements in another shape or order."""
 
     input = operand_def(TileType)
     result = result_def(TileType)
@@ -828,6 +786,14 @@ class BroadcastOp(IRDLOperation):
 
     def __init__(self, tile: SSAValue | Operation, result_type: TileType):
         super().__init__(operands=[tile], result_types=[result_type])
+
+
+@irdl_op_definition
+class BroadcastOp(_RearrangeOp):
+    """`%t = tile.broadcast %x : !tile.tile<1x128xf32> -> !tile.tile<64x128xf32>`: NumPy broadcasting
+    (leading dimensions added, size-1 dimensions repeated)."""
+
+    name = "tile.broadcast"
 
     def verify_(self) -> None:
         src, dst = self.input.type, self.result.type
@@ -839,21 +805,11 @@ class BroadcastOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(_RearrangeOp):
     """`%t = tile.reshape %x : !tile.tile<8x16xf32> -> !tile.tile<128xf32>`: the same elements in
     row-major order, another shape."""
 
     name = "tile.reshape"
-
-    input = operand_def(TileType)
-    result = result_def(TileType)
-
-    traits = traits_def(Pure())
-
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
-
-    def __init__(self, tile: SSAValue | Operation, result_type: TileType):
-        super().__init__(operands=[tile], result_types=[result_type])
 
     def verify_(self) -> None:
         src, dst = self.input.type, self.result.type
@@ -879,12 +835,12 @@ class PermuteOp(IRDLOperation):
         t = SSAValue.get(tile).type
         assert isinstance(t, TileType)
         dims = [t.dims[p] for p in permutation]
-        super().__init__(operands=[tile], properties={"permutation": _int_array(permutation)}, result_types=[TileType(dims, t.element_type)])
+        super().__init__(operands=[tile], properties={"permutation": int_array(permutation)}, result_types=[TileType(dims, t.element_type)])
 
     def verify_(self) -> None:
         src, dst = self.input.type, self.result.type
         assert isinstance(src, TileType) and isinstance(dst, TileType)
-        perm = _ints(self.permutation)
+        perm = int_tuple(self.permutation)
         if sorted(perm) != list(range(src.rank)):
             raise VerifyException(f"{list(perm)} is not a permutation of the {src.rank} dimensions")
         if dst != TileType([src.dims[p] for p in perm], src.element_type):
@@ -907,7 +863,7 @@ class PermuteOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.input)
-        printer.print_string(" [" + ", ".join(str(p) for p in _ints(self.permutation)) + "]")
+        printer.print_string(" [" + ", ".join(str(p) for p in int_tuple(self.permutation)) + "]")
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.input.type)
@@ -916,22 +872,15 @@ class PermuteOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TransposeOp(IRDLOperation):
+class TransposeOp(_RearrangeOp):
     """`%t = tile.transpose %x : !tile.tile<8x16xf32> -> !tile.tile<16x8xf32>`: a rank-2 tile's transpose."""
 
     name = "tile.transpose"
 
-    input = operand_def(TileType)
-    result = result_def(TileType)
-
-    traits = traits_def(Pure())
-
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
-
     def __init__(self, tile: SSAValue | Operation):
         t = SSAValue.get(tile).type
         assert isinstance(t, TileType)
-        super().__init__(operands=[tile], result_types=[TileType(tuple(reversed(t.dims)), t.element_type)])
+        super().__init__(tile, TileType(tuple(reversed(t.dims)), t.element_type))
 
     def verify_(self) -> None:
         src, dst = self.input.type, self.result.type
@@ -953,25 +902,13 @@ def _check_allowed(op: IRDLOperation, t: Attribute, allowed: str) -> None:
         raise VerifyException(f"{op.name} is not defined on {what} tiles ({t})")
 
 
-class ElementwiseBinaryOp(IRDLOperation):
+class ElementwiseBinaryOp(SameTypeBinaryOp):
     """`%r = tile.<op> %lhs, %rhs : !tile.tile<…xT>`: both operands and the result have one tile type;
     the semantics per element are those of the `kernel` op named by `SCALAR`."""
-
-    T: ClassVar = VarConstraint("T", AnyAttr())
-    lhs = operand_def(T)
-    rhs = operand_def(T)
-    result = result_def(T)
-
-    traits = traits_def(Pure())
-
-    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
 
     ALLOWED: ClassVar[str] = "bif"
     SCALAR: ClassVar[str] = ""
     """The `kernel` scalar op with the same semantics (used by `tile-to-gpu`)."""
-
-    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
-        super().__init__(operands=[lhs, rhs], result_types=[SSAValue.get(lhs).type])
 
     def verify_(self) -> None:
         if not isinstance(self.result.type, TileType):
@@ -1105,23 +1042,12 @@ class MinimumOp(ElementwiseBinaryOp):
     SCALAR: ClassVar[str] = "kernel.min"
 
 
-class ElementwiseUnaryOp(IRDLOperation):
+class ElementwiseUnaryOp(SameTypeUnaryOp):
     """`%r = tile.<op> %x : !tile.tile<…xT>`."""
-
-    T: ClassVar = VarConstraint("T", AnyAttr())
-    operand = operand_def(T)
-    result = result_def(T)
-
-    traits = traits_def(Pure())
-
-    assembly_format = "$operand attr-dict `:` type($result)"
 
     ALLOWED: ClassVar[str] = "f"
     SCALAR: ClassVar[str] = ""
     """The `kernel` or `math` scalar op with the same semantics (used by `tile-to-gpu`)."""
-
-    def __init__(self, operand: SSAValue | Operation):
-        super().__init__(operands=[operand], result_types=[SSAValue.get(operand).type])
 
     def verify_(self) -> None:
         if not isinstance(self.result.type, TileType):
@@ -1254,9 +1180,6 @@ class CeilOp(ElementwiseUnaryOp):
     SCALAR: ClassVar[str] = "math.ceil"
 
 
-COMPARE_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
-
-
 @irdl_op_definition
 class CmpOp(IRDLOperation):
     """`%m = tile.cmp lt, %a, %b : !tile.tile<128xf32> -> !tile.tile<128xi1>`: elementwise comparison
@@ -1278,8 +1201,7 @@ class CmpOp(IRDLOperation):
         super().__init__(operands=[lhs, rhs], result_types=[TileType(t.dims, i1)], properties={"predicate": StringAttr(predicate)})
 
     def verify_(self) -> None:
-        if self.predicate.data not in COMPARE_PREDICATES:
-            raise VerifyException(f"unknown predicate '{self.predicate.data}', expected one of {', '.join(COMPARE_PREDICATES)}")
+        check_compare_predicate(self.predicate.data)
         t = self.lhs.type
         if not isinstance(t, TileType):
             raise VerifyException(f"tile.cmp takes tiles, got {t}")
@@ -1288,14 +1210,7 @@ class CmpOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> CmpOp:
-        pred = parser.parse_keyword_in(COMPARE_PREDICATES, " (comparison predicate)")
-        parser.parse_punctuation(",")
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
+        pred, lhs, rhs, attrs, t = parse_compare(parser)
         parser.parse_punctuation("->")
         parser.parse_type()
         lhs_v, rhs_v = parser.resolve_operands([lhs, rhs], [t, t], parser.pos)
@@ -1304,13 +1219,7 @@ class CmpOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.predicate.data}, ")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
+        print_compare(printer, self.predicate.data, self.lhs, self.rhs, self.attributes)
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
 

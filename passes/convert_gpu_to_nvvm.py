@@ -67,7 +67,7 @@ from warpforge.dialects.arith import IndexCastUIOp
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.dialects.llvm import AtomicRMWOp, CmpXchgOp, ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import Descriptor, atomic_ordering, atomic_syncscope, build_descriptor
-from warpforge.rewriting import dialect_of, fail
+from warpforge.rewriting import dialect_of, enclosing_op, fail
 from warpforge.rewriting import replace_op
 
 _SREG: dict[type[gpu._DimensionOp], str] = {  # pyright: ignore[reportPrivateUsage]
@@ -91,9 +91,7 @@ def _read_sreg(register: str) -> tuple[list[Operation], SSAValue]:
 
 def _known_block_size(op: Operation) -> tuple[int, ...] | None:
     """The exact block shape of the kernel enclosing `op`, if its launch contract fixes one."""
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, gpu.FuncOp | func.FuncOp):
-        parent = parent.parent_op()
+    parent = enclosing_op(op, lambda p: isinstance(p, gpu.FuncOp | func.FuncOp))
     if isinstance(parent, gpu.FuncOp) and parent.known_block_size is not None:
         return tuple(parent.known_block_size.get_values())
     if isinstance(parent, func.FuncOp) and isinstance(bounds := parent.attributes.get("nvvm.reqntid"), DenseArrayBase):
@@ -368,10 +366,8 @@ _COMBINE: dict[str, tuple[Callable[[SSAValue, SSAValue], Operation], Callable[[S
 
 def module_target(op: Operation) -> NVVMTargetAttr:
     """The `#nvvm.target` of the `gpu.module` enclosing `op` (sm_90 / PTX 8.0 without one)."""
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, gpu.ModuleOp):
-        parent = parent.parent_op()
-    if parent is not None and isinstance(parent.target, NVVMTargetAttr):
+    parent = enclosing_op(op, lambda p: isinstance(p, gpu.ModuleOp))
+    if isinstance(parent, gpu.ModuleOp) and isinstance(parent.target, NVVMTargetAttr):
         return parent.target
     return NVVMTargetAttr("sm_90", "+ptx80")
 
@@ -518,9 +514,7 @@ class ConvertAtomicAddPairOp(RewritePattern):
 
 
 def _symbol_block(op: Operation) -> Block:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, gpu.ModuleOp | ModuleOp):
-        parent = parent.parent_op()
+    parent = enclosing_op(op, lambda p: isinstance(p, gpu.ModuleOp | ModuleOp))
     if parent is None:
         fail(op, "is not inside a module")
     return parent.regions[0].block

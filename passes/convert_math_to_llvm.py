@@ -47,7 +47,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, 
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-from warpforge.rewriting import dialect_of, fail, intrinsic_suffix, llvm_fastmath
+from warpforge.rewriting import dialect_of, enclosing_op, fail, intrinsic_suffix, llvm_fastmath
 from warpforge.rewriting import replace_op
 
 # --------------------------------------------------------------------------- tables
@@ -124,9 +124,7 @@ The immediates are the "is poison" flags of `llvm.abs`/`llvm.ctlz`/`llvm.cttz`, 
 
 
 def _symbol_table_block(op: Operation) -> Block:
-    parent = op.parent_op()
-    while parent is not None and not parent.has_trait(SymbolTable):
-        parent = parent.parent_op()
+    parent = enclosing_op(op, lambda p: p.has_trait(SymbolTable))
     if parent is None:
         fail(op, "is not inside a module")
     return parent.regions[0].block

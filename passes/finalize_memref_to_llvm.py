@@ -88,7 +88,7 @@ from xdsl.rewriter import InsertPoint
 
 from warpforge.dialects import gpu
 from warpforge.dialects.llvm import AtomicRMWOp
-from warpforge.rewriting import dialect_of, fail, i64
+from warpforge.rewriting import dialect_of, enclosing_op, fail, i64
 from warpforge.rewriting import inherit_location, replace_op
 
 SHARED = 3
@@ -388,10 +388,8 @@ class ConvertAtomicRMWOp(RewritePattern):
 
 
 def _entry_block(op: Operation) -> Block | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp | llvm.FuncOp | gpu.FuncOp):
-        parent = parent.parent_op()
-    return parent.body.blocks.first if parent is not None else None
+    parent = enclosing_op(op, lambda p: isinstance(p, func.FuncOp | llvm.FuncOp | gpu.FuncOp))
+    return parent.body.blocks.first if parent is not None else None  # pyright: ignore[reportAttributeAccessIssue]
 
 
 @dataclass

@@ -137,8 +137,11 @@ class _LoweredIndex:
     """A `!kernel.block_index`: writes through it are made by the block's first thread only."""
 
 
-class _Emitter:
-    """Appends ops at the end of a block, each taking the location of the op being lowered."""
+class Emitter:
+    """Appends ops at the end of a block, each taking the location of the op being lowered.
+
+    `emit(op)` adds `op` and returns its first result (None for an op without results);
+    `emit.const(value, type)` adds an `arith.constant`. Shared with `tile-to-gpu`."""
 
     def __init__(self, block: Block, source: Operation):
         self.block, self.source = block, source
@@ -162,11 +165,13 @@ class _Emitter:
 
 
 @dataclass
-class _FunctionLowering:
-    """Lowers one `kernel.func` into a `gpu.func`, op by op, through a value map."""
+class FunctionLowering:
+    """Lowers one `kernel.func` into a `gpu.func`, op by op, through a value map.
+
+    `tile-to-gpu` subclasses it for tile kernels, so scalar `kernel` ops lower the same way in both."""
 
     src: kernel.FuncOp
-    module: _ModuleLowering
+    module: ModuleLowering
     values: dict[SSAValue, SSAValue | _LoweredIndex] = field(default_factory=dict[SSAValue, "SSAValue | _LoweredIndex"])
     blocks: dict[Block, Block] = field(default_factory=dict[Block, Block])
     sites: list[ErrorSite] = field(default_factory=list[ErrorSite])
@@ -243,7 +248,7 @@ class _FunctionLowering:
 
     def lower(self, op: Operation, block: Block) -> None:
         handler = _LOWERINGS.get(type(op))
-        emit = _Emitter(block, op)
+        emit = Emitter(block, op)
         if handler is not None:
             result = handler(self, op, emit)
             if op.results and result is not None:
@@ -259,7 +264,7 @@ class _FunctionLowering:
 
     # ------------------------------------------------------------------ helpers
 
-    def to_i64(self, emit: _Emitter, value: SSAValue, src_type: Attribute) -> SSAValue:
+    def to_i64(self, emit: Emitter, value: SSAValue, src_type: Attribute) -> SSAValue:
         """An integer of `src_type` (signed or unsigned) as i64, by value."""
         assert isinstance(src_type, IntegerType)
         width = src_type.width.data
@@ -269,7 +274,7 @@ class _FunctionLowering:
             return emit(arith.ExtSIOp(value, i64))
         return emit(arith.ExtUIOp(value, i64))
 
-    def report(self, emit: _Emitter, site: ErrorSite, a: SSAValue, b: SSAValue) -> None:
+    def report(self, emit: Emitter, site: ErrorSite, a: SSAValue, b: SSAValue) -> None:
         """Call the error reporter (checked mode): record site id and the two operands."""
         assert self.record is not None
         self.sites.append(site)
@@ -279,21 +284,21 @@ class _FunctionLowering:
 
     def guarded(
         self,
-        emit: _Emitter,
+        emit: Emitter,
         cond: SSAValue,
-        then: Callable[[_Emitter], SSAValue | None],
-        otherwise: Callable[[_Emitter], SSAValue | None],
+        then: Callable[[Emitter], SSAValue | None],
+        otherwise: Callable[[Emitter], SSAValue | None],
         result_type: Attribute | None,
     ) -> SSAValue | None:
         """`scf.if cond { then } else { otherwise }`, each side a straight-line block."""
         then_block, else_block = Block(), Block()
-        t = then(_Emitter(then_block, emit.source))
-        e = otherwise(_Emitter(else_block, emit.source))
+        t = then(Emitter(then_block, emit.source))
+        e = otherwise(Emitter(else_block, emit.source))
         for blk, val in ((then_block, t), (else_block, e)):
-            _Emitter(blk, emit.source)(scf.YieldOp(*([val] if result_type is not None and val is not None else [])))
+            Emitter(blk, emit.source)(scf.YieldOp(*([val] if result_type is not None and val is not None else [])))
         return emit(scf.IfOp(cond, [result_type] if result_type is not None else [], Region(then_block), Region(else_block)))
 
-    def zero_of(self, emit: _Emitter, typ: Attribute) -> SSAValue:
+    def zero_of(self, emit: Emitter, typ: Attribute) -> SSAValue:
         return emit.const(0, typ)
 
 
@@ -326,11 +331,11 @@ def apply_fastmath(func: gpu.FuncOp) -> None:
 
 # --------------------------------------------------------------------------- op lowerings
 
-_LOWERINGS: dict[type[Operation], Callable[[_FunctionLowering, Operation, _Emitter], SSAValue | _LoweredIndex | None]] = {}
+_LOWERINGS: dict[type[Operation], Callable[[FunctionLowering, Operation, Emitter], SSAValue | _LoweredIndex | None]] = {}
 
 
 def lowers(*ops: type[Operation]):
-    def register(fn: Callable[[_FunctionLowering, Operation, _Emitter], SSAValue | _LoweredIndex | None]):
+    def register(fn: Callable[[FunctionLowering, Operation, Emitter], SSAValue | _LoweredIndex | None]):
         for op in ops:
             _LOWERINGS[op] = fn
         return fn
@@ -347,7 +352,7 @@ def _kind(t: Attribute) -> str:
 
 
 @lowers(kernel.ConstantOp)
-def _constant(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _constant(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.ConstantOp)
     value = op.value
     if isinstance(value, FloatAttr):
@@ -371,7 +376,7 @@ _BINARY: dict[type[Operation], dict[str, Callable[[SSAValue, SSAValue], Operatio
 
 
 @lowers(*_BINARY)
-def _binary(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _binary(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     lhs, rhs = op.operands
     make = _BINARY[type(op)][_kind(lhs.type)]
     return emit(make(fl.v(lhs), fl.v(rhs)))
@@ -384,7 +389,7 @@ def _constant_int(value: SSAValue) -> int | None:
     return None
 
 
-def _checked_divisor(fl: _FunctionLowering, op: Operation, emit: _Emitter, a: SSAValue, b: SSAValue, typ: Attribute) -> tuple[SSAValue, SSAValue | None]:
+def _checked_divisor(fl: FunctionLowering, op: Operation, emit: Emitter, a: SSAValue, b: SSAValue, typ: Attribute) -> tuple[SSAValue, SSAValue | None]:
     """Returns (safe divisor, zero?) — `b` with 0 (and, for signed, −1) replaced by 1, so `divsi`/`remsi`
     are never undefined behaviour; reports a checked error when `b == 0`. A constant divisor other than
     0 and −1 needs none of this (zero? is then None)."""
@@ -398,7 +403,7 @@ def _checked_divisor(fl: _FunctionLowering, op: Operation, emit: _Emitter, a: SS
         text = op.attributes["text"].data if isinstance(op.attributes.get("text"), StringAttr) else ""  # pyright: ignore[reportAttributeAccessIssue]
         site = ErrorSite("integer division by zero", text, fname, line, col, ("dividend", "divisor"))
 
-        def report(e: _Emitter) -> None:
+        def report(e: Emitter) -> None:
             fl.report(e, site, fl.to_i64(e, a, op.operands[0].type), fl.to_i64(e, b, op.operands[1].type))
 
         fl.guarded(emit, is_zero, lambda e: report(e), lambda e: None, None)  # pyright: ignore[reportArgumentType]
@@ -411,7 +416,7 @@ def _checked_divisor(fl: _FunctionLowering, op: Operation, emit: _Emitter, a: SS
 
 
 @lowers(kernel.FloorDivOp, kernel.ModOp)
-def _floordiv_mod(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _floordiv_mod(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     lhs, rhs = op.operands
     typ = signless(lhs.type)
     a, b = fl.v(lhs), fl.v(rhs)
@@ -445,7 +450,7 @@ def _floordiv_mod(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAVa
     return emit(arith.SelectOp(is_zero, zero, res))
 
 
-def _float_floordiv_mod(fl: _FunctionLowering, emit: _Emitter, a: SSAValue, b: SSAValue, typ: Attribute, is_div: bool) -> SSAValue:
+def _float_floordiv_mod(fl: FunctionLowering, emit: Emitter, a: SSAValue, b: SSAValue, typ: Attribute, is_div: bool) -> SSAValue:
     """NumPy's float `divmod` (npy_divmod): mod = fmod(a, b) moved to b's sign; div = (a - mod) / b rounded.
     f16/bf16 compute in f32 (libdevice has fmod for f32 and f64 only) and round once at the end."""
     if typ in (builtin.f16, builtin.bf16):
@@ -477,7 +482,7 @@ def _float_floordiv_mod(fl: _FunctionLowering, emit: _Emitter, a: SSAValue, b: S
 
 
 @lowers(kernel.FmodOp)
-def _fmod(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _fmod(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     """libdevice `fmod` (f16/bf16 through f32, exact: the remainder is representable in the type)."""
     a, b = (fl.v(o) for o in op.operands)
     typ = signless(op.operands[0].type)
@@ -489,7 +494,7 @@ def _fmod(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
 
 
 @lowers(kernel.LShiftOp, kernel.RShiftOp)
-def _shift(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _shift(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     lhs, rhs = op.operands
     typ = signless(lhs.type)
     assert isinstance(typ, IntegerType)
@@ -516,7 +521,7 @@ _UNSIGNED_PREDICATES = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": 
 
 
 @lowers(kernel.CmpOp)
-def _cmp(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _cmp(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.CmpOp)
     kind = _kind(op.lhs.type)
     a, b = fl.v(op.lhs), fl.v(op.rhs)
@@ -528,7 +533,7 @@ def _cmp(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
 
 
 @lowers(kernel.NegOp)
-def _neg(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _neg(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     x = fl.v(op.operands[0])
     typ = signless(op.operands[0].type)
     if isinstance(typ, AnyFloat):
@@ -537,13 +542,13 @@ def _neg(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
 
 
 @lowers(kernel.InvertOp, kernel.NotOp)
-def _invert(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _invert(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     x = fl.v(op.operands[0])
     return emit(arith.XOrIOp(x, emit.const(-1, signless(op.operands[0].type))))
 
 
 @lowers(kernel.AbsOp)
-def _abs(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _abs(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     x = fl.v(op.operands[0])
     t = op.operands[0].type
     kind = _kind(t)
@@ -558,13 +563,13 @@ def _abs(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
 
 
 @lowers(kernel.SelectOp)
-def _select(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _select(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     c, a, b = (fl.v(o) for o in op.operands)
     return emit(arith.SelectOp(c, a, b))
 
 
 @lowers(kernel.CastOp)
-def _cast(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _cast(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.CastOp)
     return cast_value(emit, fl.v(op.operand), op.operand.type, op.result.type)
 
@@ -576,7 +581,7 @@ def _width(t: Attribute) -> int:
     return t.bitwidth
 
 
-def cast_value(emit: _Emitter, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
+def cast_value(emit: Emitter, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
     """NumPy conversion semantics between kernel scalar types (see `kernel.cast`)."""
     if src == dst:
         return x
@@ -626,17 +631,17 @@ _SPECIAL: dict[type[Operation], type[gpu._DimensionOp]] = {  # pyright: ignore[r
 }
 
 
-def _special(emit: _Emitter, cls: type[gpu._DimensionOp], dim: str) -> SSAValue:  # pyright: ignore[reportPrivateUsage]
+def _special(emit: Emitter, cls: type[gpu._DimensionOp], dim: str) -> SSAValue:  # pyright: ignore[reportPrivateUsage]
     return emit(arith.IndexCastOp(emit(cls(dim)), i64))
 
 
 @lowers(*_SPECIAL)
-def _special_reg(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _special_reg(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel._SpecialOp)  # pyright: ignore[reportPrivateUsage]
     return _special(emit, _SPECIAL[type(op)], op.dimension.data)
 
 
-def _global_id(emit: _Emitter, dim: str) -> SSAValue:
+def _global_id(emit: Emitter, dim: str) -> SSAValue:
     bid = _special(emit, gpu.BlockIdOp, dim)
     bdim = _special(emit, gpu.BlockDimOp, dim)
     tid = _special(emit, gpu.ThreadIdOp, dim)
@@ -644,12 +649,12 @@ def _global_id(emit: _Emitter, dim: str) -> SSAValue:
 
 
 @lowers(kernel.Index1DOp)
-def _index_1d(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> _LoweredIndex:
+def _index_1d(fl: FunctionLowering, op: Operation, emit: Emitter) -> _LoweredIndex:
     return _LoweredIndex(linear=_global_id(emit, "x"))
 
 
 @lowers(kernel.Index2DOp)
-def _index_2d(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> _LoweredIndex:
+def _index_2d(fl: FunctionLowering, op: Operation, emit: Emitter) -> _LoweredIndex:
     assert isinstance(op, kernel.Index2DOp)
     ncols = fl.to_i64(emit, fl.v(op.ncols), op.ncols.type)
     row = _global_id(emit, "y")
@@ -660,7 +665,7 @@ def _index_2d(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> _LoweredI
 
 
 @lowers(kernel.Index3DOp)
-def _index_3d(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> _LoweredIndex:
+def _index_3d(fl: FunctionLowering, op: Operation, emit: Emitter) -> _LoweredIndex:
     assert isinstance(op, kernel.Index3DOp)
     ny = fl.to_i64(emit, fl.v(op.ny), op.ny.type)
     nx = fl.to_i64(emit, fl.v(op.nx), op.nx.type)
@@ -671,7 +676,7 @@ def _index_3d(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> _LoweredI
 
 
 @lowers(kernel.IndexGetOp, kernel.IndexRowOp, kernel.IndexColOp, kernel.IndexPlaneOp)
-def _index_part(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _index_part(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     index = fl.idx(op.operands[0])
     if isinstance(op, kernel.IndexGetOp):
         return index.linear
@@ -681,22 +686,22 @@ def _index_part(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValu
     return part
 
 
-def _length(emit: _Emitter, memref_value: SSAValue) -> SSAValue:
+def _length(emit: Emitter, memref_value: SSAValue) -> SSAValue:
     zero = emit.const(0, IndexType())
     return emit(arith.IndexCastOp(emit(memref.DimOp(memref_value, zero)), i64))
 
 
 @lowers(kernel.LenOp)
-def _len(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _len(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     return _length(emit, fl.v(op.operands[0]))
 
 
-def _as_index(emit: _Emitter, i: SSAValue) -> SSAValue:
+def _as_index(emit: Emitter, i: SSAValue) -> SSAValue:
     return emit(arith.IndexCastOp(i, IndexType()))
 
 
 @lowers(kernel.LoadOp)
-def _load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _load(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.LoadOp)
     m = fl.v(op.slice)
     elem = signless(op.result.type)
@@ -715,7 +720,7 @@ def _load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
     fname, line, col = _site_location(op)
     site = ErrorSite("out-of-range read", op.text.data if op.text else "", fname, line, col)
 
-    def report(e: _Emitter) -> SSAValue:
+    def report(e: Emitter) -> SSAValue:
         fl.report(e, site, i, n)
         return e.const(0, elem)
 
@@ -725,7 +730,7 @@ def _load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
 
 
 @lowers(kernel.StoreOp)
-def _store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+def _store(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     assert isinstance(op, kernel.StoreOp)
     if isinstance(op.slice.type, kernel.RawSliceType):
         _raw_store(fl, op, emit)
@@ -740,7 +745,7 @@ def _store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
     if index.block:  # a BlockIndex write: the block's first thread makes it
         ok = emit(arith.AndIOp(ok, _first_thread(emit)))
 
-    def store(e: _Emitter) -> None:
+    def store(e: Emitter) -> None:
         e(memref.StoreOp.get(value, m, [_as_index(e, index.linear)]))
 
     fl.guarded(emit, ok, store, lambda e: None, None)  # pyright: ignore[reportArgumentType]
@@ -748,7 +753,7 @@ def _store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
 
 
 @lowers(kernel.ReturnOp)
-def _return(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+def _return(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     if op.operands:
         raise DiagnosticException(f"{_where(op)}: a kernel returns nothing")
     emit(gpu.ReturnOp())
@@ -756,14 +761,14 @@ def _return(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
 
 
 @lowers(cf.BranchOp)
-def _br(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+def _br(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     assert isinstance(op, cf.BranchOp)
     emit(cf.BranchOp(fl.blocks[op.successor], *(fl.v(a) for a in op.arguments)))
     return None
 
 
 @lowers(cf.ConditionalBranchOp)
-def _cond_br(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+def _cond_br(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     assert isinstance(op, cf.ConditionalBranchOp)
     emit(
         cf.ConditionalBranchOp(
@@ -796,7 +801,7 @@ def byte_size(t: Attribute) -> int:
 
 
 @lowers(kernel.SharedArrayOp)
-def _shared_array(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _shared_array(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.SharedArrayOp) and isinstance(op.result.type, kernel.SharedArrayType)
     typ = array_memref_type(op.result.type)
     name = fl.module.shared_global(fl.src.sym_name.data, typ, op)
@@ -804,7 +809,7 @@ def _shared_array(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAVa
 
 
 @lowers(kernel.DynamicSharedOp)
-def _dynamic_shared(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _dynamic_shared(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.DynamicSharedOp) and isinstance(op.result.type, kernel.SharedArrayType)
     typ = array_memref_type(op.result.type)
     raw = emit(gpu.DynamicSharedMemoryOp())
@@ -815,7 +820,7 @@ def _dynamic_shared(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSA
 
 
 @lowers(kernel.LocalArrayOp)
-def _local_array(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _local_array(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     """`memref.alloca`, zero-filled (stores LLVM drops when the program overwrites them first)."""
     assert isinstance(op, kernel.LocalArrayOp) and isinstance(op.result.type, kernel.LocalArrayType)
     typ = array_memref_type(op.result.type)
@@ -827,12 +832,12 @@ def _local_array(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAVal
             emit(memref.StoreOp.get(zero, alloca, [emit.const(k, IndexType()) for k in position]))
         return alloca
 
-    def loops(e: _Emitter, dim: int, indices: list[SSAValue]) -> None:
+    def loops(e: Emitter, dim: int, indices: list[SSAValue]) -> None:
         if dim == len(shape):
             e(memref.StoreOp.get(zero, alloca, indices))
             return
         body = Block(arg_types=[IndexType()])
-        inner = _Emitter(body, op)
+        inner = Emitter(body, op)
         loops(inner, dim + 1, [*indices, body.args[0]])
         inner(scf.YieldOp())
         e(scf.ForOp(e.const(0, IndexType()), e.const(shape[dim], IndexType()), e.const(1, IndexType()), [], Region(body)))
@@ -845,7 +850,7 @@ LOCAL_UNROLLED_ZEROING = 256
 """Local arrays up to this many elements are zeroed by straight-line stores, larger ones by a loop."""
 
 
-def _extents(emit: _Emitter, m: SSAValue, typ: MemRefType) -> list[SSAValue]:
+def _extents(emit: Emitter, m: SSAValue, typ: MemRefType) -> list[SSAValue]:
     """Each dimension's extent as i64."""
     out = []
     for dim, size in enumerate(typ.get_shape()):
@@ -856,7 +861,7 @@ def _extents(emit: _Emitter, m: SSAValue, typ: MemRefType) -> list[SSAValue]:
     return out
 
 
-def _checked_indices(fl: _FunctionLowering, emit: _Emitter, op: Operation, m: SSAValue, indices: list[SSAValue]) -> tuple[list[SSAValue], SSAValue | None, tuple[SSAValue, SSAValue] | None]:
+def _checked_indices(fl: FunctionLowering, emit: Emitter, op: Operation, m: SSAValue, indices: list[SSAValue]) -> tuple[list[SSAValue], SSAValue | None, tuple[SSAValue, SSAValue] | None]:
     """The indices as i64, whether all are in range (None without checks), and the (index, extent) to
     report: the first dimension out of range."""
     typ = m.type
@@ -883,7 +888,7 @@ def _site(op: Operation, kind: str) -> ErrorSite:
 
 
 @lowers(kernel.ArrayLoadOp)
-def _array_load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _array_load(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.ArrayLoadOp)
     m = fl.v(op.array)
     elem = signless(op.result.type)
@@ -892,7 +897,7 @@ def _array_load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValu
         return emit(memref.LoadOp.get(m, [_as_index(emit, i) for i in idx]))
     site = _site(op, "out-of-range read")
 
-    def report(e: _Emitter) -> SSAValue:
+    def report(e: Emitter) -> SSAValue:
         fl.report(e, site, bad[0], bad[1])
         return e.const(0, elem)
 
@@ -902,7 +907,7 @@ def _array_load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValu
 
 
 @lowers(kernel.ArrayStoreOp)
-def _array_store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+def _array_store(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     assert isinstance(op, kernel.ArrayStoreOp)
     m = fl.v(op.array)
     value = fl.v(op.value)
@@ -912,10 +917,10 @@ def _array_store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
         return None
     site = _site(op, "out-of-range write")
 
-    def store(e: _Emitter) -> None:
+    def store(e: Emitter) -> None:
         e(memref.StoreOp.get(value, m, [_as_index(e, i) for i in idx]))
 
-    def report(e: _Emitter) -> None:
+    def report(e: Emitter) -> None:
         fl.report(e, site, bad[0], bad[1])
 
     fl.guarded(emit, ok, store, report, None)  # pyright: ignore[reportArgumentType]
@@ -926,26 +931,26 @@ def _array_store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
 
 
 @lowers(kernel.BarrierOp)
-def _barrier(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+def _barrier(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     emit(gpu.BarrierOp())
     return None
 
 
 @lowers(kernel.BarrierReduceOp)
-def _barrier_reduce(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _barrier_reduce(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.BarrierReduceOp)
     return emit(gpu.BarrierReduceOp(op.kind.data, fl.v(op.predicate)))
 
 
 @lowers(kernel.ThreadFenceOp)
-def _thread_fence(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+def _thread_fence(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     assert isinstance(op, kernel.ThreadFenceOp)
     emit(gpu.ThreadFenceOp(op.scope.data))
     return None
 
 
 @lowers(kernel.WarpSyncOp)
-def _warp_sync(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+def _warp_sync(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     assert isinstance(op, kernel.WarpSyncOp)
     emit(gpu.WarpSyncOp(fl.v(op.mask)))
     return None
@@ -954,7 +959,7 @@ def _warp_sync(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
 # --------------------------------------------------------------------------- warp collectives
 
 
-def to_bits(emit: _Emitter, x: SSAValue, typ: Attribute) -> tuple[SSAValue, Callable[[_Emitter, SSAValue], SSAValue]]:
+def to_bits(emit: Emitter, x: SSAValue, typ: Attribute) -> tuple[SSAValue, Callable[[Emitter, SSAValue], SSAValue]]:
     """A signless scalar as something `gpu.shuffle`/`gpu.match_any` moves or compares bit for bit:
     32/64-bit values as they are (floats too for shuffles: see `as_int`), narrower ones zero-extended
     into an i32. Returns the value and how to get the original type back."""
@@ -965,14 +970,14 @@ def to_bits(emit: _Emitter, x: SSAValue, typ: Attribute) -> tuple[SSAValue, Call
     bits = emit(arith.BitcastOp(x, narrow)) if isinstance(typ, AnyFloat) else x
     wide = emit(arith.ExtUIOp(bits, i32))
 
-    def back(e: _Emitter, v: SSAValue) -> SSAValue:
+    def back(e: Emitter, v: SSAValue) -> SSAValue:
         low = e(arith.TruncIOp(v, narrow))
         return e(arith.BitcastOp(low, typ)) if isinstance(typ, AnyFloat) else low
 
     return wide, back
 
 
-def _i32(fl: _FunctionLowering, emit: _Emitter, value: SSAValue, typ: Attribute) -> SSAValue:
+def _i32(fl: FunctionLowering, emit: Emitter, value: SSAValue, typ: Attribute) -> SSAValue:
     """An integer of any width/signedness as i32 (wrapping), for lane numbers and offsets."""
     v = fl.v(value)
     width = _width(signless(typ))
@@ -984,7 +989,7 @@ def _i32(fl: _FunctionLowering, emit: _Emitter, value: SSAValue, typ: Attribute)
 
 
 @lowers(kernel.ShuffleOp)
-def _shuffle(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _shuffle(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.ShuffleOp)
     typ = signless(op.value.type)
     payload, back = to_bits(emit, fl.v(op.value), typ)
@@ -1004,30 +1009,30 @@ def _reduction_name(kind: str, t: Attribute) -> str:
 
 
 @lowers(kernel.WarpReduceOp)
-def _warp_reduce(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _warp_reduce(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.WarpReduceOp)
     return emit(gpu.SubgroupReduceOp(_reduction_name(op.kind.data, op.value.type), fl.v(op.value)))
 
 
 @lowers(kernel.VoteOp)
-def _vote(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _vote(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.VoteOp)
     return emit(gpu.VoteOp(op.kind.data, fl.v(op.predicate)))
 
 
 @lowers(kernel.BallotOp)
-def _ballot(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _ballot(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.BallotOp)
     return emit(gpu.BallotOp(fl.v(op.predicate)))
 
 
 @lowers(kernel.ActiveMaskOp)
-def _active_mask(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _active_mask(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     return emit(gpu.ActiveMaskOp())
 
 
 @lowers(kernel.MatchAnyOp)
-def _match_any(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _match_any(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.MatchAnyOp)
     typ = signless(op.value.type)
     bits, _ = to_bits(emit, fl.v(op.value), typ)
@@ -1037,21 +1042,21 @@ def _match_any(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue
 
 
 @lowers(kernel.LaneIdOp)
-def _lane_id(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _lane_id(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     return emit(arith.IndexCastOp(emit(gpu.LaneIdOp()), i64))
 
 
 # --------------------------------------------------------------------------- block index and raw writes
 
 
-def _block_linear(emit: _Emitter) -> SSAValue:
+def _block_linear(emit: Emitter) -> SSAValue:
     """`(block_id.z * grid_dim.y + block_id.y) * grid_dim.x + block_id.x` as i64."""
     bz, by, bx = (_special(emit, gpu.BlockIdOp, d) for d in "zyx")
     gy, gx = _special(emit, gpu.GridDimOp, "y"), _special(emit, gpu.GridDimOp, "x")
     return emit(arith.AddiOp(emit(arith.MuliOp(emit(arith.AddiOp(emit(arith.MuliOp(bz, gy)), by)), gx)), bx))
 
 
-def _first_thread(emit: _Emitter) -> SSAValue:
+def _first_thread(emit: Emitter) -> SSAValue:
     """Whether this is thread (0, 0, 0) of its block."""
     zero = emit.const(0, i64)
     conds = [emit(arith.CmpiOp(_special(emit, gpu.ThreadIdOp, d), zero, "eq")) for d in "xyz"]
@@ -1059,16 +1064,16 @@ def _first_thread(emit: _Emitter) -> SSAValue:
 
 
 @lowers(kernel.BlockIndex1DOp)
-def _block_index_1d(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> _LoweredIndex:
+def _block_index_1d(fl: FunctionLowering, op: Operation, emit: Emitter) -> _LoweredIndex:
     return _LoweredIndex(linear=_block_linear(emit), valid=None, block=True)
 
 
 @lowers(kernel.BlockIndexGetOp)
-def _block_index_get(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _block_index_get(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     return fl.idx(op.operands[0]).linear
 
 
-def _raw_store(fl: _FunctionLowering, op: kernel.StoreOp, emit: _Emitter) -> None:
+def _raw_store(fl: FunctionLowering, op: kernel.StoreOp, emit: Emitter) -> None:
     """A `raw_slice` write at any index: checked (out of range: an error, nothing written), not race-checked."""
     m, value = fl.v(op.slice), fl.v(op.value)
     i = fl.to_i64(emit, fl.v(op.index), op.index.type)
@@ -1079,7 +1084,7 @@ def _raw_store(fl: _FunctionLowering, op: kernel.StoreOp, emit: _Emitter) -> Non
     ok = emit(arith.CmpiOp(i, n, "ult"))
     site = _site(op, "out-of-range write")
 
-    def store(e: _Emitter) -> None:
+    def store(e: Emitter) -> None:
         e(memref.StoreOp.get(value, m, [_as_index(e, i)]))
 
     fl.guarded(emit, ok, store, lambda e: fl.report(e, site, i, n), None)  # pyright: ignore[reportArgumentType]
@@ -1103,8 +1108,8 @@ on sm_90); integer min/max follow the signedness."""
 
 
 def _atomic_guarded(
-    fl: _FunctionLowering, op: Operation, emit: _Emitter, target: SSAValue, indices: list[SSAValue], elem: Attribute,
-    body: Callable[[_Emitter, list[SSAValue]], SSAValue],
+    fl: FunctionLowering, op: Operation, emit: Emitter, target: SSAValue, indices: list[SSAValue], elem: Attribute,
+    body: Callable[[Emitter, list[SSAValue]], SSAValue],
 ) -> SSAValue:
     """Run `body(emit, index values)` when every index is in range; otherwise (checked mode) report the
     error and give 0. Unchecked: `body` unguarded."""
@@ -1114,7 +1119,7 @@ def _atomic_guarded(
         return body(emit, [_as_index(emit, i) for i in idx])
     site = _site(op, "out-of-range atomic")
 
-    def report(e: _Emitter) -> SSAValue:
+    def report(e: Emitter) -> SSAValue:
         fl.report(e, site, bad[0], bad[1])
         return e.const(0, elem)
 
@@ -1128,7 +1133,7 @@ def _scope_attrs(op: kernel.AtomicOp | kernel.AtomicCASOp | kernel.AtomicAddPair
 
 
 @lowers(kernel.AtomicOp)
-def _atomic(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _atomic(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.AtomicOp)
     kind = op.kind.data
     elem = signless(op.value.type)
@@ -1138,7 +1143,7 @@ def _atomic(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
         value = emit(arith.NegfOp(value)) if isinstance(elem, AnyFloat) else emit(arith.SubiOp(emit.const(0, elem), value))
     m = fl.v(op.target)
 
-    def rmw(e: _Emitter, indices: list[SSAValue]) -> SSAValue:
+    def rmw(e: Emitter, indices: list[SSAValue]) -> SSAValue:
         atomic = memref.AtomicRMWOp.build(
             operands=[value, m, indices], result_types=[elem], properties={"kind": IntegerAttr(rmw_kind, i64)}, attributes=_scope_attrs(op)
         )
@@ -1148,12 +1153,12 @@ def _atomic(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
 
 
 @lowers(kernel.AtomicCASOp)
-def _atomic_cas(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _atomic_cas(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.AtomicCASOp)
     elem = signless(op.new.type)
     m, cmp, new = fl.v(op.target), fl.v(op.expected), fl.v(op.new)
 
-    def cas(e: _Emitter, indices: list[SSAValue]) -> SSAValue:
+    def cas(e: Emitter, indices: list[SSAValue]) -> SSAValue:
         xchg = gpu.AtomicCmpxchgOp(m, indices, cmp, new)
         xchg.attributes.update(_scope_attrs(op))
         return e(xchg)
@@ -1162,7 +1167,7 @@ def _atomic_cas(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValu
 
 
 @lowers(kernel.AtomicAddPairOp)
-def _atomic_add_pair(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+def _atomic_add_pair(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     """`gpu.atomic_add_pair` when `i` is even and `i + 1` in range; otherwise a checked error, 0 and 0."""
     assert isinstance(op, kernel.AtomicAddPairOp)
     elem = signless(op.x.type)
@@ -1176,7 +1181,7 @@ def _atomic_add_pair(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> No
     ok = emit(arith.AndIOp(ok, even))
     results: list[SSAValue] = []
 
-    def pair(e: _Emitter) -> SSAValue:
+    def pair(e: Emitter) -> SSAValue:
         add = gpu.AtomicAddPairOp(m, [_as_index(e, i)], x, y)
         add.attributes.update(_scope_attrs(op))  # pyright: ignore[reportArgumentType]
         e(add)
@@ -1184,9 +1189,9 @@ def _atomic_add_pair(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> No
         return add.old_lo
 
     then_block, else_block = Block(), Block()
-    lo_then = pair(_Emitter(then_block, op))
-    _Emitter(then_block, op)(scf.YieldOp(lo_then, results[0]))
-    other = _Emitter(else_block, op)
+    lo_then = pair(Emitter(then_block, op))
+    Emitter(then_block, op)(scf.YieldOp(lo_then, results[0]))
+    other = Emitter(else_block, op)
     if fl.checks:
         fl.report(other, _site(op, "odd or out-of-range atomic pair index"), i, n)
     zero = other.const(0, elem)
@@ -1200,7 +1205,7 @@ def _atomic_add_pair(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> No
 # --------------------------------------------------------------------------- owned views
 
 
-def _view_address(fl: _FunctionLowering, op: kernel.ViewLoadOp | kernel.ViewStoreOp, emit: _Emitter) -> tuple[SSAValue, SSAValue, SSAValue]:
+def _view_address(fl: FunctionLowering, op: kernel.ViewLoadOp | kernel.ViewStoreOp, emit: Emitter) -> tuple[SSAValue, SSAValue, SSAValue]:
     """(linear address, owned and in range?, length) of a view access (ownership rule: `kernel.view_load`)."""
     m = fl.v(op.slice)
     index = fl.idx(op.index)
@@ -1241,12 +1246,12 @@ def _view_address(fl: _FunctionLowering, op: kernel.ViewLoadOp | kernel.ViewStor
 
 
 @lowers(kernel.ViewStoreOp)
-def _view_store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
+def _view_store(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     assert isinstance(op, kernel.ViewStoreOp)
     m, value = fl.v(op.slice), fl.v(op.value)
     address, ok, _ = _view_address(fl, op, emit)
 
-    def store(e: _Emitter) -> None:
+    def store(e: Emitter) -> None:
         e(memref.StoreOp.get(value, m, [_as_index(e, address)]))
 
     fl.guarded(emit, ok, store, lambda e: None, None)  # pyright: ignore[reportArgumentType]
@@ -1254,7 +1259,7 @@ def _view_store(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> None:
 
 
 @lowers(kernel.ViewLoadOp)
-def _view_load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue:
+def _view_load(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.ViewLoadOp)
     m = fl.v(op.slice)
     elem = signless(op.result.type)
@@ -1265,7 +1270,7 @@ def _view_load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue
         return emit(arith.SelectOp(ok, loaded, emit.const(0, elem)))
     site = _site(op, "read outside the thread's view")
 
-    def report(e: _Emitter) -> SSAValue:
+    def report(e: Emitter) -> SSAValue:
         fl.report(e, site, address, length)
         return e.const(0, elem)
 
@@ -1278,7 +1283,11 @@ def _view_load(fl: _FunctionLowering, op: Operation, emit: _Emitter) -> SSAValue
 
 
 @dataclass
-class _ModuleLowering:
+class ModuleLowering:
+    """The `gpu.module` being built: its shared-memory globals, the error-reporting function and the
+    libdevice declarations, each added once (shared by every `FunctionLowering` of the module, SIMT
+    and tile alike)."""
+
     gpu_module: gpu.ModuleOp
     _reporter: bool = False
     _declared: set[str] = field(default_factory=set[str])
@@ -1321,14 +1330,14 @@ def _build_reporter() -> func.FuncOp:
     rec, site, a, b = body.args
     for arg, name in zip(body.args, ("rec", "site", "a", "b")):
         arg.name_hint = name
-    dummy = kernel.ConstantOp(IntegerAttr(0, i1))  # location-less source for _Emitter
-    e = _Emitter(body, dummy)
+    dummy = kernel.ConstantOp(IntegerAttr(0, i1))  # location-less source for Emitter
+    e = Emitter(body, dummy)
     c = [e.const(k, IndexType()) for k in range(8)]
     one = e.const(1, i64)
     old = e(memref.AtomicRMWOp.build(operands=[one, rec, [c[0]]], result_types=[i64], properties={"kind": IntegerAttr(1, i64)}))
     first = e(arith.CmpiOp(old, e.const(0, i64), "eq"))
     then = Block()
-    t = _Emitter(then, dummy)
+    t = Emitter(then, dummy)
     fields = [site, a, b, _special(t, gpu.BlockIdOp, "x"), _special(t, gpu.BlockIdOp, "y"), _special(t, gpu.ThreadIdOp, "x"), _special(t, gpu.ThreadIdOp, "y")]
     for k, value in enumerate(fields, start=1):
         t(memref.StoreOp.get(value, rec, [c[k]]))
@@ -1358,11 +1367,11 @@ class KernelToGpuPass(ModulePass):
         if not funcs:
             return
         gpu_module = gpu.ModuleOp(self.module, [], [NVVMTargetAttr(self.chip, self.features)])
-        lowering = _ModuleLowering(gpu_module)
+        lowering = ModuleLowering(gpu_module)
         for f in funcs:
             if not f.is_kernel:
                 raise DiagnosticException(f"{_where(f)}: kernel-to-gpu lowers kernels only; device function @{f.sym_name.data} must be inlined first")
-            gpu_module.body.block.add_op(_FunctionLowering(f, lowering).run())
+            gpu_module.body.block.add_op(FunctionLowering(f, lowering).run())
         funcs[0].parent_block().insert_op_before(gpu_module, funcs[0])  # pyright: ignore[reportOptionalMemberAccess]
         for f in funcs:
             f.detach()

@@ -73,14 +73,15 @@ from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.passes.kernel_to_gpu import (
     ERROR_RECORD_TYPE,
     GLOBAL,
-    _Emitter,  # pyright: ignore[reportPrivateUsage]
-    _FunctionLowering,  # pyright: ignore[reportPrivateUsage]
-    _ModuleLowering,  # pyright: ignore[reportPrivateUsage]
+    SHARED,
+    Emitter,
+    FunctionLowering,
+    ModuleLowering,
     cast_value,
     signless,
+    to_bits,
 )
 
-SHARED = IntegerAttr(3, i32)
 MAX_VEC = 4
 """Elements per chunk at most: 4 (16 bytes of f32)."""
 VECTOR_BYTES = 16
@@ -233,7 +234,7 @@ def _bytes(t: Attribute) -> int:
 
 
 @dataclass
-class _TileFunctionLowering(_FunctionLowering):
+class _TileFunctionLowering(FunctionLowering):
     """Lowers one tile kernel: tile ops here, scalar `kernel` ops and branches by `kernel-to-gpu`."""
 
     threads: int = 0
@@ -385,7 +386,7 @@ class _TileFunctionLowering(_FunctionLowering):
         return written
 
     def _prologue(self, entry: Block, entry_src: Block, infos: list[Attribute]) -> None:
-        e = _Emitter(entry, self.src)
+        e = Emitter(entry, self.src)
         self.tid = e(arith.IndexCastOp(e(gpu.ThreadIdOp("x")), i64))
         self.tid.name_hint = "tid"
         self.bid = e(arith.IndexCastOp(e(gpu.BlockIdOp("x")), i64))
@@ -417,13 +418,13 @@ class _TileFunctionLowering(_FunctionLowering):
             self.values[old] = View(new, dims, static, stride, div, align, t.element_type, base_dims=dims)  # pyright: ignore[reportArgumentType]
         self.prologue_end = entry.last_op
 
-    def at_entry(self, key: object, build: Callable[[_Emitter], SSAValue]) -> SSAValue:
+    def at_entry(self, key: object, build: Callable[[Emitter], SSAValue]) -> SSAValue:
         """A value computed once, at the end of the entry block's prologue (it dominates every use)."""
         if key in self.cache:
             return self.cache[key]
         assert self.entry is not None and self.prologue_end is not None
         tmp = Block()
-        value = build(_Emitter(tmp, self.src))
+        value = build(Emitter(tmp, self.src))
         anchor = self.prologue_end
         for op in list(tmp.ops):
             op.detach()
@@ -438,7 +439,7 @@ class _TileFunctionLowering(_FunctionLowering):
     def lower(self, op: Operation, block: Block) -> None:
         handler = _TILE_LOWERINGS.get(type(op))
         if handler is not None:
-            e = _Emitter(block, op)
+            e = Emitter(block, op)
             result = handler(self, op, e)
             if op.results and result is not None:
                 self.values[op.results[0]] = result
@@ -450,7 +451,7 @@ class _TileFunctionLowering(_FunctionLowering):
             return
         super().lower(op, block)
 
-    def _expand(self, e: _Emitter, values: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
+    def _expand(self, e: Emitter, values: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
         out: list[SSAValue] = []
         for v in values:
             lowered = self.values[v]
@@ -462,7 +463,7 @@ class _TileFunctionLowering(_FunctionLowering):
         return out
 
     def _branch(self, op: Operation, block: Block) -> None:
-        e = _Emitter(block, op)
+        e = Emitter(block, op)
         if isinstance(op, cf.BranchOp):
             e(cf.BranchOp(self.blocks[op.successor], *self._expand(e, op.arguments)))
             return
@@ -479,7 +480,7 @@ class _TileFunctionLowering(_FunctionLowering):
 
     # ------------------------------------------------------------------ scalar semantics, per register
 
-    def scalar(self, e: _Emitter, make: Callable[..., Operation], types: list[Attribute], operands: list[SSAValue]) -> SSAValue:
+    def scalar(self, e: Emitter, make: Callable[..., Operation], types: list[Attribute], operands: list[SSAValue]) -> SSAValue:
         """Lower `make(*scratch_args)` — a scalar `kernel` op on operands of the kernel-level `types` —
         with `kernel-to-gpu`'s lowering, the operands being the gpu-level `operands`."""
         scratch = Block(arg_types=types)
@@ -518,33 +519,33 @@ class _TileFunctionLowering(_FunctionLowering):
         assert tid is not None
         mask = layout.replicas - 1
 
-        def build(e: _Emitter) -> SSAValue:
+        def build(e: Emitter) -> SSAValue:
             low = e(arith.AndIOp(tid, e.const(mask, i64)))
             return e(arith.CmpiOp(low, e.const(0, i64), "eq"))
 
         return self.at_entry(("first", layout.replicas), build)
 
-    def flat(self, e: _Emitter, layout: Layout, r: int, v: int = 0) -> SSAValue:
+    def flat(self, e: Emitter, layout: Layout, r: int, v: int = 0) -> SSAValue:
         """The row-major element index of register (r, v) of this thread, i64."""
         owner = self.owner(layout)
         base = owner if layout.vec == 1 else e(arith.ShLIOp(owner, e.const(_log2(layout.vec), i64)))
         offset = (r * layout.owners) * layout.vec + v
         return base if offset == 0 else e(arith.AddiOp(base, e.const(offset, i64)))
 
-    def when(self, e: _Emitter, cond: SSAValue | None, body: Callable[[_Emitter], None]) -> None:
+    def when(self, e: Emitter, cond: SSAValue | None, body: Callable[[Emitter], None]) -> None:
         """`body` under `scf.if cond` (or unconditionally when `cond` is None)."""
         if cond is None:
             body(e)
             return
         then = Block()
-        te = _Emitter(then, e.source)
+        te = Emitter(then, e.source)
         body(te)
         te(scf.YieldOp())
         e(scf.IfOp(cond, [], Region(then), Region(Block([scf.YieldOp()]))))
 
-    def branch_values(self, e: _Emitter, cond: SSAValue, then: Callable[[_Emitter], list[SSAValue]], otherwise: Callable[[_Emitter], list[SSAValue]], types: list[Attribute]) -> list[SSAValue]:
+    def branch_values(self, e: Emitter, cond: SSAValue, then: Callable[[Emitter], list[SSAValue]], otherwise: Callable[[Emitter], list[SSAValue]], types: list[Attribute]) -> list[SSAValue]:
         tb, eb = Block(), Block()
-        te, ee = _Emitter(tb, e.source), _Emitter(eb, e.source)
+        te, ee = Emitter(tb, e.source), Emitter(eb, e.source)
         tv = then(te)
         te(scf.YieldOp(*tv))
         ev = otherwise(ee)
@@ -555,7 +556,7 @@ class _TileFunctionLowering(_FunctionLowering):
 
     # ------------------------------------------------------------------ layout changes
 
-    def canon(self, e: _Emitter, d: Dist) -> Dist:
+    def canon(self, e: Emitter, d: Dist) -> Dist:
         target = canonical_layout(d.layout.shape, self.threads)
         return self.relayout(e, d, target, lambda e2, f: f, identity=True)
 
@@ -568,11 +569,11 @@ class _TileFunctionLowering(_FunctionLowering):
         mtype = MemRefType(t, [size], memory_space=SHARED)
         return self.at_entry(("smem", t), lambda e: e(memref.GetGlobalOp(name, mtype)))
 
-    def write_shared(self, e: _Emitter, d: Dist, buf: SSAValue) -> None:
+    def write_shared(self, e: Emitter, d: Dist, buf: SSAValue) -> None:
         """barrier; the first replica of every owner writes its registers at their row-major index; barrier."""
         e(gpu.BarrierOp())
 
-        def body(b: _Emitter) -> None:
+        def body(b: Emitter) -> None:
             for r in range(d.layout.reps):
                 for v in range(d.layout.vec):
                     idx = b(arith.IndexCastOp(self.flat(b, d.layout, r, v), IndexType()))
@@ -581,7 +582,7 @@ class _TileFunctionLowering(_FunctionLowering):
         self.when(e, self.is_first_replica(d.layout), body)
         e(gpu.BarrierOp())
 
-    def relayout(self, e: _Emitter, d: Dist, target: Layout, source_index: Callable[[_Emitter, SSAValue], SSAValue], identity: bool = False) -> Dist:
+    def relayout(self, e: Emitter, d: Dist, target: Layout, source_index: Callable[[Emitter, SSAValue], SSAValue], identity: bool = False) -> Dist:
         """`d` in `target` (another shape is allowed): target element f is source element
         `source_index(f)` (`identity`: f itself). Registers stay when the placement is the same and
         the map the identity; one scalar is replicated; anything else goes through shared memory."""
@@ -599,11 +600,11 @@ class _TileFunctionLowering(_FunctionLowering):
         return Dist(target, regs, d.elem)
 
 
-_TILE_LOWERINGS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation, _Emitter], SSAValue | Dist | View | PView | None]] = {}
+_TILE_LOWERINGS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation, Emitter], SSAValue | Dist | View | PView | None]] = {}
 
 
 def lowers(*ops: type[Operation]):
-    def register(fn: Callable[[_TileFunctionLowering, Operation, _Emitter], SSAValue | Dist | View | PView | None]):
+    def register(fn: Callable[[_TileFunctionLowering, Operation, Emitter], SSAValue | Dist | View | PView | None]):
         for op in ops:
             _TILE_LOWERINGS[op] = fn
         return fn
@@ -622,25 +623,25 @@ def _static_divisor(n: int) -> int:
 
 
 @lowers(tile.BlockIdOp)
-def _block_id(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> SSAValue:
+def _block_id(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
     assert fl.bid is not None
     return fl.bid
 
 
 @lowers(tile.NumBlocksOp)
-def _num_blocks(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> SSAValue:
+def _num_blocks(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
     return fl.at_entry("num_blocks", lambda b: b(arith.IndexCastOp(b(gpu.GridDimOp("x")), i64)))
 
 
 @lowers(tile.DimOp)
-def _dim(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> SSAValue:
+def _dim(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
     assert isinstance(op, tile.DimOp)
     view = fl.values[op.view]
     assert isinstance(view, View)
     return view.dims[op.axis.data]
 
 
-def _num_tiles(e: _Emitter, pv: PView, axis: int) -> SSAValue:
+def _num_tiles(e: Emitter, pv: PView, axis: int) -> SSAValue:
     t = pv.tile[axis]
     static = pv.view.static[axis]
     if static is not None:
@@ -653,7 +654,7 @@ def _num_tiles(e: _Emitter, pv: PView, axis: int) -> SSAValue:
 
 
 @lowers(tile.NumTilesOp)
-def _num_tiles_op(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> SSAValue:
+def _num_tiles_op(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
     assert isinstance(op, tile.NumTilesOp)
     pv = fl.values[op.view]
     assert isinstance(pv, PView)
@@ -661,7 +662,7 @@ def _num_tiles_op(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> SSAV
 
 
 @lowers(tile.BlockCoordOp)
-def _block_coord(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> SSAValue:
+def _block_coord(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
     assert isinstance(op, tile.BlockCoordOp) and fl.bid is not None
     pv = fl.values[op.view]
     assert isinstance(pv, PView)
@@ -671,7 +672,7 @@ def _block_coord(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> SSAVa
         return fl.bid
     bid = fl.bid
 
-    def build(b: _Emitter) -> SSAValue:
+    def build(b: Emitter) -> SSAValue:
         inner = _num_tiles(b, pv, 1)
         return b(arith.DivUIOp(bid, inner) if axis == 0 else arith.RemUIOp(bid, inner))
 
@@ -679,7 +680,7 @@ def _block_coord(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> SSAVa
 
 
 @lowers(tile.MakePartitionViewOp)
-def _make_partition_view(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> PView:
+def _make_partition_view(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> PView:
     assert isinstance(op, tile.MakePartitionViewOp)
     view = fl.values[op.source]
     assert isinstance(view, View)
@@ -689,7 +690,7 @@ def _make_partition_view(fl: _TileFunctionLowering, op: Operation, e: _Emitter) 
 
 
 @lowers(tile.MakeTensorViewOp)
-def _make_tensor_view(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> View:
+def _make_tensor_view(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> View:
     assert isinstance(op, tile.MakeTensorViewOp)
     src = fl.values[op.source]
     assert isinstance(src, View)
@@ -714,7 +715,7 @@ def _make_tensor_view(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> 
 # --------------------------------------------------------------------------- loads and stores
 
 
-def _index(e: _Emitter, view: View, lin: SSAValue, coords: list[SSAValue] | None = None, offset: int = 0) -> list[SSAValue]:
+def _index(e: Emitter, view: View, lin: SSAValue, coords: list[SSAValue] | None = None, offset: int = 0) -> list[SSAValue]:
     """Memref indices of linear element `lin + offset` of the view's memory (or, for a view with the
     memref's own shape, of global coordinates `coords` with `offset` added to the last)."""
     mt = view.memref.type
@@ -759,7 +760,7 @@ class _Chunk:
     lin: SSAValue
 
 
-def _chunks(fl: _TileFunctionLowering, e: _Emitter, view: View, layout: Layout, origin: list[SSAValue]) -> list[_Chunk]:
+def _chunks(fl: _TileFunctionLowering, e: Emitter, view: View, layout: Layout, origin: list[SSAValue]) -> list[_Chunk]:
     shape = layout.shape
     out = []
     for r in range(layout.reps):
@@ -778,14 +779,14 @@ def _chunks(fl: _TileFunctionLowering, e: _Emitter, view: View, layout: Layout, 
     return out
 
 
-def _origin(e: _Emitter, coords: list[SSAValue], tile_shape: tuple[int, ...]) -> list[SSAValue]:
+def _origin(e: Emitter, coords: list[SSAValue], tile_shape: tuple[int, ...]) -> list[SSAValue]:
     out = []
     for c, t in zip(coords, tile_shape):
         out.append(c if t == 1 else e(arith.ShLIOp(c, e.const(_log2(t), i64))))
     return out
 
 
-def _coords64(fl: _TileFunctionLowering, e: _Emitter, coords: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
+def _coords64(fl: _TileFunctionLowering, e: Emitter, coords: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
     out = []
     for c in coords:
         v = fl.v(c)
@@ -799,7 +800,7 @@ def _whole_tiles(view: View, tile_shape: tuple[int, ...]) -> bool:
     return all(dv >= t and dv % t == 0 for dv, t in zip(view.divisible, tile_shape)) and view.limit is None
 
 
-def _tile_inside(e: _Emitter, view: View, origin: list[SSAValue]) -> SSAValue:
+def _tile_inside(e: Emitter, view: View, origin: list[SSAValue]) -> SSAValue:
     """i1: the tile at `origin` starts inside the tensor (uniform; a negative coordinate is outside)."""
     cond: SSAValue | None = None
     for o, d in zip(origin, view.dims):
@@ -809,7 +810,7 @@ def _tile_inside(e: _Emitter, view: View, origin: list[SSAValue]) -> SSAValue:
     return cond
 
 
-def _full_tile(e: _Emitter, view: View, origin: list[SSAValue], tile_shape: tuple[int, ...]) -> SSAValue:
+def _full_tile(e: Emitter, view: View, origin: list[SSAValue], tile_shape: tuple[int, ...]) -> SSAValue:
     """i1: the tile at `origin` lies wholly inside the tensor (uniform across the CTA)."""
     cond = _tile_inside(e, view, origin)
     for o, t, d in zip(origin, tile_shape, view.dims):
@@ -821,7 +822,7 @@ def _full_tile(e: _Emitter, view: View, origin: list[SSAValue], tile_shape: tupl
     return cond
 
 
-def _in_bounds(e: _Emitter, view: View, chunk: _Chunk, offset: int, count: int) -> SSAValue:
+def _in_bounds(e: Emitter, view: View, chunk: _Chunk, offset: int, count: int) -> SSAValue:
     """i1: elements `offset … offset+count-1` of the chunk lie inside the tensor."""
     cond: SSAValue | None = None
     coords = chunk.coords
@@ -837,7 +838,7 @@ def _in_bounds(e: _Emitter, view: View, chunk: _Chunk, offset: int, count: int) 
     return cond
 
 
-def _load_group(e: _Emitter, view: View, chunk: _Chunk, offset: int, w: int, alignment: int) -> list[SSAValue]:
+def _load_group(e: Emitter, view: View, chunk: _Chunk, offset: int, w: int, alignment: int) -> list[SSAValue]:
     elem = signless(view.elem)
     idx = _index(e, view, chunk.lin, chunk.coords, offset)
     if w == 1:
@@ -849,7 +850,7 @@ def _load_group(e: _Emitter, view: View, chunk: _Chunk, offset: int, w: int, ali
     return [e(vector.ExtractOp(v, [k], elem)) for k in range(w)]
 
 
-def _store_group(e: _Emitter, view: View, chunk: _Chunk, offset: int, values: list[SSAValue], alignment: int) -> None:
+def _store_group(e: Emitter, view: View, chunk: _Chunk, offset: int, values: list[SSAValue], alignment: int) -> None:
     elem = signless(view.elem)
     idx = _index(e, view, chunk.lin, chunk.coords, offset)
     if len(values) == 1:
@@ -864,7 +865,7 @@ def _store_group(e: _Emitter, view: View, chunk: _Chunk, offset: int, values: li
     e(store)
 
 
-def _padding_value(e: _Emitter, padding: Attribute, elem: Attribute) -> SSAValue:
+def _padding_value(e: Emitter, padding: Attribute, elem: Attribute) -> SSAValue:
     if isinstance(padding, FloatAttr):
         return e.const(padding.value.data, signless(elem))
     if isinstance(padding, IntegerAttr):
@@ -872,7 +873,7 @@ def _padding_value(e: _Emitter, padding: Attribute, elem: Attribute) -> SSAValue
     return e.const(0, signless(elem))
 
 
-def load_tile(fl: _TileFunctionLowering, e: _Emitter, view: View, tile_shape: tuple[int, ...], padding: Attribute, coords: list[SSAValue], elem: Attribute) -> Dist:
+def load_tile(fl: _TileFunctionLowering, e: Emitter, view: View, tile_shape: tuple[int, ...], padding: Attribute, coords: list[SSAValue], elem: Attribute) -> Dist:
     layout = canonical_layout(tile_shape, fl.threads)
     origin = _origin(e, coords, tile_shape)
     chunks = _chunks(fl, e, view, layout, origin)
@@ -880,7 +881,7 @@ def load_tile(fl: _TileFunctionLowering, e: _Emitter, view: View, tile_shape: tu
     b = _bytes(signless(view.elem))
     types = [signless(elem)] * layout.slots
 
-    def unmasked(b_: _Emitter) -> list[SSAValue]:
+    def unmasked(b_: Emitter) -> list[SSAValue]:
         regs: list[SSAValue] = []
         for ch in chunks:
             for k in range(0, layout.vec, w):
@@ -889,7 +890,7 @@ def load_tile(fl: _TileFunctionLowering, e: _Emitter, view: View, tile_shape: tu
 
     wm = w if view.divisible[-1] >= w else 1  # a vector is wholly inside or outside the tensor
 
-    def masked(b_: _Emitter) -> list[SSAValue]:
+    def masked(b_: Emitter) -> list[SSAValue]:
         pad = _padding_value(b_, padding, elem)
         regs: list[SSAValue] = []
         for ch in chunks:
@@ -909,24 +910,24 @@ def load_tile(fl: _TileFunctionLowering, e: _Emitter, view: View, tile_shape: tu
     return Dist(layout, regs, elem)
 
 
-def store_tile(fl: _TileFunctionLowering, e: _Emitter, d: Dist, view: View, tile_shape: tuple[int, ...], coords: list[SSAValue]) -> None:
+def store_tile(fl: _TileFunctionLowering, e: Emitter, d: Dist, view: View, tile_shape: tuple[int, ...], coords: list[SSAValue]) -> None:
     d = fl.canon(e, d)
     layout = d.layout
     origin = _origin(e, coords, tile_shape)
     w = _vector_width(view, layout, tile_shape, fl.vector_bytes)
     b = _bytes(signless(view.elem))
 
-    def body(x: _Emitter) -> None:
+    def body(x: Emitter) -> None:
         chunks = _chunks(fl, x, view, layout, origin)
 
-        def unmasked(y: _Emitter) -> None:
+        def unmasked(y: Emitter) -> None:
             for r, ch in enumerate(chunks):
                 for k in range(0, layout.vec, w):
                     _store_group(y, view, ch, k, d.regs[r * layout.vec + k : r * layout.vec + k + w], w * b)
 
         wm = w if view.divisible[-1] >= w else 1  # a vector is wholly inside or outside the tensor
 
-        def masked(y: _Emitter) -> None:
+        def masked(y: Emitter) -> None:
             for r, ch in enumerate(chunks):
                 for k in range(0, layout.vec, wm):
                     ok = _in_bounds(y, view, ch, k, wm)
@@ -938,7 +939,7 @@ def store_tile(fl: _TileFunctionLowering, e: _Emitter, d: Dist, view: View, tile
             return
         full = _full_tile(x, view, origin, tile_shape)
         tb, eb = Block(), Block()
-        te, ee = _Emitter(tb, x.source), _Emitter(eb, x.source)
+        te, ee = Emitter(tb, x.source), Emitter(eb, x.source)
         unmasked(te)
         te(scf.YieldOp())
         masked(ee)
@@ -949,7 +950,7 @@ def store_tile(fl: _TileFunctionLowering, e: _Emitter, d: Dist, view: View, tile
 
 
 @lowers(tile.LoadOp)
-def _load(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _load(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.LoadOp)
     pv = fl.values[op.view]
     assert isinstance(pv, PView)
@@ -959,7 +960,7 @@ def _load(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 
 
 @lowers(tile.LoadTileLikeOp)
-def _load_tile_like(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _load_tile_like(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.LoadTileLikeOp)
     view = fl.values[op.source]
     like = fl.values[op.like]
@@ -971,7 +972,7 @@ def _load_tile_like(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Di
 
 
 @lowers(tile.StoreOp)
-def _store(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> None:
+def _store(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     assert isinstance(op, tile.StoreOp)
     pv = fl.values[op.view]
     assert isinstance(pv, PView)
@@ -979,7 +980,7 @@ def _store(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> None:
     return None
 
 
-def _numel(e: _Emitter, view: View) -> SSAValue:
+def _numel(e: Emitter, view: View) -> SSAValue:
     if view.limit is not None:
         return view.limit
     n = view.dims[0]
@@ -988,7 +989,7 @@ def _numel(e: _Emitter, view: View) -> SSAValue:
     return n
 
 
-def _masked_offsets(fl: _TileFunctionLowering, e: _Emitter, view: View, offsets: Dist, mask: Dist) -> tuple[list[SSAValue], list[SSAValue]]:
+def _masked_offsets(fl: _TileFunctionLowering, e: Emitter, view: View, offsets: Dist, mask: Dist) -> tuple[list[SSAValue], list[SSAValue]]:
     """Per register: the i64 offset and whether it is accessed (mask true, 0 ≤ offset < numel)."""
     offsets, mask = fl.canon(e, offsets), fl.canon(e, mask)
     numel = _numel(e, view)
@@ -1002,7 +1003,7 @@ def _masked_offsets(fl: _TileFunctionLowering, e: _Emitter, view: View, offsets:
 
 
 @lowers(tile.LoadMaskedOp)
-def _load_masked(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _load_masked(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.LoadMaskedOp)
     view = fl.values[op.view]
     assert isinstance(view, View)
@@ -1017,14 +1018,14 @@ def _load_masked(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 
 
 @lowers(tile.StoreMaskedOp)
-def _store_masked(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> None:
+def _store_masked(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     assert isinstance(op, tile.StoreMaskedOp)
     view = fl.values[op.view]
     assert isinstance(view, View)
     value = fl.canon(e, fl.dist(op.value))
     offs, oks = _masked_offsets(fl, e, view, fl.dist(op.offsets), fl.dist(op.mask))
 
-    def body(x: _Emitter) -> None:
+    def body(x: Emitter) -> None:
         for v, o, ok in zip(value.regs, offs, oks):
             fl.when(x, ok, lambda y, v=v, o=o: y(memref.StoreOp.get(v, view.memref, _index(y, view, o))) and None)
 
@@ -1037,7 +1038,7 @@ _ATOMIC_KINDS = {("add", "f"): 0, ("add", "i"): 1, ("add", "u"): 1, ("max", "f")
 
 
 @lowers(tile.AtomicRMWOp)
-def _atomic(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> None:
+def _atomic(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     assert isinstance(op, tile.AtomicRMWOp)
     view = fl.values[op.view]
     assert isinstance(view, View)
@@ -1046,10 +1047,10 @@ def _atomic(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> None:
     kind = _ATOMIC_KINDS[(op.kind.data, tile.kind_of(view.elem))]
     elem = signless(view.elem)
 
-    def body(x: _Emitter) -> None:
+    def body(x: Emitter) -> None:
         for v, o, ok in zip(values.regs, offs, oks):
 
-            def rmw(y: _Emitter, v: SSAValue = v, o: SSAValue = o) -> None:
+            def rmw(y: Emitter, v: SSAValue = v, o: SSAValue = o) -> None:
                 y(memref.AtomicRMWOp.build(operands=[v, view.memref, _index(y, view, o)], result_types=[elem], properties={"kind": IntegerAttr(kind, i64)}))
 
             fl.when(x, ok, rmw)
@@ -1068,7 +1069,7 @@ def _tile_type(op: Operation) -> tile.TileType:
 
 
 @lowers(tile.FullOp)
-def _full(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _full(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.FullOp)
     t = _tile_type(op)
     layout = canonical_layout(t.dims, fl.threads)
@@ -1078,7 +1079,7 @@ def _full(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 
 
 @lowers(tile.IotaOp)
-def _iota(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _iota(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     t = _tile_type(op)
     layout = canonical_layout(t.dims, fl.threads)
     elem = signless(t.element_type)
@@ -1091,7 +1092,7 @@ def _iota(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 
 
 @lowers(tile.SplatOp)
-def _splat(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _splat(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.SplatOp)
     t = _tile_type(op)
     layout = canonical_layout(t.dims, fl.threads)
@@ -1099,14 +1100,14 @@ def _splat(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 
 
 @lowers(tile.ExtractOp)
-def _extract(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> SSAValue:
+def _extract(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
     assert isinstance(op, tile.ExtractOp)
     d = fl.dist(op.input)
     assert d.layout.uniform
     return d.regs[0]
 
 
-def _unravel(e: _Emitter, f: SSAValue, shape: tuple[int, ...]) -> list[SSAValue]:
+def _unravel(e: Emitter, f: SSAValue, shape: tuple[int, ...]) -> list[SSAValue]:
     """Row-major multi-index of flat index `f` (i64) in `shape` (powers of two)."""
     out = []
     rest = f
@@ -1122,7 +1123,7 @@ def _unravel(e: _Emitter, f: SSAValue, shape: tuple[int, ...]) -> list[SSAValue]
     return list(reversed(out))
 
 
-def _ravel(e: _Emitter, idx: list[SSAValue], shape: tuple[int, ...]) -> SSAValue:
+def _ravel(e: Emitter, idx: list[SSAValue], shape: tuple[int, ...]) -> SSAValue:
     f: SSAValue | None = None
     for i, n in zip(idx, shape):
         f = i if f is None else e(arith.AddiOp(e(arith.ShLIOp(f, e.const(_log2(n), i64))) if n > 1 else f, i))
@@ -1130,7 +1131,7 @@ def _ravel(e: _Emitter, idx: list[SSAValue], shape: tuple[int, ...]) -> SSAValue
 
 
 @lowers(tile.BroadcastOp)
-def _broadcast(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _broadcast(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.BroadcastOp)
     d = fl.canon(e, fl.dist(op.input))
     dst = _tile_type(op)
@@ -1138,7 +1139,7 @@ def _broadcast(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
     target = canonical_layout(dst.dims, fl.threads)
     lead = len(dst.dims) - len(src_shape)
 
-    def index(x: _Emitter, f: SSAValue) -> SSAValue:
+    def index(x: Emitter, f: SSAValue) -> SSAValue:
         idx = _unravel(x, f, dst.dims)[lead:]
         src_idx = [i if n > 1 else x.const(0, i64) for i, n in zip(idx, src_shape)]
         return _ravel(x, src_idx, src_shape)
@@ -1147,18 +1148,18 @@ def _broadcast(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 
 
 @lowers(tile.ReshapeOp)
-def _reshape(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _reshape(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ReshapeOp)
     d = fl.canon(e, fl.dist(op.input))
     return fl.relayout(e, d, canonical_layout(_tile_type(op).dims, fl.threads), lambda x, f: f, identity=True)
 
 
-def _permute(fl: _TileFunctionLowering, op: Operation, e: _Emitter, perm: list[int]) -> Dist:
+def _permute(fl: _TileFunctionLowering, op: Operation, e: Emitter, perm: list[int]) -> Dist:
     d = fl.canon(e, fl.dist(op.operands[0]))
     dst = _tile_type(op)
     src_shape = d.layout.shape
 
-    def index(x: _Emitter, f: SSAValue) -> SSAValue:
+    def index(x: Emitter, f: SSAValue) -> SSAValue:
         idx = _unravel(x, f, dst.dims)
         src_idx = [x.const(0, i64)] * len(src_shape)
         for out_axis, in_axis in enumerate(perm):
@@ -1169,13 +1170,13 @@ def _permute(fl: _TileFunctionLowering, op: Operation, e: _Emitter, perm: list[i
 
 
 @lowers(tile.PermuteOp)
-def _permute_op(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _permute_op(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.PermuteOp)
     return _permute(fl, op, e, [p.data for p in op.permutation.data])
 
 
 @lowers(tile.TransposeOp)
-def _transpose(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _transpose(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     return _permute(fl, op, e, [1, 0])
 
 
@@ -1199,7 +1200,7 @@ _MATH_OPS: dict[str, type[Operation]] = {
 
 
 @lowers(*tile.ELEMENTWISE_BINARY)
-def _binary(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _binary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ElementwiseBinaryOp)
     a, b = fl.canon(e, fl.dist(op.lhs)), fl.canon(e, fl.dist(op.rhs))
     make = _SCALAR_OPS[op.SCALAR]
@@ -1208,7 +1209,7 @@ def _binary(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 
 
 @lowers(*tile.ELEMENTWISE_UNARY)
-def _unary(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _unary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ElementwiseUnaryOp)
     a = fl.canon(e, fl.dist(op.operand))
     if op.SCALAR in _SCALAR_OPS:
@@ -1223,7 +1224,7 @@ def _unary(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 
 
 @lowers(tile.CmpOp)
-def _cmp(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _cmp(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.CmpOp)
     a, b = fl.canon(e, fl.dist(op.lhs)), fl.canon(e, fl.dist(op.rhs))
     pred = op.predicate.data
@@ -1232,7 +1233,7 @@ def _cmp(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 
 
 @lowers(tile.WhereOp)
-def _where(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _where(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.WhereOp)
     c = fl.canon(e, fl.dist(op.cond))
     a, b = fl.canon(e, fl.dist(op.true_value)), fl.canon(e, fl.dist(op.false_value))
@@ -1241,7 +1242,7 @@ def _where(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 
 
 @lowers(tile.CastOp)
-def _cast(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _cast(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.CastOp)
     a = fl.canon(e, fl.dist(op.input))
     to = _tile_type(op).element_type
@@ -1251,7 +1252,7 @@ def _cast(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
 # --------------------------------------------------------------------------- reductions
 
 
-def _combine(e: _Emitter, kind: str, elem: Attribute, a: SSAValue, b: SSAValue) -> SSAValue:
+def _combine(e: Emitter, kind: str, elem: Attribute, a: SSAValue, b: SSAValue) -> SSAValue:
     k = tile.kind_of(elem)
     if kind == "sum":
         return e(arith.AddfOp(a, b) if k == "f" else arith.AddiOp(a, b))
@@ -1262,7 +1263,7 @@ def _combine(e: _Emitter, kind: str, elem: Attribute, a: SSAValue, b: SSAValue) 
     return e(arith.MinimumfOp(a, b) if k == "f" else arith.MinSIOp(a, b) if k == "i" else arith.MinUIOp(a, b))
 
 
-def _tree(e: _Emitter, kind: str, elem: Attribute, values: list[SSAValue]) -> SSAValue:
+def _tree(e: Emitter, kind: str, elem: Attribute, values: list[SSAValue]) -> SSAValue:
     """Combine `values` pairwise (a balanced tree: more independent operations in flight)."""
     vals = list(values)
     while len(vals) > 1:
@@ -1273,34 +1274,18 @@ def _tree(e: _Emitter, kind: str, elem: Attribute, values: list[SSAValue]) -> SS
     return vals[0]
 
 
-def _to_bits(e: _Emitter, x: SSAValue, typ: Attribute) -> tuple[SSAValue, Callable[[_Emitter, SSAValue], SSAValue]]:
-    """What `gpu.shuffle` moves: 32/64-bit values as they are, narrower ones widened into an i32."""
-    width = typ.width.data if isinstance(typ, IntegerType) else typ.bitwidth  # pyright: ignore[reportAttributeAccessIssue]
-    if width in (32, 64):
-        return x, lambda b, v: v
-    narrow = IntegerType(width)
-    bits = e(arith.BitcastOp(x, narrow)) if isinstance(typ, AnyFloat) else x
-    wide = e(arith.ExtUIOp(bits, i32))
-
-    def back(b: _Emitter, v: SSAValue) -> SSAValue:
-        low = b(arith.TruncIOp(v, narrow))
-        return b(arith.BitcastOp(low, typ)) if isinstance(typ, AnyFloat) else low
-
-    return wide, back
-
-
-def _shuffle_xor(e: _Emitter, x: SSAValue, offset: int, elem: Attribute) -> SSAValue:
+def _shuffle_xor(e: Emitter, x: SSAValue, offset: int, elem: Attribute) -> SSAValue:
     shuffle_op = getattr(gpu, "ShuffleOp", None)
     if shuffle_op is None:
         raise DiagnosticException("tile-to-gpu: reductions across threads need gpu.shuffle, which this checkout's gpu dialect lacks")
-    payload, back = _to_bits(e, x, signless(elem))
+    payload, back = to_bits(e, x, signless(elem))
     sh = shuffle_op("xor", payload, e.const(offset, i32), e.const(32, i32))
     e(sh)
     return back(e, sh.results[0])
 
 
 @lowers(tile.ReduceOp)
-def _reduce(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
+def _reduce(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ReduceOp)
     d = fl.canon(e, fl.dist(op.input))
     kind, axis = op.kind.data, op.axis.data
@@ -1332,7 +1317,7 @@ def _reduce(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
         warp_step = max(1, layout.replicas // 32)
         e(gpu.BarrierOp())
 
-        def write(x: _Emitter) -> None:
+        def write(x: Emitter) -> None:
             warp = x(arith.ShRUIOp(tid, x.const(5, i64)))
             wi = warp if warp_step == 1 else x(arith.ShRUIOp(warp, x.const(_log2(warp_step), i64)))
             for q, p in enumerate(partials):
@@ -1385,7 +1370,7 @@ def _reduce(fl: _TileFunctionLowering, op: Operation, e: _Emitter) -> Dist:
             ub = e.const(extent, IndexType())
             step = e.const(1, IndexType())
             body = Block(arg_types=[IndexType(), signless(elem)])
-            be = _Emitter(body, e.source)
+            be = Emitter(body, e.source)
             k64 = be(arith.IndexCastOp(body.args[0], i64))
             at = be(arith.AddiOp(base, be(arith.MuliOp(k64, be.const(stride, i64)))))
             x = be(memref.LoadOp.get(buf, [be(arith.IndexCastOp(at, IndexType()))]))
@@ -1416,7 +1401,7 @@ class TileToGpuPass(ModulePass):
         if not funcs:
             return
         gpu_module = gpu.ModuleOp(self.module, [], [NVVMTargetAttr(self.chip, self.features)])
-        lowering = _ModuleLowering(gpu_module)
+        lowering = ModuleLowering(gpu_module)
         for f in funcs:
             gpu_module.body.block.add_op(_TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes).run())
         funcs[0].parent_block().insert_op_before(gpu_module, funcs[0])  # pyright: ignore[reportOptionalMemberAccess]

@@ -127,3 +127,20 @@ def test_literal_initialized_loop_variables_take_the_type_nep50_gives_them() -> 
     text = k.ir("kernel")
     assert "-> (si32, f32) : si64" in text
     assert "kernel.while (%n_1 = " in text and ": (si64)" in text
+
+
+def test_kernel_types_with_different_parameters_are_different() -> None:
+    """Regression: parameters declared only on a shared base class were not compared, so
+    `!kernel.slice<f32> == !kernel.slice<si64>` held and verifiers could accept mismatched types."""
+    from xdsl.dialects.builtin import f32, f64
+
+    from warpforge.dialects import kernel
+
+    for typ in (kernel.SliceType, kernel.DisjointSliceType, kernel.AtomicSliceType, kernel.RawSliceType):
+        assert typ(f32) == typ(f32)
+        assert typ(f32) != typ(f64)
+    for typ in (kernel.SharedArrayType, kernel.LocalArrayType):
+        a16 = typ([16], f32)
+        assert a16 == typ([16], f32)
+        assert a16 != typ([32], f32)
+        assert a16 != typ([16], f64)

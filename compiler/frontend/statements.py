@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.dialects.builtin import Region
-from xdsl.ir import Block
+from xdsl.ir import Block, SSAValue
 
 from warpforge import dtypes
 from warpforge.dialects import kernel
@@ -448,6 +448,24 @@ class StatementMixin(FunctionCompilerBase):
                 overrides[name] = dt
         return overrides
 
+    def _bind_carried(self, names: Sequence[str], values: Sequence[SSAValue], types: Sequence[DType]) -> None:
+        """Bind the carried variables `names` to `values` (a loop's block arguments or results), each
+        named after its variable in the printed IR."""
+        for name, value, dt in zip(names, values, types):
+            value.name_hint = name
+            self.vars[name] = Scalar(value, dt)
+
+    def _loop_body(self, node: ast.For | ast.While, loop: LoopContext) -> None:
+        """Visit a loop's body as the innermost loop; unless it ended (break, continue, return), it
+        yields the carried variables' current values."""
+        self.loops.append(loop)
+        try:
+            self.visit_body(node.body)
+            if not self.terminated:
+                self.emit(kernel.YieldOp([self.carried_value(n, dt, node).ssa for n, dt in zip(loop.carried, loop.types)]), node)
+        finally:
+            self.loops.pop()
+
     def _loop_locals(self, body: Sequence[ast.stmt], carried: list[str], exclude: set[str]) -> None:
         for name in assigned_names(body):
             if name not in carried and name not in exclude:
@@ -483,16 +501,8 @@ class StatementMixin(FunctionCompilerBase):
                 with self.in_block(body):
                     self.vars = dict(before)
                     self.vars[iv_name] = Scalar(body.args[0], dtypes.i64)
-                    for name, arg, dt in zip(names, body.args[1:], types):
-                        arg.name_hint = name
-                        self.vars[name] = Scalar(arg, dt)
-                    self.loops.append(loop)
-                    try:
-                        self.visit_body(node.body)
-                        if not self.terminated:
-                            self.emit(kernel.YieldOp([self.carried_value(n, dt, node).ssa for n, dt in zip(names, types)]), node)
-                    finally:
-                        self.loops.pop()
+                    self._bind_carried(names, body.args[1:], types)
+                    self._loop_body(node, loop)
                 break
             except _RetypeLoop as retype:
                 self.vars = before
@@ -504,9 +514,7 @@ class StatementMixin(FunctionCompilerBase):
         self.emit(op, node)
         self._loop_locals(node.body, names, set())
         self.vars[iv_name] = Undefined(iv_name, "is a loop variable; it is not available after its loop (copy it into another variable inside the loop)") if iv_name not in before else before[iv_name]
-        for name, res, dt in zip(names, op.results, types):
-            res.name_hint = name
-            self.vars[name] = Scalar(res, dt)
+        self._bind_carried(names, op.results, types)
 
     def unrolled_for(self, node: ast.For, rng: RangeValue) -> None:
         """`for i in simt.static_range(a, b, c)`: the body once per value, `i` a Python constant in each
@@ -552,23 +560,13 @@ class StatementMixin(FunctionCompilerBase):
             try:
                 with self.in_block(before_block):
                     self.vars = dict(before)
-                    for name, arg, dt in zip(names, before_block.args, types):
-                        arg.name_hint = name
-                        self.vars[name] = Scalar(arg, dt)
+                    self._bind_carried(names, before_block.args, types)
                     cond = self.truthy(self.visit_expr(node.test), node.test)
                     self.emit(kernel.ConditionOp(cond.ssa, list(before_block.args)), node)
                 with self.in_block(after_block):
                     self.vars = dict(before)
-                    for name, arg, dt in zip(names, after_block.args, types):
-                        arg.name_hint = name
-                        self.vars[name] = Scalar(arg, dt)
-                    self.loops.append(loop)
-                    try:
-                        self.visit_body(node.body)
-                        if not self.terminated:
-                            self.emit(kernel.YieldOp([self.carried_value(n, dt, node).ssa for n, dt in zip(names, types)]), node)
-                    finally:
-                        self.loops.pop()
+                    self._bind_carried(names, after_block.args, types)
+                    self._loop_body(node, loop)
                 break
             except _RetypeLoop as retype:
                 self.vars = before
@@ -579,6 +577,4 @@ class StatementMixin(FunctionCompilerBase):
         op = kernel.WhileOp([s.ssa for s in inits], Region(before_block), Region(after_block))
         self.emit(op, node)
         self._loop_locals(node.body, names, set())
-        for name, res, dt in zip(names, op.results, types):
-            res.name_hint = name
-            self.vars[name] = Scalar(res, dt)
+        self._bind_carried(names, op.results, types)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
@@ -124,18 +126,25 @@ class TileExpressionMixin(FunctionCompilerBase):
             self.error(node, f"a tuple has no attribute '{node.attr}'")
         return self._attribute_of(base, node)
 
+    @contextmanager
+    def _evaluated(self, node: ast.AST, field: str, name: str, value: Value) -> Iterator[None]:
+        """While open, `node.<field>` is a name bound to the already evaluated `value`, so a SIMT
+        frontend rule can run on `node` without evaluating that subexpression twice."""
+        saved = getattr(node, field)
+        placeholder = ast.Name(id=name, ctx=ast.Load())
+        ast.copy_location(placeholder, saved)
+        self.vars[name] = value
+        setattr(node, field, placeholder)
+        try:
+            yield
+        finally:
+            setattr(node, field, saved)
+            del self.vars[name]
+
     def _attribute_of(self, base: Value, node: ast.Attribute) -> Value:
         # the SIMT frontend's attribute rules, without evaluating the base twice
-        saved = node.value
-        placeholder = ast.Name(id="__wf_attr_base__", ctx=ast.Load())
-        ast.copy_location(placeholder, saved)
-        self.vars["__wf_attr_base__"] = base
-        node.value = placeholder
-        try:
+        with self._evaluated(node, "value", "__wf_attr_base__", base):
             return super().visit_Attribute(node)  # pyright: ignore[reportAttributeAccessIssue]
-        finally:
-            node.value = saved
-            del self.vars["__wf_attr_base__"]
 
     def tensor_shape(self, t: TensorValue, node: ast.AST) -> TupleValue:
         if t.kind == "partition":
@@ -327,16 +336,8 @@ class TileExpressionMixin(FunctionCompilerBase):
         self.error(node, f"unsupported unary operator {type(node.op).__name__}")
 
     def _unary_via_super(self, node: ast.UnaryOp, operand: Value) -> Value:
-        saved = node.operand
-        placeholder = ast.Name(id="__wf_unary_operand__", ctx=ast.Load())
-        ast.copy_location(placeholder, saved)
-        self.vars["__wf_unary_operand__"] = operand
-        node.operand = placeholder
-        try:
+        with self._evaluated(node, "operand", "__wf_unary_operand__", operand):
             return super().visit_UnaryOp(node)  # pyright: ignore[reportAttributeAccessIssue]
-        finally:
-            node.operand = saved
-            del self.vars["__wf_unary_operand__"]
 
     # ------------------------------------------------------------------ conversions the SIMT code calls
 

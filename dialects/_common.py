@@ -1,0 +1,163 @@
+"""Pieces the warpforge dialects share: shape spelling and the custom syntax of op families that
+appear in more than one dialect (`kernel`, its tile-kernel part, `tile`).
+
+Not a dialect: each dialect's ops and its `Dialect(...)` table stay in `dialects/<dialect>.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import AnyAttr, IRDLOperation, VarConstraint, operand_def, result_def, traits_def
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+COMPARE_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+"""The predicates of `kernel.cmp` and `tile.cmp` (Python's comparison operators)."""
+
+
+def int_tuple(attr: ArrayAttr) -> tuple[int, ...]:
+    """The values of an `ArrayAttr` of `IntAttr`s (a shape)."""
+    return tuple(a.data for a in attr.data)  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def int_array(values: Sequence[int]) -> ArrayAttr[IntAttr]:
+    """A shape (or any ints) as an `ArrayAttr` of `IntAttr`s, the inverse of `int_tuple`."""
+    return ArrayAttr([IntAttr(v) for v in values])
+
+
+def shape_text(shape: Sequence[int]) -> str:
+    """A shape as MLIR spells it in a type: `?x1024` (without the element type)."""
+    return "x".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape)
+
+
+# --------------------------------------------------------------------------- shaped types
+
+
+def parse_shape_and_type(parser: AttrParser) -> tuple[list[int], Attribute]:
+    """`128x64xf32`, `?x1024xf32` or `f32` (rank 0): the dimensions and the element type."""
+    dims = parser.parse_dimension_list()
+    if dims:
+        parser.parse_shape_delimiter()
+    elem = parser.parse_type()
+    return dims, elem
+
+
+class ShapedType(ParametrizedAttribute, TypeAttribute):
+    """A type with a shape and an element type (`!tile.tile`, `!kernel.tensor`): the builder and
+    `dims`/`rank`. Each type declares its parameters `shape: ArrayAttr[IntAttr]` and
+    `element_type: Attribute` itself (xDSL compares attributes by the parameters their own class
+    declares), and its own syntax and verifier."""
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute):
+        super().__init__(int_array(shape), element_type)
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        """The extents (`DYNAMIC_INDEX` for a dynamic one)."""
+        return int_tuple(self.shape)  # pyright: ignore[reportAttributeAccessIssue]
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape.data)  # pyright: ignore[reportAttributeAccessIssue]
+
+
+# --------------------------------------------------------------------------- `pred, %lhs, %rhs : T`
+
+
+def check_compare_predicate(predicate: str) -> None:
+    """Raise `VerifyException` unless `predicate` is one of `COMPARE_PREDICATES`."""
+    if predicate not in COMPARE_PREDICATES:
+        raise VerifyException(f"unknown predicate '{predicate}', expected one of {', '.join(COMPARE_PREDICATES)}")
+
+
+def parse_compare(parser: Parser) -> tuple[str, UnresolvedOperand, UnresolvedOperand, dict[str, Attribute], Attribute]:
+    """Parse `pred, %lhs, %rhs {attrs} : T`; returns (pred, lhs, rhs, attrs, T), the operands unresolved."""
+    pred = parser.parse_keyword_in(COMPARE_PREDICATES, " (comparison predicate)")
+    parser.parse_punctuation(",")
+    lhs = parser.parse_unresolved_operand()
+    parser.parse_punctuation(",")
+    rhs = parser.parse_unresolved_operand()
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    t = parser.parse_type()
+    return pred, lhs, rhs, attrs, t
+
+
+def print_compare(printer: Printer, predicate: str, lhs: SSAValue, rhs: SSAValue, attributes: dict[str, Attribute]) -> None:
+    """Print ` pred, %lhs, %rhs {attrs} : T` (T: the type of `lhs`)."""
+    printer.print_string(f" {predicate}, ")
+    printer.print_operand(lhs)
+    printer.print_string(", ")
+    printer.print_operand(rhs)
+    printer.print_op_attributes(attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(lhs.type)
+
+
+# --------------------------------------------------------------------------- `%operand[axis] : T`
+
+
+def parse_axis_query(parser: Parser) -> tuple[SSAValue, int, dict[str, Attribute]]:
+    """Parse `%operand[axis] {attrs} : T`; returns (operand, axis, attrs)."""
+    operand = parser.parse_unresolved_operand()
+    parser.parse_punctuation("[")
+    axis = parser.parse_integer()
+    parser.parse_punctuation("]")
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    t = parser.parse_type()
+    (value,) = parser.resolve_operands([operand], [t], parser.pos)
+    return value, axis, attrs
+
+
+def print_axis_query(printer: Printer, operand: SSAValue, axis: int, attributes: dict[str, Attribute]) -> None:
+    """Print ` %operand[axis] {attrs} : T`."""
+    printer.print_string(" ")
+    printer.print_operand(operand)
+    printer.print_string(f"[{axis}]")
+    printer.print_op_attributes(attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(operand.type)
+
+
+# --------------------------------------------------------------------------- op families
+
+
+class SameTypeBinaryOp(IRDLOperation):
+    """`%r = <dialect>.<op> %lhs, %rhs : T` — both operands and the result have type T (a scalar for
+    `kernel`, a tile for `tile`). Fields, traits, syntax and builder only: each dialect's base adds its
+    own verifier."""
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+
+    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
+        super().__init__(operands=[lhs, rhs], result_types=[SSAValue.get(lhs).type])
+
+
+class SameTypeUnaryOp(IRDLOperation):
+    """`%r = <dialect>.<op> %x : T` — the operand and the result have type T. Fields, traits, syntax and
+    builder only: each dialect's base adds its own verifier."""
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    operand = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$operand attr-dict `:` type($result)"
+
+    def __init__(self, operand: SSAValue | Operation):
+        super().__init__(operands=[operand], result_types=[SSAValue.get(operand).type])
