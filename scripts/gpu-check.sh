@@ -26,7 +26,12 @@ PARTS=${WF_PARTS:-tests,examples,bench}
 # --- GPU tests (the examples run below, once)
 if [[ $PARTS == *tests* ]]; then
 python3 -m pytest -m gpu -k "not test_example_passes_on_gpu" -q -rs -p no:cacheprovider tests "$@" 2>&1 | tee "$OUT/pytest-gpu.log" | tail -40
-summary=$(tail -1 "$OUT/pytest-gpu.log")
+summary=$(grep -E "^[0-9]+ (passed|failed)|^=+ .*(passed|failed)" "$OUT/pytest-gpu.log" | tail -1)
+if [ -z "$summary" ]; then  # -qq prints no summary: count the progress marks
+  progress=$(grep -E "^[.sFExX]+ *(\[ *[0-9]+%\])?$" "$OUT/pytest-gpu.log" | tr -d ' []%0-9\n')
+  summary="$(tr -cd . <<<"$progress" | wc -c) passed, $(tr -cd FE <<<"$progress" | wc -c) failed or errors"
+  [ "$(tr -cd FE <<<"$progress" | wc -c)" -eq 0 ] || summary="$summary (failed)"
+fi
 if grep -qE "(failed|error)" <<<"$summary"; then row "pytest -m gpu" FAIL "$summary"; else row "pytest -m gpu" ok "$summary"; fi
 differential=$(grep -m1 "^simulator vs GPU:" "$OUT/pytest-gpu.log")
 [ -n "$differential" ] && row "simulator vs GPU (differential)" ok "${differential#simulator vs GPU: }"
