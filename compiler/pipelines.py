@@ -28,7 +28,15 @@ GPU_TO_LLVM: tuple[str, ...] = (
 )
 """`gpu` level → `llvm` dialect. `convert-scf-to-cf`, `reconcile-unrealized-casts` and `canonicalize` are xDSL's."""
 
-KERNEL_TO_GPU: tuple[str, ...] = ("lower-kernel-control-flow", "inline-device-functions", "kernel-to-gpu", "canonicalize", "cse")
+KERNEL_TO_GPU: tuple[str, ...] = (
+    "lower-kernel-control-flow",
+    "inline-device-functions",
+    "kernel-to-gpu",
+    "canonicalize",
+    "cse",
+    "fuse-checks",
+    "cse",
+)
 """`kernel` (Python semantics) → `gpu` level."""
 
 PIPELINES: dict[str, tuple[str, ...]] = {

@@ -26,6 +26,7 @@ _OUR_PASSES: dict[str, tuple[str, str]] = {
     "tile-to-gpu": ("tile_to_gpu", "TileToGpuPass"),
     "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
     "inline-device-functions": ("inline_device_functions", "InlineDeviceFunctionsPass"),
+    "fuse-checks": ("fuse_checks", "FuseChecksPass"),
 }
 
 
