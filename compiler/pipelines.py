@@ -34,6 +34,8 @@ KERNEL_TO_GPU: tuple[str, ...] = (
     "kernel-to-gpu",
     "canonicalize",
     "cse",
+    "int-range-optimizations",
+    "canonicalize",
     "fuse-checks",
     "cse",
 )

@@ -27,6 +27,7 @@ _OUR_PASSES: dict[str, tuple[str, str]] = {
     "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
     "inline-device-functions": ("inline_device_functions", "InlineDeviceFunctionsPass"),
     "fuse-checks": ("fuse_checks", "FuseChecksPass"),
+    "int-range-optimizations": ("int_range_optimizations", "IntRangeOptimizationsPass"),
 }
 
 

@@ -55,7 +55,7 @@ def is_check(op: Operation) -> bool:
     )
 
 
-def _fuse(checks: list[scf.IfOp]) -> None:
+def _fuse(checks: list[scf.IfOp]) -> scf.IfOp:
     """Replace `checks` (all in `run`, in block order) by one fused check at the last one's place."""
     last = checks[-1]
     block = last.parent_block()
@@ -102,23 +102,33 @@ def _fuse(checks: list[scf.IfOp]) -> None:
             old.replace_all_uses_with(new)
     for check in checks:
         Rewriter.erase_op(check)
+    return fused
 
 
 @dataclass
 class _Run:
-    ops: list[Operation]
     checks: list[scf.IfOp]
     tainted: set[SSAValue]
+    """Results of the run's checks, and of the pure ops computed from them."""
+    deferred: list[Operation]
+    """Pure ops that use a result of the run: they move below the fused check, in their order."""
 
     @staticmethod
     def empty() -> _Run:
-        return _Run([], [], set())
+        return _Run([], set(), [])
 
     def flush(self) -> int:
-        if len(self.checks) >= 2:
-            _fuse(self.checks)
-            return len(self.checks)
-        return 0
+        if len(self.checks) < 2:
+            return 0
+        last = self.checks[-1]
+        moved = [o for o in self.deferred if o.is_before_in_block(last)]
+        fused = _fuse(self.checks)
+        point: Operation = fused
+        for o in moved:
+            o.detach()
+            Rewriter.insert_op(o, InsertPoint.after(point))
+            point = o
+        return len(self.checks)
 
 
 def fuse_block(block: Block) -> int:
@@ -129,17 +139,16 @@ def fuse_block(block: Block) -> int:
         uses_tainted = any(v in run.tainted for v in op.operands)
         if is_check(op) and not uses_tainted:
             assert isinstance(op, scf.IfOp)
-            run.ops.append(op)
             run.checks.append(op)
             run.tainted.update(op.results)
         elif _is_pure(op):
-            if uses_tainted:  # depends on an earlier read of the run: the run ends before it
-                fused += run.flush()
-                run = _Run.empty()
-            run.ops.append(op)
-        elif is_check(op):  # a check on a value the run reads: it starts the next run
+            if uses_tainted:  # computed from a read of the run: it waits below the fused check
+                run.deferred.append(op)
+                run.tainted.update(op.results)
+        elif is_check(op):  # a check on a value the run reads (`a[b[i]]`): it starts the next run
+            assert isinstance(op, scf.IfOp)
             fused += run.flush()
-            run = _Run([op], [op], set(op.results))  # pyright: ignore[reportArgumentType]
+            run = _Run([op], set(op.results), [])
         else:
             fused += run.flush()
             run = _Run.empty()

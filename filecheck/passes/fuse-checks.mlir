@@ -151,3 +151,53 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// A pure op computed from the first read (`alpha * x[i]`) does not end the run: it moves below the
+// fused check, which both reads then share.
+
+// CHECK-LABEL: gpu.func @deferred(
+// CHECK:       %[[ALL:.*]] = arith.andi
+// CHECK:       %[[X:.*]], %[[Y:.*]] = scf.if %[[ALL]] -> (f32, f32) {
+// CHECK:       %[[AX:.*]] = arith.mulf %{{.*}}, %[[X]] : f32
+// CHECK:       arith.addf %[[AX]], %[[Y]] : f32
+builtin.module {
+  gpu.module @m [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    func.func private @__wf_report_error(%rec: memref<8xi64, 1 : i32>, %site: i64, %a: i64, %b: i64)
+    gpu.func @deferred(%alpha: f32, %a: memref<?xf32, 1 : i32>, %b: memref<?xf32, 1 : i32>, %c: memref<?xf32, 1 : i32>, %err: memref<8xi64, 1 : i32>, %i: i64) kernel {
+      %c0 = arith.constant 0 : index
+      %da = memref.dim %a, %c0 : memref<?xf32, 1 : i32>
+      %na = arith.index_cast %da : index to i64
+      %oka = arith.cmpi ult, %i, %na : i64
+      %x = scf.if %oka -> (f32) {
+        %ii = arith.index_cast %i : i64 to index
+        %v = memref.load %a[%ii] : memref<?xf32, 1 : i32>
+        scf.yield %v : f32
+      } else {
+        %s1 = arith.constant 1 : i64
+        func.call @__wf_report_error(%err, %s1, %i, %na) : (memref<8xi64, 1 : i32>, i64, i64, i64) -> ()
+        %z = arith.constant 0.0 : f32
+        scf.yield %z : f32
+      }
+      %ax = arith.mulf %alpha, %x : f32
+      %db = memref.dim %b, %c0 : memref<?xf32, 1 : i32>
+      %nb = arith.index_cast %db : index to i64
+      %okb = arith.cmpi ult, %i, %nb : i64
+      %y = scf.if %okb -> (f32) {
+        %ii = arith.index_cast %i : i64 to index
+        %v = memref.load %b[%ii] : memref<?xf32, 1 : i32>
+        scf.yield %v : f32
+      } else {
+        %s2 = arith.constant 2 : i64
+        func.call @__wf_report_error(%err, %s2, %i, %nb) : (memref<8xi64, 1 : i32>, i64, i64, i64) -> ()
+        %z = arith.constant 0.0 : f32
+        scf.yield %z : f32
+      }
+      %s = arith.addf %ax, %y : f32
+      %ci = arith.index_cast %i : i64 to index
+      memref.store %s, %c[%ci] : memref<?xf32, 1 : i32>
+      gpu.return
+    }
+  }
+}
