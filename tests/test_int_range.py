@@ -16,7 +16,15 @@ from xdsl.ir import Block
 
 import warpforge as wf
 from warpforge import simt
+from warpforge.context import parse_module
+from warpforge.passes.fuse_checks import is_check
 from warpforge.passes.int_range_optimizations import RangeAnalysis
+
+def checks_in(kernel) -> int:
+    """How many bounds/division checks (slow paths that record an error) the kernel's gpu IR keeps."""
+    module = parse_module(kernel.ir("gpu"))
+    return sum(1 for op in module.walk() if is_check(op))
+
 
 W = 8
 I8 = IntegerType(W)
@@ -116,9 +124,7 @@ def test_thread_bound_check_is_folded_and_global_check_kept():
         simt.sync_threads()
         out[idx] = buf[127 - t] + buf[(t * 5) % 128]
 
-    gpu_ir = k.ir("gpu")
-    body = gpu_ir[gpu_ir.index("gpu.func @"):]
-    assert body.count("func.call @__wf_report_error(") == 1, body  # only x[i] is checked
+    assert checks_in(k) == 1, k.ir("gpu")  # only x[i] is checked
 
 
 def test_i1_values_are_truth_values():
@@ -174,9 +180,7 @@ def test_a_dominating_guard_proves_the_check():
             x += a[i]
         out[idx] = x
 
-    gpu_ir = guarded.ir("gpu")
-    body = gpu_ir[gpu_ir.index("gpu.func @"):]
-    assert "func.call @__wf_report_error(" not in body, body
+    assert checks_in(guarded) == 0, guarded.ir("gpu")
 
 
 def test_an_unrelated_guard_proves_nothing():
@@ -189,6 +193,4 @@ def test_an_unrelated_guard_proves_nothing():
         if i <= len(a):  # off by one: a[i] may still be out of range
             out[idx] = a[i]
 
-    gpu_ir = unrelated.ir("gpu")
-    body = gpu_ir[gpu_ir.index("gpu.func @"):]
-    assert body.count("func.call @__wf_report_error(") == 2, body
+    assert checks_in(unrelated) == 2, unrelated.ir("gpu")
