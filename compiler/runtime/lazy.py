@@ -19,7 +19,11 @@ Ownership, as in Rust:
 - `.to_host()` records a copy back (a `HostArray`); `.sync_on(stream)` / `.sync()` on any handle runs
   everything it depends on, in the order it was recorded, on that one stream, then synchronizes once
   (and raises `KernelError` if a checked kernel recorded an error). Memory is allocated at that point
-  on the stream's device. Work already run is not run again.
+  on the stream's device. Work already run is not run again. Arrays the chain did not make
+  (`wf.tensor(existing)`) are waited for first: a `DeviceBuffer` on the stream it was last used on,
+  a torch tensor on torch's current stream, a CUDA-array-interface array on its `stream`
+  (`warpforge.runtime.stream_order`); the chain's own tensors need nothing, as every chain ends
+  with a synchronization.
 
 Constructors: `zeros`, `ones`, `full`, `arange`, `empty`, `from_host(array)` (the array is copied
 when the call is made, so later changes to it do not leak in), `tensor(existing)` (a NumPy array is
@@ -134,8 +138,13 @@ def materialize(s: _Storage, stream: Any) -> None:
     if s.view is not None:
         if s.device is not None and s.device is not device:
             raise LaunchError(f"the tensor created at {s.created_at} lives on GPU {s.device.ordinal}, but the stream is on GPU {device.ordinal}")
+        if s.init == "external":  # a later chain: its owner may have written it since
+            _order_external(s.payload, stream)
         return
     if s.init == "external":
+        if isinstance(s.payload, DeviceBuffer):
+            _order_external(s.payload, stream)
+        # for a foreign array, the view orders `stream` after the array's own stream (DLPack / CAI)
         s.view = as_device_view(s.payload, stream, device=device)
         s.device = device
         return
@@ -165,6 +174,20 @@ def materialize(s: _Storage, stream: Any) -> None:
         host = numpy.ascontiguousarray(s.payload)
         _driver.copy_htod_async(buf.ptr, host.ctypes.data, buf.nbytes, handle)
     s.buffer = buf  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _order_external(payload: Any, stream: Any) -> None:
+    """The chain is about to use an array it did not make, on `stream`: wait for the stream it was
+    last used on (a `DeviceBuffer`'s last stream; a foreign array's own stream, through
+    `as_device_view`). See `warpforge.runtime.stream_order`."""
+    from warpforge.runtime import stream_order
+    from warpforge.runtime.memory import DeviceBuffer, as_device_view
+
+    if isinstance(payload, DeviceBuffer):
+        if payload.device is stream.device:
+            stream_order.follow(payload, stream)
+    else:
+        as_device_view(payload, stream, device=stream.device)
 
 
 def _materialize_simulated(s: _Storage, device: Any) -> None:
