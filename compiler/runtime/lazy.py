@@ -138,8 +138,6 @@ def materialize(s: _Storage, stream: Any) -> None:
     if s.view is not None:
         if s.device is not None and s.device is not device:
             raise LaunchError(f"the tensor created at {s.created_at} lives on GPU {s.device.ordinal}, but the stream is on GPU {device.ordinal}")
-        if s.init == "external":  # a later chain: its owner may have written it since
-            _order_external(s.payload, stream)
         return
     if s.init == "external":
         if isinstance(s.payload, DeviceBuffer):
@@ -224,6 +222,8 @@ class _ToHost(_Op):
         if s.host is not None:
             self.result = s.host.copy()
             return
+        if s.init == "external":  # its owner may have written it since it was wrapped (or last copied)
+            _order_external(s.payload, stream)
         out = numpy.empty(s.shape, dtype=s.dtype.np)
         _driver.copy_dtoh_async(out.ctypes.data, s.view.ptr, out.nbytes, stream.handle)
         self.result = out

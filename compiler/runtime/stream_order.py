@@ -85,12 +85,19 @@ def for_device(device: Device) -> StreamOrder:
 
 def follow(buf: DeviceBuffer, stream: Stream) -> None:
     """`buf` is about to be used on `stream`: if it was last used on another stream, make `stream`
-    wait for that one and move the buffer's deallocation to `stream`; then `stream` is its last.
+    wait for that one; then `stream` is its last stream (see `_move`).
 
     Both must be on the buffer's device (the callers check it)."""
     last = buf._stream  # pyright: ignore[reportPrivateUsage]
     if not stream.simulated and last.handle != stream.handle:
         for_device(buf._device).wait(stream.handle, last.handle)  # pyright: ignore[reportPrivateUsage]
+    _move(buf, stream)
+
+
+def _move(buf: DeviceBuffer, stream: Stream) -> None:
+    """Make `stream` the last stream of `buf` — and the stream cuda.core frees it on, so freeing it
+    is ordered after its last use — once `stream` is ordered after the previous last stream."""
+    if buf._stream.handle != stream.handle and not stream.simulated:  # pyright: ignore[reportPrivateUsage]
         raw = buf._buffer  # pyright: ignore[reportPrivateUsage]
         if raw is not None:
             try:
@@ -121,18 +128,20 @@ def home_stream(obj: Any) -> int | None:
 
 
 def order_launch(stream: Stream, buffers: list[DeviceBuffer], foreign: list[Any]) -> list[int]:
-    """Before a launch on `stream`: wait for the last streams of `buffers` (each once) and make
-    `stream` their last stream. Returns the home streams of the `foreign` arrays that differ from
+    """Before a launch on `stream`: wait for the last streams of `buffers` (each stream once) and
+    make `stream` their last stream. Returns the home streams of the `foreign` arrays that differ from
     `stream`, for `join_after`. No-op on the simulator."""
     if stream.simulated:
         for b in buffers:
             b._stream = stream  # pyright: ignore[reportPrivateUsage]
         return []
-    seen: set[int] = set()
+    waited: set[int] = {stream.handle}
     for b in buffers:
-        if id(b) not in seen:
-            seen.add(id(b))
-            follow(b, stream)
+        last = b._stream.handle  # pyright: ignore[reportPrivateUsage]
+        if last not in waited:  # one wait per stream, however many buffers were last used there
+            for_device(stream.device).wait(stream.handle, last)
+            waited.add(last)
+        _move(b, stream)
     homes: list[int] = []
     for obj in foreign:
         h = home_stream(obj)
