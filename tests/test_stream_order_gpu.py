@@ -217,9 +217,10 @@ def test_torch_tensors_in_a_tile_chain(dev, rng):
     for trial in range(TRIALS):
         x_h = rng.standard_normal(N).astype(np.float32)
         with torch.cuda.stream(ts):
+            src = torch.from_numpy(x_h).cuda()  # a copy from pageable memory: torch waits for it
             t = torch.full((N,), float("nan"), device="cuda")
-            torch.cuda._sleep(50_000_000)  # about 25 ms at 2 GHz
-            t.copy_(torch.from_numpy(x_h).cuda(non_blocking=False))
+            torch.cuda._sleep(50_000_000)  # about 25 ms at 2 GHz, then the device-to-device copy
+            t.copy_(src)
             tt = wf.tensor(t)
             out = add(wf.empty((N,), f32).partition((1024,)), tt, tt).first().unpartition().to_host().sync_on(s)
         np.testing.assert_array_equal(out, x_h + x_h, err_msg=f"trial {trial}")
