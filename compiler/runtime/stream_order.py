@@ -21,6 +21,12 @@ The rule (the README's "Stream order"), as CuPy's and torch's users know it:
   host, and each device reuses one event: `cuStreamWaitEvent` waits for the event's state at the
   time of the call, so recording the event again later does not change a wait already enqueued
   (CUDA Driver API, `cuEventRecord`). A lock keeps the record and the wait of one thread together.
+  The event of a buffer's last use is recorded when the buffer is next used elsewhere, not at every
+  use: it then covers everything enqueued on the old stream by that time, the last use included.
+- What another library does with a `DeviceBuffer` it took through `__cuda_array_interface__` (whose
+  `stream` is the buffer's last stream, so the library's work starts after warpforge's) is that
+  library's to order: warpforge cannot see it, so synchronize, or hand warpforge the library's
+  own array (torch, cupy) instead, which is ordered as above.
 
 On the CPU simulator every launch and copy completes before it returns, so there is nothing to
 order: the functions here only track the last stream there.
