@@ -264,8 +264,8 @@ def prepare(kernel: CompiledKernel, config: LaunchConfig, device: Device | int |
     """Check `config` against `kernel` and `device` (default GPU 0), load the kernel, set the shared
     memory opt-in when the launch needs more than 48 KiB, and return the `PreparedLaunch`.
 
-    Raises `LaunchError` (see `check_launch`; also when the PTX's parameter count disagrees with
-    `kernel.params`) and `DeviceError` (no GPU, PTX rejected by the driver).
+    Raises `LaunchError` (see `check_launch`; also when the PTX entry's parameters disagree with
+    `kernel.params` in number or size) and `DeviceError` (no GPU, PTX rejected by the driver).
     """
     if not isinstance(kernel, CompiledKernel):
         raise LaunchError(f"prepare() takes a CompiledKernel, got {type(kernel).__name__}")
