@@ -300,8 +300,9 @@ def as_device_view(
 
     `obj`: a `DeviceBuffer`, or any object with `__dlpack__` / `__cuda_array_interface__` (v3) in
     device memory. `stream`: the consumer stream (a `Stream`, cuda.core stream, or None for no
-    stream ordering); a producer stream named by the object is made to finish first (cuda.core's
-    `StridedMemoryView`). With `param`, the dtype and ndim must match it (and an output must not be
+    stream ordering); a producer stream named by a foreign object is made to finish first (cuda.core's
+    `StridedMemoryView`), while a `DeviceBuffer` is viewed as it is (`launch` orders it after its
+    last stream, `stream_order.follow`). With `param`, the dtype and ndim must match it (and an output must not be
     read-only); with `device`, the memory must be on that GPU.
 
     Raises `LaunchError`: host memory (NumPy arrays), not C-contiguous, wrong dtype / ndim /
