@@ -53,6 +53,20 @@ def slow_shift_expected(x: np.ndarray, spins: int, seed: int) -> np.ndarray:
     return (np.roll(x, -b) + np.float32(b)).astype(np.float32)
 
 
+@simt.kernel(contract=simt.Contract(domain=1, block=(BLOCK, 1, 1)), checks=False)
+def slow_shift_unchecked(x: simt.Slice[f32], out: simt.DisjointSlice[f32], spins: i64, seed: i64):
+    # slow_shift without the error record, so no pending launch keeps its arguments alive
+    idx = simt.index_1d()
+    i = idx.get()
+    j = seed
+    for _ in range(spins):
+        j = (j * 1103515245 + 12345) % 2147483648
+    b = j % 2
+    n = len(x)
+    if i < n:
+        out[idx] = x[(i + b) % n] + f32(b)
+
+
 @simt.kernel(contract=simt.Contract(domain=1, block=(BLOCK, 1, 1)))
 def scale(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
     idx = simt.index_1d()
@@ -70,7 +84,7 @@ def test_kernels_assemble():
     """CPU: the PTX of every kernel here is accepted by ptxas."""
     from warpforge.backend.toolkit import find_ptxas, run_ptxas
 
-    ptx = [slow_shift.compile("sm_90").ptx, scale.compile("sm_90").ptx]
+    ptx = [k.compile("sm_90").ptx for k in (slow_shift, slow_shift_unchecked, scale)]
     ptx.append(add.ir("ptx", wf.zeros((N,), f32).partition((1024,)), wf.zeros((N,), f32), wf.zeros((N,), f32)))
     if find_ptxas() is None:
         pytest.skip("ptxas not installed")
@@ -89,6 +103,7 @@ def dev():
     s = d.create_stream()
     x, y = DeviceBuffer.from_host(s, np.ones(N, np.float32)), poisoned(s)
     slow_shift[N // BLOCK, BLOCK, s](x, y, 1, 1)
+    slow_shift_unchecked[N // BLOCK, BLOCK, s](x, y, 1, 1)
     scale[N // BLOCK, BLOCK](x, y)
     scale[N // BLOCK, BLOCK, s](x, y)
     d.synchronize()
@@ -154,6 +169,29 @@ def test_tile_chain_over_wrapped_buffers(dev, rng):
         # a copy alone, on a tensor wrapped before a second slow write
         slow_shift[N // BLOCK, BLOCK, s1](a, x, SPINS, seed)
         np.testing.assert_array_equal(wf.tensor(x).to_host().sync_on(s2), slow_shift_expected(expected, SPINS, seed), err_msg=f"trial {trial}")
+
+
+@pytest.mark.gpu
+def test_a_dropped_buffer_is_freed_after_its_last_use(dev, rng):
+    """`x` is made on `s1`, read late by a slow kernel on `s2`, then dropped while that kernel runs,
+    and a new buffer of the same size is filled on `s1`. Before, `x` was freed on `s1` (the stream
+    that made it), where nothing was pending: the pool could hand its memory straight to the new
+    buffer, whose copy then overwrote what the kernel had yet to read. Now it is freed on `s2`, its
+    last stream, after the kernel."""
+    import gc
+
+    s1, s2 = dev.create_stream(), dev.create_stream()
+    for trial in range(TRIALS):
+        x_h = rng.standard_normal(N).astype(np.float32)
+        seed = int(rng.integers(1, LCG_MOD))
+        x, out = DeviceBuffer.from_host(s1, x_h), poisoned(s2)
+        s1.sync()  # x is complete: only its deallocation is left to order
+        slow_shift_unchecked[N // BLOCK, BLOCK, s2](x, out, SPINS, seed)
+        del x
+        gc.collect()
+        other = DeviceBuffer.from_host(s1, rng.standard_normal(N).astype(np.float32))
+        np.testing.assert_array_equal(out.to_host(s2), slow_shift_expected(x_h, SPINS, seed), err_msg=f"trial {trial}")
+        del other
 
 
 class CaiArray:
