@@ -12,7 +12,6 @@ import sys
 import types
 
 import numpy as np
-import pytest
 
 import cuda.core.utils
 import warpforge as wf
