@@ -166,6 +166,11 @@ def test_summary_when_the_tool_did_not_finish():
     s.read(b"========= RACECHECK SUMMARY: 3 hazards displayed (1 error, 2 warnings)\n")
     s.read(b"========= ERROR SUMMARY: 1 error\n")
     assert s.describe("racecheck") == "racecheck: 1 error (race hazards: 1 errors, 2 warnings)"
+    # what compute-sanitizer 13.0 prints for a program that makes no CUDA call (exit status 255)
+    s = sanitize.Summary()
+    s.read(b"========= Error: Target application terminated before first instrumented API call\n")
+    s.read(b"========= Error: couldn't find exit code.\n")
+    assert s.describe("memcheck") == "memcheck: the program ended before its first CUDA call, so nothing was checked"
 
 
 @pytest.mark.gpu

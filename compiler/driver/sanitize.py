@@ -75,9 +75,13 @@ class Summary:
     errors: int | None = None
     hazard_errors: int | None = None
     hazard_warnings: int | None = None
+    no_cuda: bool = False
+    """compute-sanitizer said the program ended before its first CUDA call (then it checked
+    nothing, prints no summary and exits 255)."""
 
     _ERRORS = re.compile(rb"^=+ ERROR SUMMARY: (\d+) errors?")
     _HAZARDS = re.compile(rb"^=+ RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) errors?, (\d+) warnings?\)")
+    _NO_CUDA = re.compile(rb"^=+ Error: Target application terminated before first instrumented API call")
 
     def read(self, line: bytes) -> None:
         """Take in one line of compute-sanitizer's output."""
@@ -85,9 +89,13 @@ class Summary:
             self.errors = int(m.group(1))
         elif m := self._HAZARDS.match(line):
             self.hazard_errors, self.hazard_warnings = int(m.group(1)), int(m.group(2))
+        elif self._NO_CUDA.match(line):
+            self.no_cuda = True
 
     def describe(self, tool: str) -> str:
-        if self.errors is None:
+        if self.errors is None and self.no_cuda:
+            text = f"{tool}: the program ended before its first CUDA call, so nothing was checked"
+        elif self.errors is None:
             text = f"{tool}: no error summary from compute-sanitizer (it did not finish)"
         else:
             text = f"{tool}: {self.errors} error{'s' if self.errors != 1 else ''}"
