@@ -12,6 +12,7 @@ import sys
 import types
 
 import numpy as np
+import pytest
 
 import cuda.core.utils
 import warpforge as wf
@@ -184,40 +185,61 @@ def test_foreign_streams_wait_for_the_launch(sim, dev, monkeypatch):
     assert waits(sim) == []
 
 
-def test_torch_tensors_join_torch_current_stream(sim, dev, monkeypatch):
-    """A torch tensor belongs to torch's current stream (as torch's own kernels do); checked here
-    with a stand-in `torch` module, since the order logic only reads `torch.cuda.current_stream`."""
+class FakeTorchTensor:
+    """A stand-in torch CUDA tensor over a DeviceBuffer (the order logic reads only `device` and
+    `torch.cuda.current_stream`; the fake view reads `.cai`)."""
+
+    def __init__(self, buf):
+        self.cai = buf.__cuda_array_interface__
+        self.shape, self.dtype = buf.shape, buf.dtype
+        self.device = types.SimpleNamespace(type="cuda", index=0)
+
+    def __dlpack__(self, stream=None):
+        raise AssertionError("the fake view reads .cai")
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+@pytest.fixture
+def fake_torch(monkeypatch):
+    """`torch` is a stand-in module whose current stream is `current["stream"]` (0: torch's
+    default, the legacy NULL stream); cuda.core's view is the fake `SMV`."""
     monkeypatch.setattr(cuda.core.utils, "StridedMemoryView", SMV)
-    current = {"stream": 0}  # torch's default stream is the legacy NULL stream
+    current = {"stream": 0}
+    fake = types.ModuleType("torch")
+    fake.Tensor = FakeTorchTensor
+    fake.cuda = types.SimpleNamespace(current_stream=lambda device=None: types.SimpleNamespace(cuda_stream=current["stream"]))
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    return current
 
-    class Tensor:
-        def __init__(self, buf):
-            self.cai = buf.__cuda_array_interface__
-            self.device = types.SimpleNamespace(type="cuda", index=0)
 
-        def __dlpack__(self, stream=None):
-            raise AssertionError("the fake view reads .cai")
-
-        def __dlpack_device__(self):
-            return (2, 0)
-
-    fake_torch = types.ModuleType("torch")
-    fake_torch.Tensor = Tensor
-    fake_torch.cuda = types.SimpleNamespace(current_stream=lambda device=None: types.SimpleNamespace(cuda_stream=current["stream"]))
-    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+def test_torch_tensors_join_torch_current_stream(sim, dev, fake_torch):
+    """A torch tensor belongs to torch's current stream (as torch's own kernels do)."""
     s = dev.create_stream()
     a, b, c = (DeviceBuffer.from_host(s, rand(256)) for _ in range(3))
     prepared = prepare(VECADD, LaunchConfig(1, 256), dev)
-    launch(s, prepared, (Tensor(a), Tensor(b), Tensor(c)))
+    T = FakeTorchTensor
+    launch(s, prepared, (T(a), T(b), T(c)))
     assert waits(sim) == [(0, s.handle)]  # torch's stream after the launch, once for all three
-    current["stream"] = s.handle  # under `with torch.cuda.stream(s)`: the same stream, nothing to do
-    launch(s, prepared, (Tensor(a), Tensor(b), Tensor(c)))
+    fake_torch["stream"] = s.handle  # under `with torch.cuda.stream(s)`: the same stream, nothing to do
+    launch(s, prepared, (T(a), T(b), T(c)))
     assert waits(sim) == []
-    current["stream"] = 0x7A7A
-    assert stream_order.home_stream(Tensor(a)) == 0x7A7A
-    t = Tensor.__new__(Tensor)
-    t.device = types.SimpleNamespace(type="cpu", index=None)
-    assert stream_order.home_stream(t) is None
+    fake_torch["stream"] = 0x7A7A
+    assert stream_order.home_stream(T(a)) == 0x7A7A
+    cpu = T(a)
+    cpu.device = types.SimpleNamespace(type="cpu", index=None)
+    assert stream_order.home_stream(cpu) is None
+
+
+@pytest.fixture
+def chain_sim(tile_sim, monkeypatch):
+    """test_tile_fake_driver's simulated driver, with the lazy chain's prepared launches forgotten
+    (they are cached per device ordinal, and each test has a new fake GPU 0)."""
+    from warpforge.runtime import lazy
+
+    monkeypatch.setattr(lazy, "_prepared", {})
+    return tile_sim
 
 
 @tile.kernel
@@ -225,8 +247,8 @@ def add(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)], y: tile.Tensor[
     z.store(tile.load_tile_like(x, z) + tile.load_tile_like(y, z))
 
 
-def test_tile_chain_waits_for_wrapped_buffers(tile_sim, dev):
-    sim = tile_sim
+def test_tile_chain_waits_for_wrapped_buffers(chain_sim, dev):
+    sim = chain_sim
     s1, s2 = dev.create_stream(), dev.create_stream()
     x_h, y_h = rand(1024), rand(1024)
     x, y = DeviceBuffer.from_host(s1, x_h), DeviceBuffer.from_host(s1, y_h)
@@ -265,3 +287,25 @@ def test_simulator_orders_nothing_and_needs_no_driver(monkeypatch):
     assert c.stream is s1
     c.copy_from_host(a_h, s2)
     np.testing.assert_array_equal(c.to_host(), a_h)
+
+
+def test_tile_chain_waits_for_foreign_arrays_streams_at_wrap_time(chain_sim, dev, fake_torch):
+    """`wf.tensor(x)` of a foreign array remembers the stream it belonged to then: a tensor wrapped
+    inside `with torch.cuda.stream(ts)` is waited for on `ts` although the chain runs later, outside
+    (cuda.core's view then orders the chain after torch's current stream at that time as well)."""
+    sim = chain_sim
+    s = dev.create_stream()
+    x_h, y_h = rand(1024), rand(1024)
+    x, y = DeviceBuffer.from_host(s, x_h), DeviceBuffer.from_host(s, y_h)
+    fake_torch["stream"] = 0x7A7A
+    tx = wf.tensor(FakeTorchTensor(x))
+    fake_torch["stream"] = 0  # the `with` block has ended
+    ty = wf.tensor(CaiArray(y, 0x5151))
+    order_calls(sim)
+    SMV.consumers.clear()
+    out = add(wf.zeros((1024,), f32).partition((128,)), tx, ty).first().unpartition().to_host().sync_on(s)
+    np.testing.assert_array_equal(out, x_h + y_h)
+    got = waits(sim)
+    # before the chain: the wrap-time streams; after the launch: torch's current and the CAI stream
+    assert got[:2] == [(s.handle, 0x7A7A), (s.handle, 0x5151)] and sorted(got[2:]) == sorted([(0, s.handle), (0x5151, s.handle)])
+    assert set(SMV.consumers) == {s.handle}

@@ -244,11 +244,14 @@ def test_torch_tensors_follow_torch_current_stream(dev, rng, where):
 
 
 @pytest.mark.gpu
-def test_torch_tensors_in_a_tile_chain(dev, rng):
-    """`wf.tensor(t)` of a torch tensor written on a torch side stream after a long `torch.cuda._sleep`,
-    used by a chain on a warpforge stream. This guards the rule rather than a fixed bug: the chain
-    was already ordered after torch's current stream (cuda.core's torch bridge) and synchronizes
-    at its end; a regression in either would read NaN here."""
+@pytest.mark.parametrize("chain", ["outside the with block", "inside the with block"])
+def test_torch_tensors_in_a_tile_chain(dev, rng, chain):
+    """`wf.tensor(t)` of a torch tensor written on a torch side stream `ts` after a long
+    `torch.cuda._sleep`, wrapped inside `with torch.cuda.stream(ts)`, used by a chain on a warpforge
+    stream. Outside the `with` block torch's current stream is its default stream, so before, the
+    chain waited for that one only (cuda.core's torch bridge orders the view after torch's stream
+    at the time of the view) and read NaN; now it also waits for the stream that was current when
+    the tensor was wrapped. Inside the block this guards the rule (it passed before too)."""
     torch = _torch()
     ts = torch.cuda.Stream()
     s = dev.create_stream()
@@ -260,5 +263,9 @@ def test_torch_tensors_in_a_tile_chain(dev, rng):
             torch.cuda._sleep(50_000_000)  # about 25 ms at 2 GHz, then the device-to-device copy
             t.copy_(src)
             tt = wf.tensor(t)
+            if chain == "inside the with block":
+                out = add(wf.empty((N,), f32).partition((1024,)), tt, tt).first().unpartition().to_host().sync_on(s)
+        if chain == "outside the with block":
             out = add(wf.empty((N,), f32).partition((1024,)), tt, tt).first().unpartition().to_host().sync_on(s)
         np.testing.assert_array_equal(out, x_h + x_h, err_msg=f"trial {trial}")
+        ts.synchronize()
