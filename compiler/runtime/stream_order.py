@@ -17,6 +17,8 @@ The rule (the README's "Stream order"), as CuPy's and torch's users know it:
   afterwards that stream waits for the launch (here), so the owner's next operation sees the
   kernel's writes. A DLPack-only array of another library has no stream warpforge can name: its
   producer is ordered before the launch (DLPack), but its next user must synchronize itself.
+  `wf.tensor(x)` also remembers x's stream when it is called, and the tile chain waits for that
+  one too (torch's current stream may have changed by the time the chain runs).
 - Nothing is recorded when the streams are the same (the common case), nothing synchronizes the
   host, and each device reuses one event: `cuStreamWaitEvent` waits for the event's state at the
   time of the call, so recording the event again later does not change a wait already enqueued
