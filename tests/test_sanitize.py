@@ -206,3 +206,52 @@ def test_summary_still_printed_when_timed_out(tmp_path, fake_sanitizer):
     assert proc.stderr.strip().splitlines()[-1] == (
         f"warpforge sanitize: memcheck: no error summary from compute-sanitizer (it did not finish) in {prog} (killed by signal 15)"
     ), proc.stderr
+
+
+STREAMS_PROGRAM = """
+import numpy as np
+import warpforge as wf
+from warpforge import f32, simt
+
+@simt.kernel(contract=simt.Contract(domain=1, block=(256, 1, 1)))
+def scale(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
+    idx = simt.index_1d()
+    i = idx.get()
+    if i < len(a):
+        c[idx] = 2.0 * a[i]
+
+def main():
+    n = 1 << 16
+    dev = wf.Device(0)
+    s1, s2 = dev.create_stream(), dev.create_stream()
+    x = np.random.default_rng(7).standard_normal(n).astype(np.float32)
+    a = wf.DeviceBuffer.from_host(s1, x)
+    c = wf.DeviceBuffer.from_host(s1, np.full(n, np.nan, np.float32))
+    scale[n // 256, 256](a, c)           # default stream, after s1
+    d = wf.DeviceBuffer.empty(s2, n, f32)
+    scale[n // 256, 256, s2](c, d)        # s2, after the default stream
+    out = d.to_host(s1)                   # s1, after s2
+    del a, c                              # freed on their last streams
+    assert (out == 4 * x).all(), "wrong result"
+    print("PASSED: stream order")
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tool", ["memcheck", "synccheck"])
+def test_stream_order_runs_clean_under_compute_sanitizer(tmp_path, tool):
+    """The cross-stream waits (cuEventCreate / cuEventRecord / cuStreamWaitEvent) and the moved
+    deallocation streams make no failing CUDA call and no bad access."""
+    if sanitize.find_compute_sanitizer() is None:
+        pytest.skip("compute-sanitizer not installed")
+    prog = tmp_path / "streams_program.py"
+    prog.write_text(STREAMS_PROGRAM)
+    proc = subprocess.run(
+        [sys.executable, "-c", "from warpforge.driver.cli import main; main()", "sanitize", "--tool", tool, str(prog)],
+        capture_output=True, text=True, timeout=600, env={k: v for k, v in os.environ.items() if k != "WARPFORGE_SIMULATE"},
+    )  # fmt: skip
+    assert "PASSED: stream order" in proc.stdout, proc.stdout + proc.stderr
+    assert f"warpforge sanitize: {tool}: 0 errors" in proc.stderr and proc.returncode == 0, proc.stdout + proc.stderr
