@@ -59,6 +59,11 @@ def test_every_parameter_kind_the_compiler_emits_passes():
     assert [p.ndim for p in t2.params if p.is_slice] == [2, 2]  # 2-D: pointer, rows, cols
     assert ptx_entry_param_sizes(t2.ptx, t2.entry) == abi_param_sizes(t2)
     _check_abi(t2)
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    if find_ptxas() is not None:
+        for c in (k, u, t, t2):
+            run_ptxas(c.ptx, "sm_90", verbose=False)
 
 
 def test_a_disagreeing_entry_is_refused():
