@@ -309,3 +309,14 @@ def test_tile_chain_waits_for_foreign_arrays_streams_at_wrap_time(chain_sim, dev
     # before the chain: the wrap-time streams; after the launch: torch's current and the CAI stream
     assert got[:2] == [(s.handle, 0x7A7A), (s.handle, 0x5151)] and sorted(got[2:]) == sorted([(0, s.handle), (0x5151, s.handle)])
     assert set(SMV.consumers) == {s.handle}
+
+
+def test_kernels_assemble():
+    """The PTX of the kernels these tests launch on the fake driver is accepted by ptxas."""
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    ptx = [scale.compile("sm_90").ptx, add.ir("ptx", wf.zeros((1024,), f32).partition((128,)), wf.zeros((1024,), f32), wf.zeros((1024,), f32))]
+    if find_ptxas() is None:
+        pytest.skip("ptxas not installed")
+    for text in ptx:
+        run_ptxas(text, "sm_90", verbose=False)
