@@ -2,7 +2,10 @@
 # The one GPU check: install (offline wheels), run the GPU tests, every example and the benchmarks,
 # and print a short table last. Usage on the GPU machine, from the repository root:
 #   bash scripts/gpu-check.sh [pytest args...]
-# WF_PARTS=tests,examples,bench (the default) picks the parts; WF_BENCH="vecadd sgemm" picks benches.
+# WF_PARTS=tests,examples,sanitize,bench (the default) picks the parts; WF_BENCH="vecadd sgemm" picks benches.
+# sanitize: every example under compute-sanitizer (`warpforge sanitize`), WF_SANITIZE_TOOLS="memcheck racecheck"
+# (the default) per example, each run cut off after WF_SANITIZE_TIMEOUT seconds (default 600; the examples
+# run at their own sizes); WF_SANITIZE_EXAMPLES="vecadd saxpy" picks examples.
 # Results also go to $OUT (if set) for collection.
 set -u
 cd "$(dirname "$0")/.."
@@ -21,7 +24,7 @@ export PATH=/tmp/site/bin:$PATH
 declare -a rows
 row() { rows+=("$(printf '%-34s %-6s %s' "$1" "$2" "$3")"); }
 
-PARTS=${WF_PARTS:-tests,examples,bench}
+PARTS=${WF_PARTS:-tests,examples,sanitize,bench}
 
 # --- GPU tests (the examples run below, once)
 if [[ $PARTS == *tests* ]]; then
@@ -45,6 +48,39 @@ fi
     row "$ex" FAIL "$(tail -3 "$OUT/$(basename "$ex" .py).log" | tr '\n' ' ')"
   fi
 done
+
+# --- every example under compute-sanitizer: one row per example, the error count of each tool
+if command -v warpforge >/dev/null; then WF=(warpforge); else WF=(python3 -c 'from warpforge.driver.cli import main; main()'); fi
+if [[ $PARTS == *sanitize* ]]; then
+  [ -x /tmp/site/nvidia/cu13/bin/compute-sanitizer ] && export PATH=$PATH:/tmp/site/nvidia/cu13/bin  # from a .whl/ wheel
+  if ! sanitizer=$(python3 -c 'from warpforge.driver.sanitize import find_compute_sanitizer as f; p = f(); print(p or ""); raise SystemExit(p is None)'); then
+    row "compute-sanitizer" skip "not installed: sanitize part not run (pip install 'nvidia-cuda-sanitizer-api==13.0.*')"
+  else
+    echo "compute-sanitizer: $sanitizer"
+    for ex in examples/*.py; do
+      name=$(basename "$ex" .py)
+      if [ -n "${WF_SANITIZE_EXAMPLES:-}" ] && [[ " $WF_SANITIZE_EXAMPLES " != *" $name "* ]]; then continue; fi
+      status=ok; detail=""
+      for tool in ${WF_SANITIZE_TOOLS:-memcheck racecheck}; do
+        log="$OUT/sanitize-$tool-$name.log"
+        timeout -k 30 "${WF_SANITIZE_TIMEOUT:-600}" "${WF[@]}" sanitize --tool "$tool" "$ex" >"$log" 2>&1
+        rc=$?
+        said=$(grep -a "^warpforge sanitize: " "$log" | tail -1)
+        errors=$(sed -nE "s/^warpforge sanitize: $tool: ([0-9]+) errors?.*/\1/p" <<<"$said")
+        if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+          status=FAIL; detail="$detail $tool: timed out after ${WF_SANITIZE_TIMEOUT:-600} s${errors:+ ($errors errors so far)};"
+        elif [ -z "$errors" ]; then
+          status=FAIL; detail="$detail $tool: no summary (exit $rc): $(tail -2 "$log" | tr '\n' ' ');"
+        else
+          hazards=$(sed -nE 's/.*\(race hazards: ([0-9]+ errors, [0-9]+ warnings)\).*/\1/p' <<<"$said")
+          [ "$errors" -eq 0 ] && [ "$rc" -eq 0 ] || status=FAIL
+          detail="$detail $tool: $errors errors${hazards:+ (hazards: $hazards)}$([ "$rc" -ne 0 ] && echo ", exit $rc");"
+        fi
+      done
+      detail=${detail# }; row "sanitize $ex" "$status" "${detail%;}"
+    done
+  fi
+fi
 
 # --- benchmarks
 [[ $PARTS == *bench* ]] && for b in bench/*.py; do

@@ -60,12 +60,22 @@ class Sim:
         return ctypes.addressof(buf)
 
 
+class FakeCuEvent:
+    """A `CUevent` of the fake driver: remembers the stream it was last recorded on."""
+
+    def __init__(self):
+        self.stream = None
+
+
 class FakeDriver:
     class CUresult:
         CUDA_SUCCESS = 0
 
     class CUfunction_attribute:
         CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+
+    class CUevent_flags:
+        CU_EVENT_DISABLE_TIMING = 2
 
     def __init__(self, sim: Sim):
         self.sim = sim
@@ -103,6 +113,21 @@ class FakeDriver:
 
     def cuKernelGetFunction(self, kernel):
         return (0, kernel)
+
+    # stream order: ("event", flags), ("record", stream), ("wait", consumer stream, recorded stream)
+    def cuEventCreate(self, flags):
+        self.sim.calls.append(("event", flags))
+        return (0, FakeCuEvent())
+
+    def cuEventRecord(self, event, stream):
+        self.sim.calls.append(("record", int(stream)))
+        event.stream = int(stream)
+        return (0,)
+
+    def cuStreamWaitEvent(self, stream, event, flags):
+        assert flags == 0 and event.stream is not None
+        self.sim.calls.append(("wait", int(stream), event.stream))
+        return (0,)
 
     def cuGetErrorName(self, err):
         return (0, b"CUDA_ERROR_FAKE")
@@ -153,8 +178,12 @@ class FakeStream:
 
 
 class FakeBuffer:
-    def __init__(self, ptr):
+    def __init__(self, ptr, stream=None):
         self.handle = ptr
+        self.free_stream = stream  # the stream cuda.core would free it on
+
+    def set_deallocation_stream(self, stream):
+        self.free_stream = stream
 
 
 class FakeProps:
@@ -183,7 +212,7 @@ class FakeCoreDevice:
 
     def allocate(self, n, *, stream):
         assert isinstance(stream, FakeStream)
-        return FakeBuffer(self.sim.alloc(n))
+        return FakeBuffer(self.sim.alloc(n), stream)
 
     def sync(self):
         for s in self.streams:
@@ -192,7 +221,12 @@ class FakeCoreDevice:
 
 class FakeKernel:
     def __init__(self, entry, argc):
-        self.entry, self.num_arguments, self.handle = entry, argc, id(self)
+        self.entry, self.argc, self.handle = entry, argc, id(self)
+
+    @property
+    def num_arguments(self):
+        # cuda.core probes cuKernelGetParamInfo until it fails: compute-sanitizer reports every probe
+        raise AssertionError("the runtime must not probe the loaded kernel's parameters (cuKernelGetParamInfo)")
 
 
 class FakeObjectCode:
@@ -271,10 +305,22 @@ def oob_fn(config, a, na, out, nout, record):
         dst[i] = 0
 
 
+_PTX_PARAM = {1: ".u8 {}", 2: ".align 2 .b8 {}[2]", 4: ".u32 {}", 8: ".u64 {}"}
+
+
+def fake_ptx(entry: str, sizes: list[int]) -> str:
+    """A PTX `.entry` declaration with parameters of `sizes` bytes, spelled as LLVM's NVPTX does."""
+    params = ",\n".join(f"\t.param {_PTX_PARAM[n].format(f'{entry}_param_{i}')}" for i, n in enumerate(sizes))
+    return f"//\n// fake PTX\n.version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry {entry}(\n{params}\n)\n{{\n\tret;\n}}\n"
+
+
 def make(name, params, fn, argc=None, **kw):
+    params = tuple(params)
+    checked = kw.pop("checked", True)
+    sizes = [s for p in params for s in ([8] * p.abi_count if p.is_slice else [p.dtype.itemsize])] + ([8] if checked else [])
     k = CompiledKernel(
-        name=name, entry=name, ptx=kw.pop("ptx", f"// {name}"), chip="sm_90", params=tuple(params),
-        checked=kw.pop("checked", True), error_sites=tuple(kw.pop("error_sites", ())),
+        name=name, entry=name, ptx=kw.pop("ptx", fake_ptx(name, sizes)), chip="sm_90", params=params,
+        checked=checked, error_sites=tuple(kw.pop("error_sites", ())),
         exact_block=kw.pop("exact_block", None), max_threads=None, index_domain=kw.pop("index_domain", None),
         cache_key=f"fake-{name}", **kw,
     )
@@ -470,7 +516,16 @@ def test_load_failures(sim, dev):
     k, _ = make("nowhere", VECADD.params, vecadd_fn)
     with pytest.raises(DeviceError, match="no .entry named 'nowhere'"):
         prepare(k, LaunchConfig(1, 256), dev)
+    # the ABI check reads the PTX the compiler generated, never the loaded kernel (FakeKernel asserts it)
     sim.kernels["short"] = (5, vecadd_fn)
-    k, _ = make("short", VECADD.params, vecadd_fn)
-    with pytest.raises(LaunchError, match="takes 5 parameters, but its signature describes 7"):
+    k, _ = make("short", VECADD.params, vecadd_fn, ptx=fake_ptx("short", [8] * 5))
+    with pytest.raises(LaunchError, match=r"takes 5 parameters, but its signature describes 7 \(a: 2, b: 2, c: 2, error record: 1\)"):
+        prepare(k, LaunchConfig(1, 256), dev)
+    sim.kernels["narrow"] = (8, saxpy_fn)
+    k, _ = make("narrow", SAXPY.params, saxpy_fn, checked=False, ptx=fake_ptx("narrow", [8, 8, 8, 8, 8, 8, 8, 4]))
+    with pytest.raises(LaunchError, match=r"takes parameters of \[8, 8, 8, 8, 8, 8, 8, 4\] bytes, but its signature describes \[4, 8, 8, 8, 8, 8, 8, 1\]"):
+        prepare(k, LaunchConfig(1, 256), dev)
+    sim.kernels["elsewhere"] = (7, vecadd_fn)
+    k, _ = make("elsewhere", VECADD.params, vecadd_fn, ptx=fake_ptx("other", [8] * 7))
+    with pytest.raises(LaunchError, match="declares no .entry elsewhere"):
         prepare(k, LaunchConfig(1, 256), dev)

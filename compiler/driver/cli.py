@@ -3,6 +3,7 @@
     warpforge compile FILE.py [--kernel NAME] --emit {kernel,gpu,nvvm,llvm,ll,ptx} [--chip sm_90] [-o OUT]
     warpforge run FILE.py [--simulate]
     warpforge doctor
+    warpforge sanitize FILE.py [--tool memcheck|racecheck|synccheck|initcheck] [args...]
 
 `compile` prints a kernel at any stage (MLIR text for `kernel`/`gpu`/`nvvm`/`llvm`, LLVM IR for `ll`,
 PTX for `ptx`); `run` runs the file's `main()` on the GPU, or, without one (or with `--simulate`),
@@ -219,6 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("doctor", help="check Python, xdsl, llvmlite's NVPTX target, ptxas, libdevice, the driver and GPUs")
     d.set_defaults(func=cmd_doctor)
+
+    from warpforge.driver import sanitize  # warpforge sanitize FILE.py [--tool memcheck|racecheck|...] [args...]
+
+    sanitize.add_parser(sub)
     return parser
 
 

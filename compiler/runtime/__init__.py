@@ -9,6 +9,7 @@ kernel errors, on cuda.core 1.2 (cuda.bindings where cuda.core lacks something).
 
 Everything that checks a launch reads plain data (`CompiledKernel`, `LaunchConfig`,
 `DeviceLimits`), so the checks run without a GPU; only loading and running need the driver.
+Work on one stream waits for earlier work on another that used the same buffers (`stream_order`).
 """
 
 from warpforge.runtime.aliasing import check_aliasing

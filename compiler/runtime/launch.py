@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import numpy
 
 from warpforge.errors import LaunchError, WarpforgeError
-from warpforge.runtime import _driver, errors, module
+from warpforge.runtime import _driver, errors, module, stream_order
 from warpforge.runtime.aliasing import check_aliasing
 from warpforge.runtime.compiled import CompiledKernel, ParamSpec
 from warpforge.runtime.device import Device, DeviceLimits, as_stream
@@ -264,8 +264,8 @@ def prepare(kernel: CompiledKernel, config: LaunchConfig, device: Device | int |
     """Check `config` against `kernel` and `device` (default GPU 0), load the kernel, set the shared
     memory opt-in when the launch needs more than 48 KiB, and return the `PreparedLaunch`.
 
-    Raises `LaunchError` (see `check_launch`; also when the PTX's parameter count disagrees with
-    `kernel.params`) and `DeviceError` (no GPU, PTX rejected by the driver).
+    Raises `LaunchError` (see `check_launch`; also when the PTX entry's parameters disagree with
+    `kernel.params` in number or size) and `DeviceError` (no GPU, PTX rejected by the driver).
     """
     if not isinstance(kernel, CompiledKernel):
         raise LaunchError(f"prepare() takes a CompiledKernel, got {type(kernel).__name__}")
@@ -278,7 +278,7 @@ def prepare(kernel: CompiledKernel, config: LaunchConfig, device: Device | int |
     limits = dev.limits
     check_launch(kernel, config, limits)
     loaded = module.load_kernel(kernel, dev)
-    _check_abi(kernel, loaded)
+    _check_abi(kernel)
     optin = needs_shared_optin(kernel, config, limits)
     if optin:
         module.set_max_dynamic_shared(loaded, dev, config.shmem_size)
@@ -291,19 +291,58 @@ def prepare(kernel: CompiledKernel, config: LaunchConfig, device: Device | int |
     return PreparedLaunch(kernel, config, dev, optin, loaded, core_config)
 
 
-def _check_abi(kernel: CompiledKernel, loaded: module.LoadedKernel) -> None:
-    """The PTX entry must take as many parameters as `kernel.params` (+ the record) describe."""
-    try:
-        actual = loaded.function.num_arguments
-    except Exception:  # driver older than 12.4: cannot ask
-        return
-    expected = kernel.abi_param_count
+_ENTRY_PARAM = re.compile(
+    r"\.param\s+(?:\.align\s+\d+\s+)?\.[bsuf](8|16|32|64)\b(?:\s+\.ptr\b[^,\n]*?)?\s+[\w$]+(?:\[(\d+)\])?\s*(?:,|$)"
+)
+
+
+def ptx_entry_param_sizes(ptx: str, entry: str) -> list[int] | None:
+    """The byte size of each parameter of `.entry entry(...)` in `ptx`, in order, or None when the
+    PTX declares no such entry. PTX ISA §5.1.6.1 (kernel parameters): `.param .u64 x`, `.param .f32
+    x`, `.param .align 2 .b8 x[2]` (16-bit floats), `.param .u64 .ptr .global .align 1 x`.
+
+    Raises `LaunchError` for a parameter declaration it cannot read."""
+    m = re.search(r"\.entry\s+" + re.escape(entry) + r"\s*\(([^)]*)\)", ptx)
+    if m is None:
+        return None
+    sizes: list[int] = []
+    for decl in (d.strip() for d in m.group(1).split(",")):
+        if not decl:
+            continue
+        pm = _ENTRY_PARAM.fullmatch(decl)
+        if pm is None:
+            raise LaunchError(f"cannot read the parameter declaration {decl!r} of .entry {entry} in the PTX")
+        sizes.append(int(pm.group(1)) // 8 * int(pm.group(2) or 1))
+    return sizes
+
+
+def abi_param_sizes(kernel: CompiledKernel) -> list[int]:
+    """The byte size of each PTX parameter the kernel ABI (`compiled.py`) passes for `kernel`: a
+    slice's pointer and extents 8 each, a scalar its dtype's width, the error record's pointer 8."""
+    sizes: list[int] = []
+    for p in kernel.params:
+        sizes.extend([8] * p.abi_count if p.is_slice else [p.dtype.itemsize])
+    return sizes + ([8] if kernel.checked else [])
+
+
+def _check_abi(kernel: CompiledKernel) -> None:
+    """The PTX entry the compiler generated must take the parameters `kernel.params` (+ the error
+    record) describe, in number and byte size: a mismatch would make the driver read arguments at
+    the wrong offsets. Read from the PTX text, so no driver call can fail here (probing the loaded
+    kernel with `cuKernelGetParamInfo` fails by design past the last parameter, which
+    compute-sanitizer reports as an error)."""
+    actual = ptx_entry_param_sizes(kernel.ptx, kernel.entry)
+    if actual is None:
+        raise LaunchError(f"the PTX of {kernel.name} declares no .entry {kernel.entry}: the kernel was compiled inconsistently")
+    expected = abi_param_sizes(kernel)
     if actual != expected:
-        raise LaunchError(
-            f"the PTX entry {kernel.entry} of {kernel.name} takes {actual} parameters, but its signature describes "
-            f"{expected} ({', '.join(f'{p.name}: {p.abi_count}' for p in kernel.params)}"
-            f"{', error record: 1' if kernel.checked else ''}): the kernel was compiled inconsistently"
+        described = ", ".join(f"{p.name}: {p.abi_count}" for p in kernel.params) + (", error record: 1" if kernel.checked else "")
+        what = (
+            f"takes {len(actual)} parameters, but its signature describes {len(expected)} ({described})"
+            if len(actual) != len(expected)
+            else f"takes parameters of {actual} bytes, but its signature describes {expected} bytes ({described})"
         )
+        raise LaunchError(f"the PTX entry {kernel.entry} of {kernel.name} {what}: the kernel was compiled inconsistently")
 
 
 def _same_kernel(a: CompiledKernel, b: CompiledKernel) -> bool:
@@ -320,6 +359,12 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
     device's default stream. `kernel`, when given, must be the kernel `prepared` was made for.
     Slices: `DeviceBuffer` or any DLPack / CUDA-array-interface device array; scalars: Python or
     NumPy numbers that fit the parameter's dtype.
+
+    Stream order (`warpforge.runtime.stream_order`): the launch first waits for the stream each
+    `DeviceBuffer` argument was last used on, when that is another stream, and the buffers then
+    belong to `stream`; a torch tensor or `__cuda_array_interface__` array is ordered after its own
+    stream (torch's current stream, the CAI `stream`), and that stream waits for the launch. Nothing
+    synchronizes the host.
 
     First raises `KernelError` if an earlier checked launch on this device has completed with an
     error (this launch is then not enqueued). Raises `LaunchError` for a wrong token, argument count,
@@ -363,6 +408,10 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
             views.append(None)
             packed.append(pack_scalar(p, a, k.name))
     check_aliasing(k.params, views, k.name)
+    # stream order (stream_order.py): wait for the streams the arguments were last used on
+    buffers = [a for p, a in zip(k.params, args) if p.is_slice and isinstance(a, DeviceBuffer)]
+    foreign = [a for p, a in zip(k.params, args) if p.is_slice and not isinstance(a, DeviceBuffer)]
+    homes = stream_order.order_launch(s, buffers, foreign)
 
     pool = errors.pool_for(dev) if k.checked else None
     slot = pool.acquire(s) if pool is not None else None
@@ -380,6 +429,4 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
         raise LaunchError(_driver.with_sticky_hint(f"the driver refused to launch {k.name} with {prepared.config}: {type(e).__name__}: {e}")) from None
     if slot is not None:
         pool.commit(slot, s, k, keep_alive=views)  # type: ignore[union-attr]
-    for a in args:
-        if isinstance(a, DeviceBuffer):
-            a._stream = s
+    stream_order.join_after(s, homes)

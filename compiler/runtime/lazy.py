@@ -19,7 +19,11 @@ Ownership, as in Rust:
 - `.to_host()` records a copy back (a `HostArray`); `.sync_on(stream)` / `.sync()` on any handle runs
   everything it depends on, in the order it was recorded, on that one stream, then synchronizes once
   (and raises `KernelError` if a checked kernel recorded an error). Memory is allocated at that point
-  on the stream's device. Work already run is not run again.
+  on the stream's device. Work already run is not run again. Arrays the chain did not make
+  (`wf.tensor(existing)`) are waited for first: a `DeviceBuffer` on the stream it was last used on,
+  a torch tensor on torch's current stream, a CUDA-array-interface array on its `stream`
+  (`warpforge.runtime.stream_order`); the chain's own tensors need nothing, as every chain ends
+  with a synchronization.
 
 Constructors: `zeros`, `ones`, `full`, `arange`, `empty`, `from_host(array)` (the array is copied
 when the call is made, so later changes to it do not leak in), `tensor(existing)` (a NumPy array is
@@ -65,6 +69,9 @@ class _Storage:
     """On the CPU simulator: the NumPy array that is the tensor's memory."""
     touchers: list[_Op] = field(default_factory=list)
     writers: list[_Op] = field(default_factory=list)
+    home: int | None = None
+    """`external` only: the stream the array belonged to when it was wrapped (torch's current stream
+    then, or its `__cuda_array_interface__` `stream`), which the chain waits for."""
 
     @property
     def nbytes(self) -> int:
@@ -136,6 +143,8 @@ def materialize(s: _Storage, stream: Any) -> None:
             raise LaunchError(f"the tensor created at {s.created_at} lives on GPU {s.device.ordinal}, but the stream is on GPU {device.ordinal}")
         return
     if s.init == "external":
+        _order_external(s, stream, view=False)
+        # for a foreign array, the view orders `stream` after the array's own stream now (DLPack / CAI)
         s.view = as_device_view(s.payload, stream, device=device)
         s.device = device
         return
@@ -165,6 +174,25 @@ def materialize(s: _Storage, stream: Any) -> None:
         host = numpy.ascontiguousarray(s.payload)
         _driver.copy_htod_async(buf.ptr, host.ctypes.data, buf.nbytes, handle)
     s.buffer = buf  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _order_external(s: _Storage, stream: Any, view: bool = True) -> None:
+    """The chain is about to use an array it did not make, on `stream`: wait for the stream it was
+    last used on — a `DeviceBuffer`'s last stream; for a foreign array the stream it belonged to
+    when it was wrapped (`s.home`) and, through `as_device_view` (unless `view` is False: the
+    caller views it), its own stream now. See `warpforge.runtime.stream_order`."""
+    from warpforge.runtime import stream_order
+    from warpforge.runtime.memory import DeviceBuffer, as_device_view
+
+    payload = s.payload
+    if isinstance(payload, DeviceBuffer):
+        if payload.device is stream.device:
+            stream_order.follow(payload, stream)
+        return
+    if s.home is not None and s.home != stream.handle:
+        stream_order.for_device(stream.device).wait(stream.handle, s.home)
+    if view:
+        as_device_view(payload, stream, device=stream.device)
 
 
 def _materialize_simulated(s: _Storage, device: Any) -> None:
@@ -201,6 +229,8 @@ class _ToHost(_Op):
         if s.host is not None:
             self.result = s.host.copy()
             return
+        if s.init == "external":  # its owner may have written it since it was wrapped (or last copied)
+            _order_external(s, stream)
         out = numpy.empty(s.shape, dtype=s.dtype.np)
         _driver.copy_dtoh_async(out.ctypes.data, s.view.ptr, out.nbytes, stream.handle)
         self.result = out
@@ -608,7 +638,13 @@ def from_host(array: Any) -> LazyTensor:
 
 def tensor(existing: Any) -> LazyTensor:
     """A lazy tensor for existing data: a NumPy array is copied (as `from_host`); a device array (torch,
-    cupy, `wf.DeviceBuffer`: `__cuda_array_interface__` or DLPack) is used in place, without a copy."""
+    cupy, `wf.DeviceBuffer`: `__cuda_array_interface__` or DLPack) is used in place, without a copy.
+
+    Stream order: the chain that uses a device array waits for the stream it belongs to — a
+    `DeviceBuffer`'s last stream at that time; for a torch tensor, torch's current stream both when
+    `wf.tensor` is called and when the chain runs (so a tensor wrapped inside `with
+    torch.cuda.stream(ts)` is waited for on `ts` even if the chain runs outside it); for a CUDA
+    array interface, its `stream`."""
     if isinstance(existing, numpy.ndarray) or isinstance(existing, list | tuple):
         return from_host(existing)
     cai = getattr(existing, "__cuda_array_interface__", None)
@@ -620,7 +656,13 @@ def tensor(existing: Any) -> LazyTensor:
         dt = _dtype_of(existing.dtype)
     else:
         raise LaunchError(f"wf.tensor() takes a NumPy array or a device array (torch, cupy, wf.DeviceBuffer), got {type(existing).__name__}")
-    return _new(shape, dt, "external", existing, f"wf.tensor(<{type(existing).__name__} {shape}>)")
+    from warpforge.runtime import stream_order
+    from warpforge.runtime.memory import DeviceBuffer
+
+    t = _new(shape, dt, "external", existing, f"wf.tensor(<{type(existing).__name__} {shape}>)")
+    if not isinstance(existing, DeviceBuffer):  # a DeviceBuffer carries its own last stream
+        t._storage.home = stream_order.home_stream(existing)  # e.g. torch's current stream now
+    return t
 
 
 def _dtype_of(dt: Any) -> numpy.dtype:

@@ -3,7 +3,7 @@
 A `DeviceBuffer` is a C-contiguous array in device memory (a `cuda.core.Buffer` from the device's
 stream-ordered pool) with a shape and a dtype. It remembers the last stream it was used on (created,
 copied, or passed to a launch): `to_host()` without a stream copies on that stream, so it sees the
-kernel's writes.
+kernel's writes; a copy or launch on another stream first waits for that one (`stream_order.py`).
 
 `as_device_view` turns a kernel argument — a `DeviceBuffer`, or any object with `__dlpack__` or
 `__cuda_array_interface__` (torch, cupy) — into a `DeviceView` (pointer, shape, dtype) without
@@ -19,7 +19,7 @@ from typing import Any
 import numpy
 
 from warpforge.errors import LaunchError
-from warpforge.runtime import _driver
+from warpforge.runtime import _driver, stream_order
 from warpforge.runtime.compiled import ParamSpec, as_numpy_dtype
 from warpforge.runtime.device import Device, Stream, as_stream
 
@@ -125,7 +125,8 @@ class DeviceBuffer:
 
     def copy_from_host(self, array: Any, stream: Any = None) -> None:
         """Overwrite the buffer with a host array of the same shape and dtype, in `stream` (default:
-        the buffer's last stream)."""
+        the buffer's last stream; another stream first waits for that one, so the copy never
+        overtakes a kernel still reading the buffer)."""
         host = numpy.asarray(array)
         if host.dtype != self._dtype:
             raise LaunchError(f"copy_from_host: the buffer holds {self._dtype}, the array {host.dtype}: pass array.astype(numpy.{self._dtype.name})")
@@ -138,8 +139,9 @@ class DeviceBuffer:
     def to_host(self, stream: Any = None) -> numpy.ndarray:
         """A new NumPy array with the buffer's contents.
 
-        Copies in `stream` (default: the stream the buffer was last used on), synchronizes it, then
-        raises `KernelError` if a completed checked launch recorded an error.
+        Copies in `stream` (default: the stream the buffer was last used on; another stream first
+        waits for that one, so the copy sees every earlier write), synchronizes it, then raises
+        `KernelError` if a completed checked launch recorded an error.
         """
         s = self._use_stream(stream)
         out = numpy.empty(self._shape, dtype=self._dtype)
@@ -148,11 +150,12 @@ class DeviceBuffer:
         return out
 
     def _use_stream(self, stream: Any) -> Stream:
+        """The stream for the next use (`stream`, or the last one), ordered after the last use."""
         s = self._stream if stream is None else as_stream(stream)
         if s.device is not self._device:
             raise LaunchError(f"this buffer lives on {self._device.label}, the stream on {s.device.label}")
-        self._stream = s
         self._device.make_current()
+        stream_order.follow(self, s)
         return s
 
     @property
@@ -187,7 +190,7 @@ class DeviceBuffer:
 
     @property
     def stream(self) -> Stream:
-        """The stream the buffer was last used on."""
+        """The stream the buffer was last used on: work on another stream waits for it first."""
         return self._stream
 
     def __len__(self) -> int:
@@ -297,8 +300,9 @@ def as_device_view(
 
     `obj`: a `DeviceBuffer`, or any object with `__dlpack__` / `__cuda_array_interface__` (v3) in
     device memory. `stream`: the consumer stream (a `Stream`, cuda.core stream, or None for no
-    stream ordering); a producer stream named by the object is made to finish first (cuda.core's
-    `StridedMemoryView`). With `param`, the dtype and ndim must match it (and an output must not be
+    stream ordering); a producer stream named by a foreign object is made to finish first (cuda.core's
+    `StridedMemoryView`), while a `DeviceBuffer` is viewed as it is (`launch` orders it after its
+    last stream, `stream_order.follow`). With `param`, the dtype and ndim must match it (and an output must not be
     read-only); with `device`, the memory must be on that GPU.
 
     Raises `LaunchError`: host memory (NumPy arrays), not C-contiguous, wrong dtype / ndim /
