@@ -956,6 +956,42 @@ def _warp_sync(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     return None
 
 
+# --------------------------------------------------------------------------- formatted output
+
+
+@lowers(kernel.PrintOp)
+def _print(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
+    """`kernel.print` → `gpu.printf` with the C conversion of each field (`_printf.printf_conversion`)
+    and its operand promoted as CUDA's variadic ABI wants: integers below 32 bits extended by their
+    signedness to i32, floats extended to f64, bools kept as i1 (`%s`: True/False)."""
+    assert isinstance(op, kernel.PrintOp)
+    from warpforge.dialects._printf import escape_percent, printf_conversion
+
+    text: list[str] = []
+    args: list[SSAValue] = []
+    operands = iter(op.args)
+    for literal, spec in op.fields():
+        text.append(escape_percent(literal))
+        if spec is None:
+            continue
+        arg = next(operands)
+        t = arg.type
+        kind = _kind(t)
+        value = fl.v(arg)
+        if kind == "f":
+            bits = _width(t)
+            if t != builtin.f64:
+                value = emit(arith.ExtFOp(value, builtin.f64))
+        else:
+            bits = _width(t)
+            if kind != "b" and bits < 32:
+                value = emit(arith.ExtSIOp(value, i32) if kind == "i" else arith.ExtUIOp(value, i32))
+        text.append(printf_conversion(spec, kind, bits))
+        args.append(value)
+    emit(gpu.PrintfOp("".join(text), args))
+    return None
+
+
 # --------------------------------------------------------------------------- warp collectives
 
 
