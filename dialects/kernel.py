@@ -1806,7 +1806,9 @@ class PrintOp(IRDLOperation):
     """`kernel.print "i = {} x = {:.3f}\\n", %i, %x : si64, f32`: Python's `print(...)` in a kernel.
 
     `format` is a `str.format` string with one anonymous field (`{}` or `{:spec}`) per operand; the
-    operands are scalars (bool, integers of any width and signedness, floats). Every spec must have
+    operands are scalars (bool, integers of any width and signedness, floats) — in a tile kernel also
+    `!tile.tile` values, at most one of rank > 0 (each element prints on its own line with its index,
+    see `tile-to-gpu`). Every spec must have
     a printf equivalent for its operand (`warpforge.dialects._printf.printf_conversion`: bools take
     none, a float spec needs a float operand). Lowered by `kernel-to-gpu` to `gpu.printf` (MLIR's op:
     a C format string, integers promoted to 32/64 bits, floats to f64), then to a `vprintf` call.
@@ -1840,8 +1842,12 @@ class PrintOp(IRDLOperation):
         specs = [spec for _, spec in fields if spec is not None]
         if len(specs) != len(self.args):
             raise VerifyException(f"the format has {len(specs)} field(s) but the op has {len(self.args)} operand(s)")
+        tiles = 0
         for i, (spec, arg) in enumerate(zip(specs, self.args)):
             t = arg.type
+            if t.name == "tile.tile":  # a tile kernel's tile: each element prints (see tile-to-gpu)
+                tiles += 1 if t.dims else 0  # pyright: ignore[reportAttributeAccessIssue]
+                t = t.element_type  # pyright: ignore[reportAttributeAccessIssue]
             check_scalar(t, f"operand {i}")
             assert isinstance(t, IntegerType | AnyFloat)
             bits = t.width.data if isinstance(t, IntegerType) else t.bitwidth
@@ -1850,6 +1856,8 @@ class PrintOp(IRDLOperation):
                 printf_conversion(spec, kind, bits)
             except ValueError as e:
                 raise VerifyException(f"operand {i} ({t}): {e}") from None
+        if tiles > 1:
+            raise VerifyException(f"at most one operand may be a tile of rank > 0, got {tiles}")
 
     @classmethod
     def parse(cls, parser: Parser) -> PrintOp:

@@ -959,36 +959,45 @@ def _warp_sync(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
 # --------------------------------------------------------------------------- formatted output
 
 
-@lowers(kernel.PrintOp)
-def _print(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
-    """`kernel.print` → `gpu.printf` with the C conversion of each field (`_printf.printf_conversion`)
-    and its operand promoted as CUDA's variadic ABI wants: integers below 32 bits extended by their
-    signedness to i32, floats extended to f64, bools kept as i1 (`%s`: True/False)."""
-    assert isinstance(op, kernel.PrintOp)
+PrintPiece = str | tuple[str, Attribute, SSAValue]
+"""Part of a printed line: literal text, or (Python format spec, kernel-level type, gpu-level value)."""
+
+
+def build_printf(emit: Emitter, pieces: list[PrintPiece]) -> None:
+    """Emit the `gpu.printf` of `pieces`: each field's C conversion (`_printf.printf_conversion`), its
+    value promoted as CUDA's variadic ABI wants — integers below 32 bits extended by their signedness
+    to i32, floats extended to f64, bools kept as i1 (`%s`: True/False). Shared with `tile-to-gpu`."""
     from warpforge.dialects._printf import escape_percent, printf_conversion
 
     text: list[str] = []
     args: list[SSAValue] = []
-    operands = iter(op.args)
-    for literal, spec in op.fields():
-        text.append(escape_percent(literal))
-        if spec is None:
+    for piece in pieces:
+        if isinstance(piece, str):
+            text.append(escape_percent(piece))
             continue
-        arg = next(operands)
-        t = arg.type
-        kind = _kind(t)
-        value = fl.v(arg)
-        if kind == "f":
-            bits = _width(t)
-            if t != builtin.f64:
-                value = emit(arith.ExtFOp(value, builtin.f64))
-        else:
-            bits = _width(t)
-            if kind != "b" and bits < 32:
-                value = emit(arith.ExtSIOp(value, i32) if kind == "i" else arith.ExtUIOp(value, i32))
+        spec, t, value = piece
+        kind, bits = _kind(t), _width(t)
+        if kind == "f" and t != builtin.f64:
+            value = emit(arith.ExtFOp(value, builtin.f64))
+        elif kind in ("i", "u") and bits < 32:
+            value = emit(arith.ExtSIOp(value, i32) if kind == "i" else arith.ExtUIOp(value, i32))
         text.append(printf_conversion(spec, kind, bits))
         args.append(value)
     emit(gpu.PrintfOp("".join(text), args))
+
+
+@lowers(kernel.PrintOp)
+def _print(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
+    """`kernel.print` → `gpu.printf` (`build_printf`), from every thread that runs it."""
+    assert isinstance(op, kernel.PrintOp)
+    pieces: list[PrintPiece] = []
+    operands = iter(op.args)
+    for literal, spec in op.fields():
+        pieces.append(literal)
+        if spec is not None:
+            arg = next(operands)
+            pieces.append((spec, arg.type, fl.v(arg)))
+    build_printf(emit, pieces)
     return None
 
 
