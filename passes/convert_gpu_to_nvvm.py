@@ -569,7 +569,7 @@ class ConvertPrintfOp(RewritePattern):
         ops: list[Operation] = []
         fmt = _generic_address(_printf_string(block, op.format.data, rewriter, op.location), ops)
         if not op.args:
-            null = llvm.ZeroOp(ptr)
+            null = llvm.ZeroOp(result_types=[ptr])
             ops.append(null)
             buffer = null.res
         else:

@@ -129,3 +129,33 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// CHECK: argument 0: '%d' prints an i32, got i64 (promote it first)
+gpu.module @m {
+  gpu.func @k(%i: i64) {
+    gpu.printf "%d\n", %i : i64
+    gpu.return
+  }
+}
+
+// -----
+
+// CHECK: the format has 1 conversion(s) but the op has 0 argument(s)
+gpu.module @m {
+  gpu.func @k() {
+    gpu.printf "%f\n"
+    gpu.return
+  }
+}
+
+// -----
+
+// CHECK: unsupported printf conversion '%p'
+gpu.module @m {
+  gpu.func @k(%i: i64) {
+    gpu.printf "%p\n", %i : i64
+    gpu.return
+  }
+}
