@@ -589,7 +589,7 @@ class ConvertPrintfOp(RewritePattern):
                 new.location = op.location
             entry = fn.regions[0].blocks.first
             assert entry is not None
-            rewriter.insert_op([n, alloca], InsertPoint.at_start(entry))
+            rewriter.insert([n, alloca], InsertPoint.at_start(entry))
             buffer = alloca.res
             for a, offset in zip(op.args, offsets):
                 value: SSAValue = a

@@ -1,0 +1,172 @@
+"""`print()` in kernels: exact text on the simulator, the refusals (CompileError at the line), the PTX
+(ptxas), and on the GPU the text CUDA's vprintf writes to the process's stdout (in a subprocess,
+compared sorted: the order across threads is unspecified there)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import warpforge as wf
+from warpforge import f32, i32, simt, tile, u32
+
+import print_kernels as pk
+
+HERE = Path(__file__).parent
+SEED = 20261201
+
+
+# --------------------------------------------------------------------------- the simulator
+
+
+def test_simulator_prints_every_dtype_in_thread_order(capsys: pytest.CaptureFixture[str]) -> None:
+    inputs = pk.scalar_inputs(SEED)
+    pk.run_scalars(wf.Device.simulator(), inputs)
+    out = capsys.readouterr().out
+    assert out.splitlines() == pk.scalar_lines(inputs)
+    assert out.endswith("!\n")
+
+
+def test_simulator_prints_tiles_element_by_element(capsys: pytest.CaptureFixture[str]) -> None:
+    x = pk.tile_inputs(SEED)
+    out = pk.run_tiles(wf.Device.simulator(), x)
+    assert np.array_equal(out, x)
+    assert capsys.readouterr().out.splitlines() == pk.tile_lines(x)
+
+
+@tile.kernel
+def print_2d(z: tile.Tensor[f32, (4, 4)], x: tile.Tensor[f32, (-1, -1)]):
+    t = tile.load_tile_like(x, z)
+    print(f"{t:.1f}", end=";\n")
+    z.store(t)
+
+
+def test_simulator_prints_a_2d_tile_with_its_indices(capsys: pytest.CaptureFixture[str]) -> None:
+    x = np.random.default_rng(SEED).integers(-50, 50, (4, 4)).astype(np.float32)
+    z = wf.zeros((4, 4), f32).partition((4, 4))
+    print_2d(z, wf.from_host(x)).first().unpartition().to_host().sync_on(wf.Device.simulator().create_stream())
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(lines) == sorted(f"[{r}, {c}] {x[r, c]:.1f};" for r in range(4) for c in range(4))
+
+
+@simt.kernel
+def divergent(n: i32):
+    i = simt.index_1d().get()
+    if i % 2 == 0:
+        print("even", i)
+    else:
+        print("odd", i, sep=":")
+    print(f"done {i}", n)
+
+
+def test_simulator_print_order_follows_the_threads_that_run_each_print(capsys: pytest.CaptureFixture[str]) -> None:
+    n = int(np.random.default_rng(SEED).integers(1, 1000))
+    dev = wf.Device.simulator()
+    stream = dev.create_stream()
+    divergent.launch(stream, divergent.prepare(wf.LaunchConfig(grid=1, block=4, shmem_size=0), device=dev), np.int32(n))
+    stream.sync()
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(lines[:4]) == sorted(["even 0", "odd:1", "even 2", "odd:3"])
+    assert lines[4:] == [f"done {i} {n}" for i in range(4)]
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def _compile_error(source: str, tmp_path: Path) -> wf.CompileError:
+    path = tmp_path / "k.py"
+    path.write_text("import warpforge as wf\nfrom warpforge import simt, i32, f32, u32, bool_\n\n" + source)
+    ns: dict[str, object] = {}
+    exec(compile(path.read_text(), str(path), "exec"), ns)
+    with pytest.raises(wf.CompileError) as info:
+        ns["k"].compile()  # pyright: ignore[reportAttributeAccessIssue]
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('print(f"{x:^8}")', "has no printf equivalent"),
+        ('print(f"{x:*>8}")', "has no printf equivalent"),
+        ('print(f"{x:,}")', "has no printf equivalent"),
+        ('print(f"{n:x}")', "two's-complement bits"),
+        ('print(f"{b:>6}")', "a bool takes no format spec"),
+        ('print(f"{x!r}")', "not Python's repr"),
+        ('print(f"{x:{n}}")', "computed at run time"),
+        ('print(f"{x:.3}")', "a precision needs a type letter"),
+        ('print(f"{n:.3d}")', "an integer takes no precision"),
+        ('print(f"{u:+}")', "no sign for unsigned"),
+        ('print(x, file=None)', "takes only sep= and end="),
+        ('print(x, flush=True)', "takes only sep= and end="),
+        ('print(x, sep=s)', "must be a string constant"),
+        ("print(a)", "prints strings and numbers"),
+    ],
+)
+def test_print_refusals_name_the_line(body: str, message: str, tmp_path: Path) -> None:
+    src = (
+        "@simt.kernel\n"
+        "def k(a: simt.Slice[f32], x: f32, n: i32, u: u32, b: bool_):\n"
+        "    s = 1\n"
+        f"    {body}\n"
+    )
+    err = _compile_error(src, tmp_path)
+    assert message in err.message
+    assert err.line == 7 and err.filename.endswith("k.py")
+
+
+# --------------------------------------------------------------------------- PTX
+
+
+@simt.kernel
+def every_kind(a: simt.Slice[f32], n: i32, u: u32, flag: wf.bool_):
+    i = simt.index_1d().get()
+    print("i =", i, a[i] if i < len(a) else 0.0, n, u, flag, wf.i8(n), wf.u16(u), wf.f16(n), wf.bf16(n), f"{u:08x} {n:+5d} {a[0]:e}")
+
+
+def test_print_ptx_calls_vprintf_and_assembles() -> None:
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    ptx = every_kind.compile().ptx
+    assert "call.uni (retval0), vprintf" in ptx
+    assert ".extern .func  (.param .b32 func_retval0) vprintf" in ptx
+    assert ".extern .func llvm." not in ptx
+    if find_ptxas() is not None:
+        run_ptxas(ptx, "sm_90", verbose=False)
+
+
+def test_tile_print_ptx_assembles() -> None:
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    ptx = pk.print_tiles.ir("ptx", tile.spec(f32, (64,), partition=(8,)), tile.spec(f32, (64,)))
+    assert ptx.count("vprintf, (param0, param1)") >= 2
+    if find_ptxas() is not None:
+        run_ptxas(ptx, "sm_90", verbose=False)
+
+
+# --------------------------------------------------------------------------- the GPU
+
+
+def _run_on_gpu(what: str) -> list[str]:
+    env = dict(os.environ)
+    env.pop("WARPFORGE_SIMULATE", None)
+    env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "print_kernels.py"), what, str(SEED)], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()
+
+
+@pytest.mark.gpu
+def test_gpu_prints_every_dtype() -> None:
+    assert sorted(_run_on_gpu("scalars")) == sorted(pk.scalar_lines(pk.scalar_inputs(SEED)))
+
+
+@pytest.mark.gpu
+def test_gpu_prints_tiles() -> None:
+    assert sorted(_run_on_gpu("tiles")) == sorted(pk.tile_lines(pk.tile_inputs(SEED)))
