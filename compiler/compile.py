@@ -18,10 +18,12 @@ import hashlib
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.utils.exceptions import DiagnosticException
 
 from warpforge.backend.export import export_llvm_ir
 from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
 from warpforge.pipelines import GPU_TO_LLVM, run_pipeline
+from warpforge.rewriting import as_compile_error
 
 STAGES = ("kernel", "gpu", "nvvm", "llvm", "ll", "ptx")
 
@@ -70,7 +72,10 @@ def lower(
     )
     for stage, passes in steps:
         if STAGES.index(stage) > STAGES.index(start):
-            run_pipeline(module, passes(), verify_each=False)  # verified once per stage
+            try:
+                run_pipeline(module, passes(), verify_each=False)  # verified once per stage
+            except DiagnosticException as e:  # e.g. an instruction the target chip/PTX lacks
+                raise as_compile_error(e) from None
         if until == stage:
             return module
     llvm_ir = str(export_llvm_ir(module))
