@@ -30,7 +30,8 @@ marked `kernel` becomes a `gpu.func … kernel` inside one `gpu.module` carrying
 - atomics → `memref.atomic_rmw` (sub adds the negation; float min/max are `minimumf`/`maximumf`)
   or `gpu.atomic_cmpxchg`, carrying `syncscope` and `ordering`, checked like a read;
 - owned views (`kernel.view_load/store`) → the address their ownership rule gives, guarded;
-- a `fastmath` kernel: `afn arcp contract` on every float op and f32 denormals flushed.
+- a `fastmath` kernel: `afn arcp contract` on every float op and f32 denormals flushed; a kernel whose
+  `fastmath` is `#arith.fastmath<…>`: exactly those flags, denormals kept.
 
 The error-record layout (8 × i64) is `[count, site, operand a, operand b, ctaid.x, ctaid.y, tid.x, tid.y]`.
 """
@@ -219,7 +220,8 @@ class FunctionLowering:
             arg_attrs=arg_attrs,
         )
         if "fastmath" in src.attributes:
-            apply_fastmath(out)
+            selected = src.attributes["fastmath"]
+            apply_fastmath(out, selected if isinstance(selected, arith.FastMathFlagsAttr) else None)
         min_blocks = src.attributes.get("min_blocks_per_sm")
         if isinstance(min_blocks, IntegerAttr):
             out.attributes["nvvm.minctasm"] = min_blocks
@@ -316,9 +318,11 @@ DENORMAL_ATTR = "llvm.denormal_fp_math_f32"
 """`gpu.func`/`llvm.func` attribute: `"preserve-sign"` flushes f32 denormals (`.ftz`), as fast math does."""
 
 
-def apply_fastmath(func: gpu.FuncOp) -> None:
-    """Put `FASTMATH_FLAGS` on every float `arith`/`math` op of `func` and flush f32 denormals."""
-    flags = arith.FastMathFlagsAttr([arith.FastMathFlag(f) for f in FASTMATH_FLAGS])
+def apply_fastmath(func: gpu.FuncOp, selected: arith.FastMathFlagsAttr | None = None) -> None:
+    """Put `FASTMATH_FLAGS` on every float `arith`/`math` op of `func` and flush f32 denormals — or,
+    for a kernel whose `fastmath` attribute selects flags (`#arith.fastmath<arcp, nnan>`), exactly
+    those flags, without flushing."""
+    flags = selected if selected is not None else arith.FastMathFlagsAttr([arith.FastMathFlag(f) for f in FASTMATH_FLAGS])
     for op in func.walk():
         if op.dialect_name() not in ("arith", "math"):
             continue
@@ -326,7 +330,8 @@ def apply_fastmath(func: gpu.FuncOp) -> None:
             continue
         if any(isinstance(r.type, AnyFloat) for r in (*op.results, *op.operands)):
             op.properties["fastmath"] = flags
-    func.attributes[DENORMAL_ATTR] = StringAttr("preserve-sign")
+    if selected is None:
+        func.attributes[DENORMAL_ATTR] = StringAttr("preserve-sign")
 
 
 # --------------------------------------------------------------------------- op lowerings

@@ -154,13 +154,15 @@ class Device:
         _current.ordinal = ordinal
 
     @classmethod
-    def simulator(cls, limits: DeviceLimits | None = None) -> Device:
+    def simulator(cls, limits: DeviceLimits | None = None, *, step_limit: int | None = None) -> Device:
         """The CPU simulator as a device, with this API and `limits` (default `DeviceLimits.H200`,
         so launches are checked as on an H200). Kernels run on `warpforge.simulator`, buffers live in
-        host memory. One object per `limits`. See `warpforge.runtime.simulated`."""
+        host memory. `step_limit`: basic-block executions per CTA before a launch is stopped as a
+        runaway loop (default: `WARPFORGE_SIM_STEP_LIMIT`, else 1,000,000). One object per `limits`
+        and `step_limit`. See `warpforge.runtime.simulated`."""
         from warpforge.runtime.simulated import SimulatorDevice
 
-        return SimulatorDevice(limits)
+        return SimulatorDevice(limits, step_limit)
 
     @property
     def label(self) -> str:

@@ -278,7 +278,8 @@ class _Launch(_Op):
         if compiled.kernel.checked:
             args.append(record)
         blocks = getattr(device, "_only_blocks", None)  # Device.run_only_blocks: a sample of a huge grid
-        simulate(program.module, program.symbol, (grid, 1, 1), (program.block, 1, 1), args, blocks=blocks)
+        step_limit = getattr(device, "step_limit", None)
+        simulate(program.module, program.symbol, (grid, 1, 1), (program.block, 1, 1), args, blocks=blocks, step_limit=step_limit)
         error = decode_record(compiled.kernel, record)
         if error is not None:
             raise error
