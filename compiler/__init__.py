@@ -37,6 +37,7 @@ from warpforge.dtypes import (  # noqa: E402
 )
 from warpforge.errors import (  # noqa: E402
     AliasError,
+    ChainNotRunError,
     CompileError,
     DeviceError,
     KernelError,
@@ -72,6 +73,7 @@ def __getattr__(name: str):
 __all__ = [
     "Constant",
     "AliasError",
+    "ChainNotRunError",
     "CompileError",
     "DType",
     "DeviceError",

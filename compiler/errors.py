@@ -54,3 +54,9 @@ class DeviceError(WarpforgeError):
 
 class MovedValueError(WarpforgeError):
     """A tensor consumed by `partition()` was used again; names where it was created and consumed."""
+
+
+class ChainNotRunError(WarpforgeError, TypeError):
+    """A lazy result (`….to_host()` of a tile chain) was used as data before the chain ran: call
+    `.sync_on(stream)` (or `.sync()`) first, which runs it and returns the NumPy array. Also a
+    `TypeError`, which is what using it would raise in plain Python."""

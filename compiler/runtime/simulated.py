@@ -244,6 +244,13 @@ class SimulatedBuffer(DeviceBuffer):
         s.sync()
         return out
 
+    def reshape(self, *shape: Any) -> SimulatedBuffer:
+        """A view of the same memory with another shape (see `DeviceBuffer.reshape`)."""
+        view = super().reshape(*shape)
+        assert isinstance(view, SimulatedBuffer)
+        view._host = self._host.reshape(view._shape)
+        return view
+
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:  # pyright: ignore[reportIncompatibleVariableOverride]
         raise AttributeError("a buffer of the CPU simulator lives in host memory: it has no __cuda_array_interface__")
