@@ -43,6 +43,7 @@ from warpforge.errors import (  # noqa: E402
     KernelError,
     LaunchError,
     MovedValueError,
+    UsageError,
     WarpforgeError,
 )
 
@@ -80,6 +81,7 @@ __all__ = [
     "KernelError",
     "LaunchError",
     "MovedValueError",
+    "UsageError",
     "WarpforgeError",
     "bf16",
     "bool_",

@@ -22,6 +22,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from warpforge.backend.export import export_llvm_ir
 from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+from warpforge.errors import UsageError
 from warpforge.pipelines import GPU_TO_LLVM, run_pipeline
 from warpforge.rewriting import as_compile_error
 
@@ -60,9 +61,9 @@ def lower(
     Returns the module for MLIR stages (`kernel`, `gpu`, `nvvm`, `llvm`) and text for `ll` and `ptx`.
     """
     if until not in STAGES or start not in STAGES[:4]:
-        raise ValueError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(STAGES)}")
+        raise UsageError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(STAGES)}")
     if STAGES.index(until) < STAGES.index(start):
-        raise ValueError(f"cannot lower from '{start}' back to '{until}'")
+        raise UsageError(f"cannot lower from '{start}' back to '{until}'")
     if until == start:
         return module
     steps = (

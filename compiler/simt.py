@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from warpforge import unsafe
+from warpforge.errors import UsageError
 from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation
 from warpforge.frontend.device_function import device
 
@@ -48,7 +49,7 @@ WARP_SIZE = 32
 
 def _device_only(name: str) -> Any:
     def fn(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f"simt.{name}() can only be used inside a @simt.kernel function")
+        raise UsageError(f"simt.{name}() can only be used inside a @simt.kernel function")
 
     fn.__name__ = name
     fn.__qualname__ = name
@@ -139,7 +140,7 @@ class DimProxy:
     name: str
 
     def __getattr__(self, attr: str) -> Any:
-        raise RuntimeError(f"simt.{self.name}.{attr} can only be used inside a @simt.kernel function")
+        raise UsageError(f"simt.{self.name}.{attr} can only be used inside a @simt.kernel function")
 
 
 thread_idx = DimProxy("thread_idx")
@@ -375,7 +376,7 @@ class SimtKernel:
     def __getitem__(self, config: Any) -> Any:
         """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`."""
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise TypeError("use kernel[grid, block] or kernel[grid, block, stream] or kernel[grid, block, stream, shmem_size]")
+            raise UsageError("use kernel[grid, block] or kernel[grid, block, stream] or kernel[grid, block, stream, shmem_size]")
         grid, block = config[0], config[1]
         stream = config[2] if len(config) > 2 else None
         shmem = config[3] if len(config) > 3 else 0
@@ -394,7 +395,7 @@ class SimtKernel:
         return run
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"{self.__qualname__} is a GPU kernel: launch it with {self.__name__}[grid, block](...) or prepare()/launch()")
+        raise UsageError(f"{self.__qualname__} is a GPU kernel: launch it with {self.__name__}[grid, block](...) or prepare()/launch()")
 
 
 @dataclass(eq=False)

@@ -23,7 +23,7 @@ from typing import Any
 
 from warpforge import dtypes
 from warpforge.dtypes import DType
-from warpforge.errors import CompileError, LaunchError
+from warpforge.errors import CompileError, LaunchError, UsageError
 
 # --------------------------------------------------------------------------- specialization
 
@@ -288,7 +288,7 @@ def lower_module(module: Any, until: str, symbol: str, chip: str, features: str,
     from warpforge.pipelines import run_pipeline
 
     if until not in TILE_STAGES:
-        raise ValueError(f"unknown stage '{until}', expected one of {', '.join(TILE_STAGES)}")
+        raise UsageError(f"unknown stage '{until}', expected one of {', '.join(TILE_STAGES)}")
     if until == "kernel":
         return module
     for stage, passes in _stage_passes(chip, features, symbol + "_module"):

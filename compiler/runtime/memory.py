@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy
 
-from warpforge.errors import LaunchError
+from warpforge.errors import LaunchError, UsageError
 from warpforge.runtime import _driver
 from warpforge.runtime.compiled import ParamSpec, as_numpy_dtype
 from warpforge.runtime.device import Device, Stream, as_stream
@@ -68,7 +68,7 @@ class DeviceBuffer:
     __slots__ = ("_buffer", "_shape", "_dtype", "_device", "_stream", "_ptr", "__weakref__")
 
     def __init__(self, *args: Any, **kwargs: Any):
-        raise TypeError("create a DeviceBuffer with DeviceBuffer.from_host / zeroed / empty")
+        raise UsageError("create a DeviceBuffer with DeviceBuffer.from_host / zeroed / empty")
 
     @classmethod
     def _allocate(cls, stream: Stream, shape: tuple[int, ...], dtype: numpy.dtype) -> DeviceBuffer:
@@ -216,7 +216,7 @@ class DeviceBuffer:
 
     def __len__(self) -> int:
         if not self._shape:
-            raise TypeError("len() of a 0-d buffer")
+            raise UsageError("len() of a 0-d buffer")
         return self._shape[0]
 
     @property
