@@ -75,6 +75,26 @@ def test_simulator_print_order_follows_the_threads_that_run_each_print(capsys: p
     assert lines[4:] == [f"done {i} {n}" for i in range(4)]
 
 
+@simt.kernel
+def bare(n: i32):
+    print()
+    print("a%", end="")
+    print("{b}", n, sep="")
+
+
+def test_simulator_print_without_arguments_sep_and_end(capsys: pytest.CaptureFixture[str]) -> None:
+    n = int(np.random.default_rng(SEED + 1).integers(-1000, 1000))
+    dev = wf.Device.simulator()
+    stream = dev.create_stream()
+    bare.launch(stream, bare.prepare(wf.LaunchConfig(grid=1, block=2, shmem_size=0), device=dev), np.int32(n))
+    assert capsys.readouterr().out == f"\n\na%a%{{b}}{n}\n{{b}}{n}\n"
+
+
+def test_the_value_of_print_is_none(tmp_path: Path) -> None:
+    err = _compile_error("@simt.kernel\ndef k(n: i32):\n    x = print(n)\n    y = x + 1\n", tmp_path)
+    assert "got None" in err.message and err.line == 7
+
+
 # --------------------------------------------------------------------------- refusals
 
 

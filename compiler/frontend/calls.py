@@ -302,7 +302,9 @@ class CallMixin(FunctionCompilerBase):
         if sum(1 for o in operands if isinstance(o.dtype, TileDType) and o.dtype.shape) > 1:
             self.error(node, "print() takes at most one tile (each element prints on its own line, with its index)")
         self.emit(kernel.PrintOp("".join(text), [o.ssa for o in operands]), node)
-        return Literal(0)  # print() returns None; its value is not used
+        from warpforge.frontend.tile.values import NoneValue
+
+        return NoneValue()  # print() returns None (using it as a number is a CompileError)
 
     def fstring_spec(self, part: ast.FormattedValue) -> str:
         spec = part.format_spec
