@@ -76,7 +76,7 @@ def printf_conversion(spec: str, kind: str, bits: int) -> str:
             raise ValueError(f"':{spec}': a precision needs a type letter in a kernel (e.g. ':.{precision}f' or ':.{precision}g')")
         return f"%{flags}{width}{'' if precision is None else '.' + precision}{typ or 'f'}"
     if typ in FLOAT_TYPES:
-        raise ValueError(f"':{spec}': internal: an integer with a float spec must be converted to f64 first")
+        raise ValueError(f"':{spec}': a float presentation needs a float operand (convert the integer to f64 first)")
     if typ not in _INT_TYPES:
         raise ValueError(f"':{spec}': the type '{typ}' is not supported for integers in a kernel (use d, x, X or o)")
     if precision is not None:

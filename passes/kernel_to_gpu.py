@@ -30,6 +30,8 @@ marked `kernel` becomes a `gpu.func … kernel` inside one `gpu.module` carrying
 - atomics → `memref.atomic_rmw` (sub adds the negation; float min/max are `minimumf`/`maximumf`)
   or `gpu.atomic_cmpxchg`, carrying `syncscope` and `ordering`, checked like a read;
 - owned views (`kernel.view_load/store`) → the address their ownership rule gives, guarded;
+- `kernel.print` (Python format fields) → `gpu.printf` (C conversions; integers below 32 bits
+  promoted by their signedness, floats to f64, bools `%s` True/False: `build_printf`);
 - a `fastmath` kernel: `afn arcp contract` on every float op and f32 denormals flushed; a kernel whose
   `fastmath` is `#arith.fastmath<…>`: exactly those flags, denormals kept.
 

@@ -35,7 +35,9 @@ propagate NaN (`arith.maximumf`).
 **Elementwise semantics** are the `kernel` ops': each `tile.<op>` is lowered per register by
 `kernel-to-gpu`'s own scalar lowering (the same `kernel.floordiv`, `kernel.cast`, … code), so tiles
 and SIMT scalars cannot drift apart. `tile.exp` on f32 is `ex2.approx(x · log2 e)` (documented on
-the op). Pass options: `chip`, `features`, `module` (the `gpu.module`'s name).
+the op). **`kernel.print`** of scalars prints once per tile block (thread 0); of a tile, one line
+per element with its index, from the thread holding it. Pass options: `chip`, `features`, `module`
+(the `gpu.module`'s name).
 """
 
 from __future__ import annotations

@@ -31,6 +31,9 @@ so float results are bit-identical — and, like the lowering, reads every lane 
 exited or diverged one is an error), except for i32 whole-warp add/and/or/xor/min/max on sm_80+,
 which becomes `redux.sync` and leaves exited lanes out. Tables: `SREGS`, `SHUFFLE_MODES`, `REDUX`,
 `NVVM_OPS`, `GPU_OPS`, `BARRIER_REDUCTIONS`.
+
+`gpu.printf` prints one line per thread that runs it, in thread order, to `sys.stdout` at once,
+formatted by printf's rules (`warpforge.dialects._printf.format_printf`), as CUDA's `vprintf` does.
 """
 
 from __future__ import annotations

@@ -184,3 +184,20 @@ kernel.func @k(%n: si32) attributes {kernel} {
   kernel.print "{n}\n", %n : si32
   kernel.return
 }
+// -----
+
+// CASE: a float presentation of an integer operand (the frontend converts to f64 first)
+// CHECK: operand 0 (si32): ':.2f': a float presentation needs a float operand
+kernel.func @k(%n: si32) attributes {kernel} {
+  kernel.print "{:.2f}\n", %n : si32
+  kernel.return
+}
+// -----
+
+// CASE: at most one tile of rank > 0 per print
+// CHECK: at most one operand may be a tile of rank > 0, got 2
+kernel.func @k() attributes {kernel, tile} {
+  %a = tile.iota : !tile.tile<4xsi32>
+  kernel.print "{} {}\n", %a, %a : !tile.tile<4xsi32>, !tile.tile<4xsi32>
+  kernel.return
+}
