@@ -1148,10 +1148,12 @@ def _print(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
         if isinstance(a.type, tile.TileType) and a.type.dims:
             tiled_arg = a
 
+    tiles = {a: fl.canon(e, fl.dist(a)) for a in op.args if isinstance(a.type, tile.TileType)}  # any relayout before the guard
+
     def operand(a: SSAValue, k: int) -> tuple[Attribute, SSAValue]:
-        if isinstance(a.type, tile.TileType):
-            d = fl.dist(a) if a is not tiled_arg else fl.canon(e, fl.dist(a))
-            return d.elem, d.regs[0 if not a.type.dims else k]
+        if a in tiles:
+            d = tiles[a]
+            return d.elem, d.regs[k if a is tiled_arg else 0]
         return a.type, fl.v(a)
 
     def pieces(k: int, index: list[SSAValue]) -> list[PrintPiece]:
@@ -1180,7 +1182,7 @@ def _print(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
         return None
     typ = tiled_arg.type
     assert isinstance(typ, tile.TileType)
-    layout = fl.canon(e, fl.dist(tiled_arg)).layout
+    layout = tiles[tiled_arg].layout
     shape = tuple(typ.dims)
 
     def body(b: Emitter) -> None:

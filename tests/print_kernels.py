@@ -38,6 +38,29 @@ def print_tiles(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)]):
     z.store(t)
 
 
+@tile.kernel
+def print_2d(z: tile.Tensor[f32, (4, 8)], x: tile.Tensor[f32, (-1, -1)]):
+    t = tile.load_tile_like(x, z)
+    print(f"{t:.1f}", end=";\n")
+    z.store(t)
+
+
+def tile2d_inputs(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(-50, 50, (8, 8)).astype(np.float32)
+
+
+def tile2d_lines(x: np.ndarray) -> list[str]:
+    """Every element of each (4, 8) tile with its index in the tile (two tile blocks), sorted: the
+    order within a block is unspecified."""
+    return sorted(f"[{r % 4}, {c}] {x[r, c]:.1f};" for r in range(8) for c in range(8))
+
+
+def run_2d(device: Any, x: np.ndarray) -> np.ndarray:
+    stream = device.create_stream()
+    z = wf.zeros((8, 8), f32).partition((4, 8))
+    return print_2d(z, wf.from_host(x)).first().unpartition().to_host().sync_on(stream)
+
+
 def _tie(v: float, digits: int) -> bool:
     """Whether `%.{digits}f` of `v` is an exact rounding tie (e.g. f16's 1.0078125 at 6 digits): printf
     implementations agree on those less reliably, so the inputs avoid them."""
@@ -121,11 +144,14 @@ def run_tiles(device: Any, x: np.ndarray) -> np.ndarray:
     return print_tiles(z, wf.from_host(x)).first().unpartition().to_host().sync_on(stream)
 
 
-if __name__ == "__main__":  # the GPU test's subprocess: python print_kernels.py scalars|tiles SEED
+if __name__ == "__main__":  # the GPU test's subprocess: python print_kernels.py scalars|tiles|tiles2d SEED
     what, seed = sys.argv[1], int(sys.argv[2])
     dev = wf.Device(0)
     if what == "scalars":
         run_scalars(dev, scalar_inputs(seed))
-    else:
+    elif what == "tiles":
         out = run_tiles(dev, tile_inputs(seed))
         assert np.array_equal(out, tile_inputs(seed)), "the tile kernel's output is wrong"
+    else:
+        out = run_2d(dev, tile2d_inputs(seed))
+        assert np.array_equal(out, tile2d_inputs(seed)), "the tile kernel's output is wrong"

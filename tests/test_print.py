@@ -39,19 +39,10 @@ def test_simulator_prints_tiles_element_by_element(capsys: pytest.CaptureFixture
     assert capsys.readouterr().out.splitlines() == pk.tile_lines(x)
 
 
-@tile.kernel
-def print_2d(z: tile.Tensor[f32, (4, 4)], x: tile.Tensor[f32, (-1, -1)]):
-    t = tile.load_tile_like(x, z)
-    print(f"{t:.1f}", end=";\n")
-    z.store(t)
-
-
 def test_simulator_prints_a_2d_tile_with_its_indices(capsys: pytest.CaptureFixture[str]) -> None:
-    x = np.random.default_rng(SEED).integers(-50, 50, (4, 4)).astype(np.float32)
-    z = wf.zeros((4, 4), f32).partition((4, 4))
-    print_2d(z, wf.from_host(x)).first().unpartition().to_host().sync_on(wf.Device.simulator().create_stream())
-    lines = capsys.readouterr().out.splitlines()
-    assert sorted(lines) == sorted(f"[{r}, {c}] {x[r, c]:.1f};" for r in range(4) for c in range(4))
+    x = pk.tile2d_inputs(SEED)
+    assert np.array_equal(pk.run_2d(wf.Device.simulator(), x), x)
+    assert sorted(capsys.readouterr().out.splitlines()) == pk.tile2d_lines(x)
 
 
 @simt.kernel
@@ -190,3 +181,8 @@ def test_gpu_prints_every_dtype() -> None:
 @pytest.mark.gpu
 def test_gpu_prints_tiles() -> None:
     assert sorted(_run_on_gpu("tiles")) == sorted(pk.tile_lines(pk.tile_inputs(SEED)))
+
+
+@pytest.mark.gpu
+def test_gpu_prints_a_2d_tile() -> None:
+    assert sorted(_run_on_gpu("tiles2d")) == pk.tile2d_lines(pk.tile2d_inputs(SEED))
