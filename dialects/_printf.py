@@ -30,6 +30,10 @@ from dataclasses import dataclass
 
 KIND_BOOL, KIND_SIGNED, KIND_UNSIGNED, KIND_FLOAT = "b", "i", "u", "f"
 
+MAX_ARGS = 32
+"""Arguments one CUDA `printf` takes besides the format; it ignores any beyond (CUDA C Programming
+Guide, "Formatted Output", Limitations), so more are refused."""
+
 _SPEC = re.compile(
     r"(?P<align>[<>])?(?P<sign>[-+ ])?(?P<zero>0)?(?P<width>[1-9][0-9]*)?(?:\.(?P<precision>[0-9]+))?(?P<type>[a-zA-Z%])?"
 )

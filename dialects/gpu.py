@@ -430,6 +430,10 @@ class PrintfOp(IRDLOperation):
             raise VerifyException(str(e)) from None
         if len(convs) != len(self.args):
             raise VerifyException(f"the format has {len(convs)} conversion(s) but the op has {len(self.args)} argument(s)")
+        from warpforge.dialects._printf import MAX_ARGS
+
+        if len(self.args) > MAX_ARGS:
+            raise VerifyException(f"{len(self.args)} arguments; CUDA's printf takes at most {MAX_ARGS} (it ignores the rest)")
         for i, (c, a) in enumerate(zip(convs, self.args)):
             want = {"i32": i32, "i64": i64, "f64": f64, "i1": i1}[c.operand]
             if a.type != want:

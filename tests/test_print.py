@@ -130,6 +130,18 @@ def test_print_refusals_name_the_line(body: str, message: str, tmp_path: Path) -
     assert err.line == 7 and err.filename.endswith("k.py")
 
 
+def test_print_of_more_values_than_cuda_printf_takes_is_refused(tmp_path: Path) -> None:
+    body = ", ".join(["x"] * 33)
+    err = _compile_error(f"@simt.kernel\ndef k(x: f32):\n    print({body})\n", tmp_path)
+    assert "at most 32" in err.message and err.line == 6
+    src_ok = f"@simt.kernel\ndef k(x: f32):\n    print({', '.join(['x'] * 32)})\n"
+    path = tmp_path / "ok.py"
+    path.write_text("from warpforge import simt, f32\n" + src_ok)
+    ns: dict[str, object] = {}
+    exec(compile(path.read_text(), str(path), "exec"), ns)
+    assert ns["k"].compile().ptx.count("vprintf") >= 2  # pyright: ignore[reportAttributeAccessIssue]
+
+
 # --------------------------------------------------------------------------- PTX
 
 

@@ -301,6 +301,11 @@ class CallMixin(FunctionCompilerBase):
         text.append(_brace(end))
         if sum(1 for o in operands if isinstance(o.dtype, TileDType) and o.dtype.shape) > 1:
             self.error(node, "print() takes at most one tile (each element prints on its own line, with its index)")
+        from warpforge.dialects._printf import MAX_ARGS
+
+        count = sum(1 + (len(o.dtype.shape) if isinstance(o.dtype, TileDType) else 0) for o in operands)
+        if count > MAX_ARGS:
+            self.error(node, f"print() of {count} run-time values; CUDA's printf takes at most {MAX_ARGS} (it ignores the rest): split it")
         self.emit(kernel.PrintOp("".join(text), [o.ssa for o in operands]), node)
         from warpforge.frontend.tile.values import NoneValue
 

@@ -159,3 +159,13 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// CHECK: 33 arguments; CUDA's printf takes at most 32 (it ignores the rest)
+gpu.module @m {
+  gpu.func @k(%i: i32) {
+    gpu.printf "%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d", %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i : i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+    gpu.return
+  }
+}
