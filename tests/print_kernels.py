@@ -13,7 +13,7 @@ import ml_dtypes
 import numpy as np
 
 import warpforge as wf
-from warpforge import bf16, f16, f32, f64, i8, i32, i64, simt, tile, u16, u64
+from warpforge import bf16, f16, f32, f64, i8, i32, i64, simt, tile, u16, u64  # noqa: F401
 
 N = 48
 """Threads that print in the SIMT kernel (2 blocks of 32, the last 16 threads idle)."""
@@ -59,6 +59,33 @@ def run_2d(device: Any, x: np.ndarray) -> np.ndarray:
     stream = device.create_stream()
     z = wf.zeros((8, 8), f32).partition((4, 8))
     return print_2d(z, wf.from_host(x)).first().unpartition().to_host().sync_on(stream)
+
+
+MANY = 1 << 17
+"""Lines the `many` kernel prints: several MiB in CUDA's printf buffer, more than its default 1 MiB."""
+
+
+@simt.kernel
+def print_many(a: simt.Slice[i32]):
+    i = simt.index_1d().get()
+    if i < len(a):
+        print(i, a[i])
+
+
+def many_inputs(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(-(2**31), 2**31 - 1, MANY, dtype=np.int32)
+
+
+def many_lines(a: np.ndarray) -> list[str]:
+    return sorted(f"{i} {int(v)}" for i, v in enumerate(a))
+
+
+def run_many(device: Any, a: np.ndarray) -> None:
+    device.set_printf_buffer_bytes(64 << 20)  # before the first launch that prints
+    stream = device.create_stream()
+    buf = wf.DeviceBuffer.from_host(stream, a)
+    print_many.launch(stream, print_many.prepare(wf.LaunchConfig(grid=MANY // 256, block=256, shmem_size=0), device=device), buf)
+    stream.sync()
 
 
 def _tie(v: float, digits: int) -> bool:
@@ -144,11 +171,14 @@ def run_tiles(device: Any, x: np.ndarray) -> np.ndarray:
     return print_tiles(z, wf.from_host(x)).first().unpartition().to_host().sync_on(stream)
 
 
-if __name__ == "__main__":  # the GPU test's subprocess: python print_kernels.py scalars|tiles|tiles2d SEED
+if __name__ == "__main__":  # the GPU test's subprocess: python print_kernels.py scalars|tiles|tiles2d|many SEED
     what, seed = sys.argv[1], int(sys.argv[2])
     dev = wf.Device(0)
     if what == "scalars":
         run_scalars(dev, scalar_inputs(seed))
+    elif what == "many":
+        run_many(dev, many_inputs(seed))
+        assert dev.printf_buffer_bytes >= 64 << 20
     elif what == "tiles":
         out = run_tiles(dev, tile_inputs(seed))
         assert np.array_equal(out, tile_inputs(seed)), "the tile kernel's output is wrong"

@@ -198,3 +198,17 @@ def test_gpu_prints_tiles() -> None:
 @pytest.mark.gpu
 def test_gpu_prints_a_2d_tile() -> None:
     assert sorted(_run_on_gpu("tiles2d")) == pk.tile2d_lines(pk.tile2d_inputs(SEED))
+
+
+def test_simulator_keeps_the_printf_buffer_setting() -> None:
+    dev = wf.Device.simulator(step_limit=123456)  # its own simulator object: the setting does not leak
+    assert dev.printf_buffer_bytes == 1 << 20
+    dev.set_printf_buffer_bytes(8 << 20)
+    assert dev.printf_buffer_bytes == 8 << 20
+    with pytest.raises(wf.DeviceError, match="positive number of bytes"):
+        dev.set_printf_buffer_bytes(0)
+
+
+@pytest.mark.gpu
+def test_gpu_prints_more_than_the_default_printf_buffer_when_it_is_enlarged() -> None:
+    assert sorted(_run_on_gpu("many")) == pk.many_lines(pk.many_inputs(SEED))

@@ -228,6 +228,29 @@ class Device:
             raise _driver.wrap_driver_failure(e, f"synchronizing GPU {self.ordinal}") from None
         errors.check_pending(device=self)
 
+    @property
+    def printf_buffer_bytes(self) -> int:
+        """Bytes of the buffer kernel `print()` output passes through (CUDA's printf FIFO,
+        `CU_LIMIT_PRINTF_FIFO_SIZE`, default 1 MiB). Output beyond it between two synchronizations is
+        lost — CUDA overwrites the oldest — so a kernel that prints a lot needs a larger one
+        (`set_printf_buffer_bytes`)."""
+        self.make_current()
+        drv = _driver.driver()
+        limit = drv.CUlimit.CU_LIMIT_PRINTF_FIFO_SIZE
+        return int(_driver.check(drv.cuCtxGetLimit(limit), "reading the printf buffer size (cuCtxGetLimit)"))
+
+    def set_printf_buffer_bytes(self, nbytes: int) -> None:
+        """Resize the printf buffer (`cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE)`). Call it before the
+        first launch of a kernel that prints: CUDA refuses it afterwards (a `DeviceError`)."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes <= 0:
+            raise DeviceError(f"set_printf_buffer_bytes takes a positive number of bytes, got {nbytes!r}")
+        self.make_current()
+        drv = _driver.driver()
+        _driver.check(
+            drv.cuCtxSetLimit(drv.CUlimit.CU_LIMIT_PRINTF_FIFO_SIZE, nbytes),
+            f"setting the printf buffer to {nbytes} bytes (cuCtxSetLimit; it must come before the first launch of a kernel that prints)",
+        )
+
     def __repr__(self) -> str:
         return f"wf.Device({self.ordinal})  # {self.name}"
 

@@ -129,6 +129,17 @@ class SimulatorDevice(Device):
             found, self._pending = self._pending, []
         errors.raise_first(found)
 
+    @property
+    def printf_buffer_bytes(self) -> int:
+        """The simulator prints at once, without a buffer: what `set_printf_buffer_bytes` last set
+        (default 1 MiB, CUDA's), kept so code written for the GPU runs unchanged."""
+        return getattr(self, "_printf_bytes", 1 << 20)
+
+    def set_printf_buffer_bytes(self, nbytes: int) -> None:
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes <= 0:
+            raise DeviceError(f"set_printf_buffer_bytes takes a positive number of bytes, got {nbytes!r}")
+        self._printf_bytes = nbytes
+
     def __repr__(self) -> str:
         return f"wf.Device.simulator()  # {self.name}"
 
