@@ -123,6 +123,22 @@ def python_fields(fmt: str) -> list[tuple[str, str | None]]:
     return out
 
 
+def parse_format(parser: object) -> str:
+    """The format string literal of `kernel.print`/`gpu.printf` in custom syntax. xDSL prints non-ASCII
+    text as UTF-8 byte escapes (`"\\CF\\80"` for `π`), which its string-literal parser refuses; those
+    parse as bytes and are decoded here."""
+    text = parser.parse_optional_str_literal()  # pyright: ignore[reportAttributeAccessIssue]
+    if text is not None:
+        return text
+    raw = parser.parse_optional_bytes_literal()  # pyright: ignore[reportAttributeAccessIssue]
+    if raw is not None:
+        try:
+            return raw.decode()
+        except UnicodeDecodeError:
+            parser.raise_error("the format is not valid UTF-8")  # pyright: ignore[reportAttributeAccessIssue]
+    return parser.parse_str_literal(" (the format)")  # pyright: ignore[reportAttributeAccessIssue]
+
+
 def escape_percent(text: str) -> str:
     return text.replace("%", "%%")
 

@@ -441,7 +441,9 @@ class PrintfOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> PrintfOp:
-        fmt = parser.parse_str_literal(" (the format)")
+        from warpforge.dialects._printf import parse_format
+
+        fmt = parse_format(parser)
         operands = []
         while parser.parse_optional_punctuation(",") is not None:
             operands.append(parser.parse_unresolved_operand())

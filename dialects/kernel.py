@@ -1861,7 +1861,9 @@ class PrintOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> PrintOp:
-        fmt = parser.parse_str_literal(" (the format)")
+        from warpforge.dialects._printf import parse_format
+
+        fmt = parse_format(parser)
         operands: list[UnresolvedOperand] = []
         while parser.parse_optional_punctuation(",") is not None:
             operands.append(parser.parse_unresolved_operand())

@@ -81,6 +81,19 @@ def test_simulator_print_without_arguments_sep_and_end(capsys: pytest.CaptureFix
     assert capsys.readouterr().out == f"\n\na%a%{{b}}{n}\n{{b}}{n}\n"
 
 
+@simt.kernel
+def unicode_text(x: f32):
+    print("π ≈", x, "✓")
+
+
+def test_simulator_prints_non_ascii_text(capsys: pytest.CaptureFixture[str]) -> None:
+    x = np.float32(np.random.default_rng(SEED + 2).uniform(1, 4))
+    dev = wf.Device.simulator()
+    stream = dev.create_stream()
+    unicode_text.launch(stream, unicode_text.prepare(wf.LaunchConfig(grid=1, block=1, shmem_size=0), device=dev), x)
+    assert capsys.readouterr().out == "π ≈ %f ✓\n" % float(x)
+
+
 def test_the_value_of_print_is_none(tmp_path: Path) -> None:
     err = _compile_error("@simt.kernel\ndef k(n: i32):\n    x = print(n)\n    y = x + 1\n", tmp_path)
     assert "got None" in err.message and err.line == 7
