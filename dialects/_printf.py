@@ -53,7 +53,7 @@ def printf_conversion(spec: str, kind: str, bits: int) -> str:
 
     `spec` is the field's Python format spec (`""`, `".3f"`, `">8d"`, `"08x"`, `"+e"`); `kind` is
     `"b"` (bool), `"i"`/`"u"` (signed/unsigned integer of `bits` 8–64) or `"f"` (any float). Accepted:
-    alignment `<`/`>` (no fill character), sign `+`/`-`/space (signed and float only), `0` padding,
+    alignment `<`/`>` (no fill character), sign `+`/`-`/space (signed and float only), `0` padding (without an alignment: then it is sign-aware, as printf's),
     width, precision (floats, with a type letter), and the types `d` (integers), `x X o` (unsigned
     integers: printf prints the two's-complement bits of a negative number where Python writes `-`),
     `f F e E g G` (floats). Raises `ValueError` with the reason for anything else (`^`, `=`, fill
@@ -70,8 +70,11 @@ def printf_conversion(spec: str, kind: str, bits: int) -> str:
         )
     align, sign, zero, width = m.group("align") or "", m.group("sign") or "", m.group("zero") or "", m.group("width") or ""
     precision, typ = m.group("precision"), m.group("type") or ""
-    if zero and align == "<":
-        raise ValueError(f"':{spec}': zero padding with '<' has no printf equivalent (printf ignores the 0 flag with '-')")
+    if zero and align:
+        raise ValueError(
+            f"':{spec}': zero padding with an explicit alignment has no printf equivalent (Python then pads with '0' "
+            "as a fill character, before the sign); write ':0<width>' for sign-aware zero padding"
+        )
     flags = ("-" if align == "<" else "") + ("" if sign == "-" else sign) + zero
     if kind == KIND_FLOAT:
         if typ not in ("", *FLOAT_TYPES):
@@ -233,6 +236,8 @@ def format_printf(fmt: str, values: list[object]) -> str:
             if math.isnan(x) and math.copysign(1.0, x) < 0:
                 nan = "-NAN" if part.letter.isupper() else "-nan"
                 out.append(f"%{_only(flags, '-')}{part.width}s" % nan)
+            elif not math.isfinite(x):  # C pads inf and nan with spaces, never zeros (Python would)
+                out.append(f"%{flags.replace('0', '')}{tail}{part.letter}" % x)
             else:
                 out.append(f"%{flags}{tail}{part.letter}" % x)
         else:
