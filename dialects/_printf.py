@@ -53,8 +53,9 @@ def printf_conversion(spec: str, kind: str, bits: int) -> str:
 
     `spec` is the field's Python format spec (`""`, `".3f"`, `">8d"`, `"08x"`, `"+e"`); `kind` is
     `"b"` (bool), `"i"`/`"u"` (signed/unsigned integer of `bits` 8–64) or `"f"` (any float). Accepted:
-    alignment `<`/`>` (no fill character), sign `+`/`-`/space (signed and float only), `0` padding (without an alignment: then it is sign-aware, as printf's),
-    width, precision (floats, with a type letter), and the types `d` (integers), `x X o` (unsigned
+    alignment `<`/`>` (no fill character), sign `+`/`-`/space (signed and float only), `0` padding
+    (without an alignment: then it is sign-aware, as printf's), width, precision (floats, with a
+    type letter), and the types `d` (integers), `x X o` (unsigned
     integers: printf prints the two's-complement bits of a negative number where Python writes `-`),
     `f F e E g G` (floats). Raises `ValueError` with the reason for anything else (`^`, `=`, fill
     characters, `,` `_`, `#`, `%`, `n`, `c`, `s`, `b`, and specs on bools)."""
