@@ -106,6 +106,20 @@ def test_selected_fastmath_flags_reach_the_float_ops_and_llvm() -> None:
         run_ptxas(k.compile().ptx, "sm_90", verbose=False)
 
 
+def test_selected_afn_picks_the_approximate_libdevice_functions() -> None:
+    def with_sin(flags: object):
+        @simt.kernel(fastmath=flags)
+        def k(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
+            idx = simt.index_1d()
+            c[idx] = math.sin(a[idx.get()])
+
+        return k
+
+    assert "__nv_fast_sinf" in with_sin({"afn"}).ir("ll")
+    precise = with_sin({"contract"}).ir("ll")
+    assert "__nv_sinf" in precise and "__nv_fast_sinf" not in precise
+
+
 @pytest.mark.parametrize("flags", [{"arcpp"}, "fast", 3])
 def test_unknown_fastmath_flags_are_refused_at_the_kernel(flags: object) -> None:
     with pytest.raises(wf.CompileError, match="fast-math flag|fastmath= takes") as info:
