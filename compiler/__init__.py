@@ -37,11 +37,13 @@ from warpforge.dtypes import (  # noqa: E402
 )
 from warpforge.errors import (  # noqa: E402
     AliasError,
+    ChainNotRunError,
     CompileError,
     DeviceError,
     KernelError,
     LaunchError,
     MovedValueError,
+    UsageError,
     WarpforgeError,
 )
 
@@ -72,12 +74,14 @@ def __getattr__(name: str):
 __all__ = [
     "Constant",
     "AliasError",
+    "ChainNotRunError",
     "CompileError",
     "DType",
     "DeviceError",
     "KernelError",
     "LaunchError",
     "MovedValueError",
+    "UsageError",
     "WarpforgeError",
     "bf16",
     "bool_",

@@ -18,10 +18,13 @@ import hashlib
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.utils.exceptions import DiagnosticException
 
 from warpforge.backend.export import export_llvm_ir
 from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+from warpforge.errors import UsageError
 from warpforge.pipelines import GPU_TO_LLVM, run_pipeline
+from warpforge.rewriting import as_compile_error
 
 STAGES = ("kernel", "gpu", "nvvm", "llvm", "ll", "ptx")
 
@@ -58,9 +61,9 @@ def lower(
     Returns the module for MLIR stages (`kernel`, `gpu`, `nvvm`, `llvm`) and text for `ll` and `ptx`.
     """
     if until not in STAGES or start not in STAGES[:4]:
-        raise ValueError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(STAGES)}")
+        raise UsageError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(STAGES)}")
     if STAGES.index(until) < STAGES.index(start):
-        raise ValueError(f"cannot lower from '{start}' back to '{until}'")
+        raise UsageError(f"cannot lower from '{start}' back to '{until}'")
     if until == start:
         return module
     steps = (
@@ -70,7 +73,10 @@ def lower(
     )
     for stage, passes in steps:
         if STAGES.index(stage) > STAGES.index(start):
-            run_pipeline(module, passes(), verify_each=False)  # verified once per stage
+            try:
+                run_pipeline(module, passes(), verify_each=False)  # verified once per stage
+            except DiagnosticException as e:  # e.g. an instruction the target chip/PTX lacks
+                raise as_compile_error(e) from None
         if until == stage:
             return module
     llvm_ir = str(export_llvm_ir(module))

@@ -16,6 +16,8 @@ import numpy as np
 from xdsl.dialects import builtin
 from xdsl.ir import Attribute
 
+from warpforge.errors import UsageError
+
 
 @dataclass(frozen=True, eq=True)
 class DType:
@@ -129,7 +131,7 @@ def from_numpy(dtype: Any) -> DType:
     for d in ALL:
         if d.np == dt:
             return d
-    raise TypeError(f"dtype {dt} is not supported by warpforge (supported: {', '.join(d.name for d in ALL)})")
+    raise UsageError(f"dtype {dt} is not supported by warpforge (supported: {', '.join(d.name for d in ALL)})")
 
 
 def from_mlir(typ: Attribute) -> DType:

@@ -54,3 +54,16 @@ class DeviceError(WarpforgeError):
 
 class MovedValueError(WarpforgeError):
     """A tensor consumed by `partition()` was used again; names where it was created and consumed."""
+
+
+class ChainNotRunError(WarpforgeError, TypeError):
+    """A lazy result (`….to_host()` of a tile chain) was used as data before the chain ran: call
+    `.sync_on(stream)` (or `.sync()`) first, which runs it and returns the NumPy array. Also a
+    `TypeError`, which is what using it would raise in plain Python."""
+
+
+class UsageError(WarpforgeError, TypeError, ValueError):
+    """The API was used the wrong way: an argument of the wrong type or value (an unsupported dtype, a
+    bad annotation, a bad stage name), a kernel or device function called like a Python function, a
+    kernel-only function called outside a kernel. Also a `TypeError` and a `ValueError`, what plain
+    Python raises for such mistakes."""

@@ -9,6 +9,7 @@ never a silently skipped op.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NoReturn
 
@@ -68,7 +69,29 @@ i64 = IntegerType(64)
 
 
 class LoweringError(DiagnosticException):
-    """An op a lowering pass cannot translate (unsupported op, type, layout or target)."""
+    """An op a lowering pass cannot translate (unsupported op, type, layout or target). The compile
+    entry points (`warpforge.compile.lower`, the tile compiler) turn it into `wf.CompileError`
+    (`as_compile_error`); `warpforge-opt` prints it as a diagnostic."""
+
+
+_LOCATED = re.compile(r"(?P<file>[^\n]+?):(?P<line>\d+):(?P<col>\d+): (?P<message>.*)", re.S)
+
+
+def as_compile_error(e: Exception) -> Exception:
+    """A pass's `DiagnosticException` (`LoweringError`, a verifier's `VerifyException`) as the
+    `wf.CompileError` users see: `file:line:col` taken from the message's `<file:line:col>: ` prefix
+    (as `fail` writes it), with the source line and a caret."""
+    import linecache
+
+    from warpforge.errors import CompileError
+
+    text = str(e)
+    m = _LOCATED.match(text)
+    if m is None:
+        return CompileError(text)
+    filename, line, col = m.group("file"), int(m.group("line")), int(m.group("col"))
+    source = linecache.getline(filename, line) or None
+    return CompileError(m.group("message"), filename=filename, line=line, col=col, source_line=source)
 
 
 def where(op: Operation) -> str:

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from warpforge import unsafe
+from warpforge.errors import UsageError
 from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation
 from warpforge.frontend.device_function import device
 
@@ -48,7 +49,7 @@ WARP_SIZE = 32
 
 def _device_only(name: str) -> Any:
     def fn(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f"simt.{name}() can only be used inside a @simt.kernel function")
+        raise UsageError(f"simt.{name}() can only be used inside a @simt.kernel function")
 
     fn.__name__ = name
     fn.__qualname__ = name
@@ -139,7 +140,7 @@ class DimProxy:
     name: str
 
     def __getattr__(self, attr: str) -> Any:
-        raise RuntimeError(f"simt.{self.name}.{attr} can only be used inside a @simt.kernel function")
+        raise UsageError(f"simt.{self.name}.{attr} can only be used inside a @simt.kernel function")
 
 
 thread_idx = DimProxy("thread_idx")
@@ -173,7 +174,8 @@ class SimtKernel:
     contract: Any = None
     launch_bounds: int | None = None
     checks: bool = True
-    fastmath: bool = False
+    fastmath: bool | tuple[str, ...] = False
+    """True (CUDA's `--use_fast_math`), False, or selected LLVM flags as a sorted tuple (`fastmath_flags`)."""
     min_blocks_per_sm: int | None = None
     """PTX `.minnctapersm`: ptxas keeps registers low enough for this many blocks per SM."""
     bindings: tuple[tuple[str, Any], ...] | None = None
@@ -185,6 +187,7 @@ class SimtKernel:
     _annotations: list[tuple[str, Any]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        self.fastmath = fastmath_flags(self.fastmath, self.fn)
         self.__name__ = getattr(self.fn, "__name__", "kernel")
         self.__qualname__ = getattr(self.fn, "__qualname__", self.__name__)
         self.__doc__ = getattr(self.fn, "__doc__", None)
@@ -260,7 +263,7 @@ class SimtKernel:
         if stage == "ptx":  # fast-math kernels also flush libdevice's denormals (NVVMReflect ftz)
             ll = lower(kir.module, "ll", Target(chip, features), module_name=kir.symbol + "_module")
             assert isinstance(ll, str)
-            return compile_ptx(ll, NVPTXOptions(chip=chip, features=features, ftz=self.fastmath))
+            return compile_ptx(ll, NVPTXOptions(chip=chip, features=features, ftz=self.fastmath is True))
         out = lower(kir.module, stage, Target(chip, features), module_name=kir.symbol + "_module")
         return out if isinstance(out, str) else str(out)
 
@@ -299,7 +302,7 @@ class SimtKernel:
         from warpforge.backend.export import export_llvm_ir
         from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
 
-        ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip=chip, features=features, ftz=self.fastmath))
+        ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip=chip, features=features, ftz=self.fastmath is True))
         params = []
         for p in kir.params:
             if isinstance(p.annotation, SliceAnnotation):
@@ -373,7 +376,7 @@ class SimtKernel:
     def __getitem__(self, config: Any) -> Any:
         """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`."""
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise TypeError("use kernel[grid, block] or kernel[grid, block, stream] or kernel[grid, block, stream, shmem_size]")
+            raise UsageError("use kernel[grid, block] or kernel[grid, block, stream] or kernel[grid, block, stream, shmem_size]")
         grid, block = config[0], config[1]
         stream = config[2] if len(config) > 2 else None
         shmem = config[3] if len(config) > 3 else 0
@@ -392,7 +395,7 @@ class SimtKernel:
         return run
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"{self.__qualname__} is a GPU kernel: launch it with {self.__name__}[grid, block](...) or prepare()/launch()")
+        raise UsageError(f"{self.__qualname__} is a GPU kernel: launch it with {self.__name__}[grid, block](...) or prepare()/launch()")
 
 
 @dataclass(eq=False)
@@ -420,13 +423,48 @@ def _site_message(site: Any) -> str:
     return f"{what}{site.kind}" if what else site.kind
 
 
+FASTMATH_FLAGS = ("afn", "arcp", "contract", "ninf", "nnan", "nsz", "reassoc")
+"""The fast-math flags a kernel may select: MLIR's `arith.fastmath` (= LLVM's instruction flags)."""
+
+
+def fastmath_flags(value: Any, fn: Any = None) -> bool | tuple[str, ...]:
+    """`fastmath=` normalized: True/False as given; a set/list/tuple of `FASTMATH_FLAGS` names (or
+    `"fast"`, all of them) as a sorted tuple — empty means False. Raises `CompileError` (at the
+    kernel's `def`) for anything else."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) or not isinstance(value, set | frozenset | list | tuple):
+        _fastmath_error(fn, f"fastmath= takes True, False or a set of flags such as {{'contract', 'afn'}}, got {value!r}")
+    flags: set[str] = set()
+    for flag in value:
+        if flag == "fast":
+            flags.update(FASTMATH_FLAGS)
+        elif flag in FASTMATH_FLAGS:
+            flags.add(flag)
+        else:
+            _fastmath_error(fn, f"unknown fast-math flag {flag!r}; the flags are {', '.join(FASTMATH_FLAGS)} (MLIR's arith.fastmath) or 'fast' (all)")
+    return tuple(sorted(flags)) if flags else False
+
+
+def _fastmath_error(fn: Any, message: str) -> NoReturn:
+    import inspect
+
+    from warpforge.errors import CompileError
+
+    try:
+        filename, line = inspect.getsourcefile(fn) or "<unknown>", inspect.getsourcelines(fn)[1]
+    except (TypeError, OSError):
+        filename, line = "<unknown>", 0
+    raise CompileError(message, filename=filename, line=line, col=1)
+
+
 def kernel(
     fn: Any = None,
     *,
     contract: Any = None,
     launch_bounds: int | None = None,
     checks: bool = True,
-    fastmath: bool = False,
+    fastmath: bool | set[str] = False,
     min_blocks_per_sm: int | None = None,
 ) -> Any:
     """Decorator: `@simt.kernel` or `@simt.kernel(contract=…, launch_bounds=256, checks=False, fastmath=True)`.
@@ -439,6 +477,10 @@ def kernel(
     does: approximate division, square root and transcendentals (`div.approx`, `sqrt.approx`,
     `ex2.approx`, libdevice's `__nv_fast_*`), f32 denormals flushed to zero (`.ftz`), and the LLVM
     flags `afn arcp contract` on float arithmetic; NaN and infinity keep their meaning.
+    `fastmath={"contract", "afn"}` selects LLVM's instruction flags instead (any of `FASTMATH_FLAGS`:
+    `afn arcp contract ninf nnan nsz reassoc`, MLIR's `arith.fastmath`; `"fast"` for all): they go on
+    every float `arith`/`math` op and its LLVM instruction; denormals are kept (no `.ftz`). An unknown
+    flag is a `CompileError`.
     Compilation errors are `CompileError`s, raised at the first compile.
     """
 

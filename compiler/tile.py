@@ -40,6 +40,7 @@ from typing import Any
 
 from warpforge import dtypes
 from warpforge.dtypes import DType
+from warpforge.errors import UsageError
 
 # --------------------------------------------------------------------------- annotations
 
@@ -64,19 +65,19 @@ class _TensorMarker:
     def __class_getitem__(cls, item: Any) -> TensorAnnotation:
         name = "AtomicTensor" if cls.atomic else "Tensor"
         if not isinstance(item, tuple) or len(item) != 2:
-            raise TypeError(f"tile.{name}[dtype, shape] takes a dtype and a shape tuple, e.g. tile.{name}[wf.f32, (-1,)]")
+            raise UsageError(f"tile.{name}[dtype, shape] takes a dtype and a shape tuple, e.g. tile.{name}[wf.f32, (-1,)]")
         dtype, shape = item
         try:
             dt = dtypes.from_numpy(dtype)
         except TypeError as e:
-            raise TypeError(f"tile.{name}[...] needs a warpforge dtype such as wf.f32: {e}") from None
+            raise UsageError(f"tile.{name}[...] needs a warpforge dtype such as wf.f32: {e}") from None
         if isinstance(shape, int | str):
             shape = (shape,)
         if not isinstance(shape, tuple) or not 1 <= len(shape) <= 2:
-            raise TypeError(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 or 2 dimensions, got {shape!r}")
+            raise UsageError(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 or 2 dimensions, got {shape!r}")
         for d in shape:
             if isinstance(d, bool) or not (isinstance(d, str) and d.isidentifier() or isinstance(d, int) and d >= -1):
-                raise TypeError(f"tile.{name}: a dimension is a size (>= 0), -1 (dynamic) or a symbol name like \"B\", got {d!r}")
+                raise UsageError(f"tile.{name}: a dimension is a size (>= 0), -1 (dynamic) or a symbol name like \"B\", got {d!r}")
         return TensorAnnotation(dt, tuple(shape), cls.atomic)
 
 
@@ -105,7 +106,7 @@ KERNEL_FUNCTIONS = (
 
 def _device_only(name: str) -> Any:
     def fn(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError(f"tile.{name}() can only be used inside a @tile.kernel function")
+        raise UsageError(f"tile.{name}() can only be used inside a @tile.kernel function")
 
     fn.__name__ = name
     fn.__qualname__ = name
@@ -215,7 +216,7 @@ class TileKernel:
         self.__doc__ = getattr(self.fn, "__doc__", None)
         self.__wrapped__ = self.fn
         if self.num_warps is not None and (self.num_warps not in (1, 2, 4, 8, 16, 32)):
-            raise ValueError(f"num_warps is a power of two from 1 to 32, got {self.num_warps!r}")
+            raise UsageError(f"num_warps is a power of two from 1 to 32, got {self.num_warps!r}")
 
     def __call__(self, *args: Any) -> Any:
         from warpforge.runtime.lazy import record_launch
@@ -236,7 +237,7 @@ class TileKernel:
         if len(args) == 1 and isinstance(args[0], str):
             chip = args[0]
             if not self._aot:
-                raise TypeError(
+                raise UsageError(
                     f"{self.__qualname__} is a tile kernel: its shapes come from its arguments; register some with "
                     f"{self.__name__}.ahead_of_time(tile.spec(...), ...) to compile it without them"
                 )
@@ -277,7 +278,7 @@ class TileKernel:
 
         signatures = [args] if args else list(self._aot)
         if not signatures:
-            raise TypeError(
+            raise UsageError(
                 f"{self.__qualname__} is a tile kernel: its shapes come from its arguments; pass them "
                 f"({self.__name__}.ir(stage, *args)) or register some with {self.__name__}.ahead_of_time(tile.spec(...), ...)"
             )

@@ -23,7 +23,7 @@ from typing import Any
 
 from warpforge import dtypes
 from warpforge.dtypes import DType
-from warpforge.errors import CompileError, LaunchError
+from warpforge.errors import CompileError, LaunchError, UsageError
 
 # --------------------------------------------------------------------------- specialization
 
@@ -283,16 +283,23 @@ def lower_module(module: Any, until: str, symbol: str, chip: str, features: str,
     `ll` and `ptx`."""
     from warpforge.backend.export import export_llvm_ir
     from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+    from xdsl.utils.exceptions import DiagnosticException
+
     from warpforge.pipelines import run_pipeline
 
     if until not in TILE_STAGES:
-        raise ValueError(f"unknown stage '{until}', expected one of {', '.join(TILE_STAGES)}")
+        raise UsageError(f"unknown stage '{until}', expected one of {', '.join(TILE_STAGES)}")
     if until == "kernel":
         return module
     for stage, passes in _stage_passes(chip, features, symbol + "_module"):
         if TILE_STAGES.index(stage) <= TILE_STAGES.index(start):
             continue
-        run_pipeline(module, passes)
+        try:
+            run_pipeline(module, passes)
+        except DiagnosticException as e:  # e.g. an instruction the target chip/PTX lacks
+            from warpforge.rewriting import as_compile_error
+
+            raise as_compile_error(e) from None
         if stage == until:
             return module
     llvm_ir = str(export_llvm_ir(module))

@@ -35,7 +35,7 @@ gpu.module @kernels [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -51,6 +51,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolNameConstraint,
     UnitAttr,
+    f64,
     i1,
     i32,
     i64,
@@ -388,6 +389,83 @@ class BarrierOp(IRDLOperation):
 
     def __init__(self):
         super().__init__()
+
+
+# --------------------------------------------------------------------------- formatted output
+
+
+@irdl_op_definition
+class PrintfOp(IRDLOperation):
+    """`gpu.printf "i = %lld x = %f\\n", %i, %x : i64, f64`: C's printf from each thread that runs it
+    (MLIR's `gpu.printf`), lowered to CUDA's `vprintf` by `convert-gpu-to-nvvm`. The output appears
+    on the host's stdout at the next synchronization (CUDA C Programming Guide, "Formatted Output").
+
+    The conversions must match the operands exactly (`warpforge.dialects._printf.parse_printf`):
+    `%d %i %u %x %X %o %c` take `i32` (`%lld` … `i64`), `%f %F %e %E %g %G` take `f64`, and `%s`
+    takes an `i1` and prints `True`/`False` (warpforge's extension: MLIR's op has no strings).
+    Promotion to these types is the producer's job (`kernel-to-gpu` knows the signedness).
+
+    | operand | type |
+    |---|---|
+    | `args` | `i32`, `i64`, `f64` or `i1`, one per conversion |
+    """
+
+    name = "gpu.printf"
+
+    format = prop_def(StringAttr)
+    args = var_operand_def()
+
+    def __init__(self, fmt: str, args: Sequence[SSAValue | Operation]):
+        super().__init__(operands=[list(args)], properties={"format": StringAttr(fmt)})
+
+    def conversions(self) -> list[Any]:
+        from warpforge.dialects._printf import Conversion, parse_printf
+
+        return [p for p in parse_printf(self.format.data) if isinstance(p, Conversion)]
+
+    def verify_(self) -> None:
+        try:
+            convs = self.conversions()
+        except ValueError as e:
+            raise VerifyException(str(e)) from None
+        if len(convs) != len(self.args):
+            raise VerifyException(f"the format has {len(convs)} conversion(s) but the op has {len(self.args)} argument(s)")
+        from warpforge.dialects._printf import MAX_ARGS
+
+        if len(self.args) > MAX_ARGS:
+            raise VerifyException(f"{len(self.args)} arguments; CUDA's printf takes at most {MAX_ARGS} (it ignores the rest)")
+        for i, (c, a) in enumerate(zip(convs, self.args)):
+            want = {"i32": i32, "i64": i64, "f64": f64, "i1": i1}[c.operand]
+            if a.type != want:
+                raise VerifyException(f"argument {i}: '{c.text}' prints an {c.operand}, got {a.type} (promote it first)")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PrintfOp:
+        from warpforge.dialects._printf import parse_format
+
+        fmt = parse_format(parser)
+        operands = []
+        while parser.parse_optional_punctuation(",") is not None:
+            operands.append(parser.parse_unresolved_operand())
+        attrs = parser.parse_optional_attr_dict()
+        types: list[Attribute] = []
+        if operands:
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        op = cls(fmt, parser.resolve_operands(operands, types, parser.pos))
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.format.data)
+        for a in self.args:
+            printer.print_string(", ")
+            printer.print_operand(a)
+        printer.print_op_attributes(self.attributes)
+        if self.args:
+            printer.print_string(" : ")
+            printer.print_list([a.type for a in self.args], printer.print_attribute)
 
 
 # --------------------------------------------------------------------------- synchronization (warpforge)
@@ -897,6 +975,7 @@ GPU = Dialect(
         BarrierReduceOp,
         DynamicSharedMemoryOp,
         MatchAnyOp,
+        PrintfOp,
         ShuffleOp,
         SubgroupReduceOp,
         ThreadFenceOp,

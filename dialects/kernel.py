@@ -1798,6 +1798,96 @@ class ViewStoreOp(_ViewAccess):
             raise VerifyException(f"stored value type {self.value.type} must be the element type {self.slice.type.element_type}")
 
 
+# --------------------------------------------------------------------------- formatted output
+
+
+@irdl_op_definition
+class PrintOp(IRDLOperation):
+    """`kernel.print "i = {} x = {:.3f}\\n", %i, %x : si64, f32`: Python's `print(...)` in a kernel.
+
+    `format` is a `str.format` string with one anonymous field (`{}` or `{:spec}`) per operand; the
+    operands are scalars (bool, integers of any width and signedness, floats) — in a tile kernel also
+    `!tile.tile` values, at most one of rank > 0 (each element prints on its own line with its index,
+    see `tile-to-gpu`). Every spec must have
+    a printf equivalent for its operand (`warpforge.dialects._printf.printf_conversion`: bools take
+    none, a float spec needs a float operand). Lowered by `kernel-to-gpu` to `gpu.printf` (MLIR's op:
+    a C format string, integers promoted to 32/64 bits, floats to f64), then to a `vprintf` call.
+
+    | operand | type |
+    |---|---|
+    | `args` | scalars, one per field |
+    """
+
+    name = "kernel.print"
+
+    format = prop_def(StringAttr)
+    args = var_operand_def()
+
+    def __init__(self, fmt: str, args: Sequence[SSAValue | Operation]):
+        super().__init__(operands=[list(args)], properties={"format": StringAttr(fmt)})
+
+    def fields(self) -> list[tuple[str, str | None]]:
+        """The format as (text, spec) pairs, one per operand, then (trailing text, None)."""
+        from warpforge.dialects._printf import python_fields
+
+        return python_fields(self.format.data)
+
+    def verify_(self) -> None:
+        from warpforge.dialects._printf import printf_conversion
+
+        try:
+            fields = self.fields()
+        except ValueError as e:
+            raise VerifyException(str(e)) from None
+        specs = [spec for _, spec in fields if spec is not None]
+        if len(specs) != len(self.args):
+            raise VerifyException(f"the format has {len(specs)} field(s) but the op has {len(self.args)} operand(s)")
+        tiles = 0
+        for i, (spec, arg) in enumerate(zip(specs, self.args)):
+            t = arg.type
+            if t.name == "tile.tile":  # a tile kernel's tile: each element prints (see tile-to-gpu)
+                tiles += 1 if t.dims else 0  # pyright: ignore[reportAttributeAccessIssue]
+                t = t.element_type  # pyright: ignore[reportAttributeAccessIssue]
+            check_scalar(t, f"operand {i}")
+            assert isinstance(t, IntegerType | AnyFloat)
+            bits = t.width.data if isinstance(t, IntegerType) else t.bitwidth
+            kind = "b" if t == i1 else "f" if is_float_type(t) else "i" if is_signed(t) else "u"
+            try:
+                printf_conversion(spec, kind, bits)
+            except ValueError as e:
+                raise VerifyException(f"operand {i} ({t}): {e}") from None
+        if tiles > 1:
+            raise VerifyException(f"at most one operand may be a tile of rank > 0, got {tiles}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PrintOp:
+        from warpforge.dialects._printf import parse_format
+
+        fmt = parse_format(parser)
+        operands: list[UnresolvedOperand] = []
+        while parser.parse_optional_punctuation(",") is not None:
+            operands.append(parser.parse_unresolved_operand())
+        attrs = parser.parse_optional_attr_dict()
+        types: list[Attribute] = []
+        if operands:
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        op = cls(fmt, parser.resolve_operands(operands, types, parser.pos))
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.format.data)
+        for a in self.args:
+            printer.print_string(", ")
+            printer.print_operand(a)
+        printer.print_op_attributes(self.attributes)
+        if self.args:
+            printer.print_string(" : ")
+            printer.print_list([a.type for a in self.args], printer.print_attribute)
+
+
 # --------------------------------------------------------------------------- structured control flow
 
 
@@ -2078,6 +2168,7 @@ Kernel = Dialect(
         SharedArrayOp,
         ShuffleOp,
         ThreadFenceOp,
+        PrintOp,
         VoteOp,
         WarpReduceOp,
         WarpSyncOp,

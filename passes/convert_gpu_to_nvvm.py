@@ -18,6 +18,7 @@ Mirrors MLIR's `convert-gpu-to-nvvm` (GPUToNVVM), for warpforge's `gpu` dialect:
 | `gpu.subgroup_reduce` | `nvvm.redux.sync.*` (i32, whole warp, sm_80+), else a butterfly of `gpu.shuffle xor` |
 | `gpu.atomic_cmpxchg` | GEP + `llvm.cmpxchg` (scope/ordering attributes as on `memref.atomic_rmw`) + `llvm.extractvalue` |
 | `gpu.atomic_add_pair` | `llvm.atomicrmw fadd` on `vector<2xf16/bf16>` (insert/extractelement) |
+| `gpu.printf` | the format as a constant `.global` string, the arguments stored into a local buffer (CUDA's layout), `llvm.call @vprintf` |
 | `gpu.dynamic_shared_memory` | descriptor of `@__wf_dynamic_shared` (`llvm.mlir.global external`, addr_space 3, align 16) and `%dynamic_smem_size` |
 | `gpu.func` | `func.func`; a kernel carries `nvvm.kernel`, `known_block_size` becomes `nvvm.reqntid`; argument attributes and `nvvm.*`/`llvm.*` attributes (e.g. `nvvm.maxntid`) are kept |
 | `gpu.return` | `func.return` |
@@ -42,6 +43,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    StringAttr,
     UnitAttr,
     VectorType,
     f32,
@@ -65,7 +67,7 @@ from xdsl.rewriter import InsertPoint
 from warpforge.dialects import gpu, nvvm
 from warpforge.dialects.arith import IndexCastUIOp
 from warpforge.dialects.nvvm import NVVMTargetAttr
-from warpforge.dialects.llvm import AtomicRMWOp, CmpXchgOp, ExtractElementOp
+from warpforge.dialects.llvm import AddrSpaceCastOp, AtomicRMWOp, CmpXchgOp, ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import Descriptor, atomic_ordering, atomic_syncscope, build_descriptor
 from warpforge.rewriting import dialect_of, enclosing_op, fail
 from warpforge.rewriting import replace_op
@@ -513,6 +515,98 @@ class ConvertAtomicAddPairOp(RewritePattern):
         replace_op(rewriter, op, [*desc.ops, undef, c0, c1, v0, v1, rmw, lo, hi], [lo.res, hi.res])
 
 
+# --------------------------------------------------------------------------- formatted output
+
+VPRINTF = "vprintf"
+"""CUDA's device printf: `i32 @vprintf(ptr %format, ptr %args)`, `%args` a buffer holding the
+arguments one after another, each aligned to its size (CUDA C Programming Guide, "Formatted Output";
+PTX ISA §7.1.2 "System Calls": `vprintf`)."""
+
+PRINTF_STRING_PREFIX = "__wf_printf_"
+
+
+def _printf_string(block: Block, text: str, rewriter: PatternRewriter, location: object) -> str:
+    """The symbol of a NUL-terminated constant `text` in global memory, declared once per module."""
+    for o in block.ops:
+        if isinstance(o, llvm.GlobalOp) and o.sym_name.data.startswith(PRINTF_STRING_PREFIX):
+            if isinstance(o.value, StringAttr) and o.value.data == text + "\0":
+                return o.sym_name.data
+    count = sum(1 for o in block.ops if isinstance(o, llvm.GlobalOp) and o.sym_name.data.startswith(PRINTF_STRING_PREFIX))
+    name = f"{PRINTF_STRING_PREFIX}{count}"
+    raw = (text + "\0").encode()
+    g = llvm.GlobalOp(
+        llvm.LLVMArrayType(len(raw), IntegerType(8)), name, "internal", addr_space=1, constant=True, value=StringAttr(text + "\0"), alignment=1
+    )
+    g.location = location  # pyright: ignore[reportAttributeAccessIssue]
+    rewriter.insert(g, InsertPoint.at_start(block))
+    return name
+
+
+def _generic_address(symbol: str, ops: list[Operation]) -> SSAValue:
+    address = llvm.AddressOfOp(symbol, llvm.LLVMPointerType(IntAttr(1)))
+    generic = AddrSpaceCastOp(address.result, llvm.LLVMPointerType())
+    ops += [address, generic]
+    return generic.results[0]
+
+
+@dataclass
+class ConvertPrintfOp(RewritePattern):
+    """`gpu.printf "fmt", %args…` → the format as a constant global string (`.global .b8 …[]`,
+    addrspace-cast to a generic pointer), the arguments stored into a local buffer (`llvm.alloca` of
+    i8 in the entry block, 8-aligned; each i32 at a 4-aligned, each i64/f64/pointer at an 8-aligned
+    offset), and `llvm.call @vprintf(%format, %buffer)` (null without arguments), declaring
+    `llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32` once per module. An `i1` (`%s`) passes the
+    address of the string `True` or `False`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.PrintfOp, rewriter: PatternRewriter, /):
+        block = _symbol_block(op)
+        ptr = llvm.LLVMPointerType()
+        if not any(isinstance(o, llvm.FuncOp) and o.sym_name.data == VPRINTF for o in block.ops):
+            decl = llvm.FuncOp(VPRINTF, llvm.LLVMFunctionType([ptr, ptr], i32), linkage=llvm.LinkageAttr("external"))
+            decl.location = op.location
+            rewriter.insert(decl, InsertPoint.at_start(block))
+        ops: list[Operation] = []
+        fmt = _generic_address(_printf_string(block, op.format.data, rewriter, op.location), ops)
+        if not op.args:
+            null = llvm.ZeroOp(result_types=[ptr])
+            ops.append(null)
+            buffer = null.res
+        else:
+            offsets: list[int] = []
+            size = 0
+            for a in op.args:
+                width = 4 if a.type == i32 else 8
+                size = (size + width - 1) // width * width
+                offsets.append(size)
+                size += width
+            fn = enclosing_op(op, lambda p: isinstance(p, gpu.FuncOp | func.FuncOp))
+            if fn is None:
+                fail(op, "is not inside a function")
+            n = llvm.ConstantOp(IntegerAttr(size, i32), i32)
+            alloca = llvm.AllocaOp(n.result, IntegerType(8), alignment=8)
+            for new in (n, alloca):
+                new.location = op.location
+            entry = fn.regions[0].blocks.first
+            assert entry is not None
+            rewriter.insert([n, alloca], InsertPoint.at_start(entry))
+            buffer = alloca.res
+            for a, offset in zip(op.args, offsets):
+                value: SSAValue = a
+                if a.type == i1:
+                    true_s = _generic_address(_printf_string(block, "True", rewriter, op.location), ops)
+                    false_s = _generic_address(_printf_string(block, "False", rewriter, op.location), ops)
+                    select = llvm.SelectOp(a, true_s, false_s)
+                    ops.append(select)
+                    value = select.results[0]
+                slot = llvm.GEPOp.from_mixed_indices(buffer, [offset], IntegerType(8), result_type=ptr, inbounds=True)
+                store = llvm.StoreOp(value, slot.result, alignment=4 if a.type == i32 else 8)
+                ops += [slot, store]
+        call = llvm.CallOp(VPRINTF, fmt, buffer, return_type=i32)
+        ops.append(call)
+        replace_op(rewriter, op, ops, [])
+
+
 def _symbol_block(op: Operation) -> Block:
     parent = enclosing_op(op, lambda p: isinstance(p, gpu.ModuleOp | ModuleOp))
     if parent is None:
@@ -547,6 +641,7 @@ class ConvertGpuToNVVMPass(ModulePass):
                     ConvertDynamicSharedMemoryOp(),
                     ConvertAtomicCmpxchgOp(),
                     ConvertAtomicAddPairOp(),
+                    ConvertPrintfOp(),
                 ]
             )
         ).rewrite_module(op)

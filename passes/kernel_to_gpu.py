@@ -30,7 +30,10 @@ marked `kernel` becomes a `gpu.func … kernel` inside one `gpu.module` carrying
 - atomics → `memref.atomic_rmw` (sub adds the negation; float min/max are `minimumf`/`maximumf`)
   or `gpu.atomic_cmpxchg`, carrying `syncscope` and `ordering`, checked like a read;
 - owned views (`kernel.view_load/store`) → the address their ownership rule gives, guarded;
-- a `fastmath` kernel: `afn arcp contract` on every float op and f32 denormals flushed.
+- `kernel.print` (Python format fields) → `gpu.printf` (C conversions; integers below 32 bits
+  promoted by their signedness, floats to f64, bools `%s` True/False: `build_printf`);
+- a `fastmath` kernel: `afn arcp contract` on every float op and f32 denormals flushed; a kernel whose
+  `fastmath` is `#arith.fastmath<…>`: exactly those flags, denormals kept.
 
 The error-record layout (8 × i64) is `[count, site, operand a, operand b, ctaid.x, ctaid.y, tid.x, tid.y]`.
 """
@@ -219,7 +222,8 @@ class FunctionLowering:
             arg_attrs=arg_attrs,
         )
         if "fastmath" in src.attributes:
-            apply_fastmath(out)
+            selected = src.attributes["fastmath"]
+            apply_fastmath(out, selected if isinstance(selected, arith.FastMathFlagsAttr) else None)
         min_blocks = src.attributes.get("min_blocks_per_sm")
         if isinstance(min_blocks, IntegerAttr):
             out.attributes["nvvm.minctasm"] = min_blocks
@@ -316,9 +320,11 @@ DENORMAL_ATTR = "llvm.denormal_fp_math_f32"
 """`gpu.func`/`llvm.func` attribute: `"preserve-sign"` flushes f32 denormals (`.ftz`), as fast math does."""
 
 
-def apply_fastmath(func: gpu.FuncOp) -> None:
-    """Put `FASTMATH_FLAGS` on every float `arith`/`math` op of `func` and flush f32 denormals."""
-    flags = arith.FastMathFlagsAttr([arith.FastMathFlag(f) for f in FASTMATH_FLAGS])
+def apply_fastmath(func: gpu.FuncOp, selected: arith.FastMathFlagsAttr | None = None) -> None:
+    """Put `FASTMATH_FLAGS` on every float `arith`/`math` op of `func` and flush f32 denormals — or,
+    for a kernel whose `fastmath` attribute selects flags (`#arith.fastmath<arcp, nnan>`), exactly
+    those flags, without flushing."""
+    flags = selected if selected is not None else arith.FastMathFlagsAttr([arith.FastMathFlag(f) for f in FASTMATH_FLAGS])
     for op in func.walk():
         if op.dialect_name() not in ("arith", "math"):
             continue
@@ -326,7 +332,8 @@ def apply_fastmath(func: gpu.FuncOp) -> None:
             continue
         if any(isinstance(r.type, AnyFloat) for r in (*op.results, *op.operands)):
             op.properties["fastmath"] = flags
-    func.attributes[DENORMAL_ATTR] = StringAttr("preserve-sign")
+    if selected is None:
+        func.attributes[DENORMAL_ATTR] = StringAttr("preserve-sign")
 
 
 # --------------------------------------------------------------------------- op lowerings
@@ -953,6 +960,51 @@ def _thread_fence(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
 def _warp_sync(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     assert isinstance(op, kernel.WarpSyncOp)
     emit(gpu.WarpSyncOp(fl.v(op.mask)))
+    return None
+
+
+# --------------------------------------------------------------------------- formatted output
+
+
+PrintPiece = str | tuple[str, Attribute, SSAValue]
+"""Part of a printed line: literal text, or (Python format spec, kernel-level type, gpu-level value)."""
+
+
+def build_printf(emit: Emitter, pieces: list[PrintPiece]) -> None:
+    """Emit the `gpu.printf` of `pieces`: each field's C conversion (`_printf.printf_conversion`), its
+    value promoted as CUDA's variadic ABI wants — integers below 32 bits extended by their signedness
+    to i32, floats extended to f64, bools kept as i1 (`%s`: True/False). Shared with `tile-to-gpu`."""
+    from warpforge.dialects._printf import escape_percent, printf_conversion
+
+    text: list[str] = []
+    args: list[SSAValue] = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            text.append(escape_percent(piece))
+            continue
+        spec, t, value = piece
+        kind, bits = _kind(t), _width(t)
+        if kind == "f" and t != builtin.f64:
+            value = emit(arith.ExtFOp(value, builtin.f64))
+        elif kind in ("i", "u") and bits < 32:
+            value = emit(arith.ExtSIOp(value, i32) if kind == "i" else arith.ExtUIOp(value, i32))
+        text.append(printf_conversion(spec, kind, bits))
+        args.append(value)
+    emit(gpu.PrintfOp("".join(text), args))
+
+
+@lowers(kernel.PrintOp)
+def _print(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
+    """`kernel.print` → `gpu.printf` (`build_printf`), from every thread that runs it."""
+    assert isinstance(op, kernel.PrintOp)
+    pieces: list[PrintPiece] = []
+    operands = iter(op.args)
+    for literal, spec in op.fields():
+        pieces.append(literal)
+        if spec is not None:
+            arg = next(operands)
+            pieces.append((spec, arg.type, fl.v(arg)))
+    build_printf(emit, pieces)
     return None
 
 

@@ -35,7 +35,9 @@ propagate NaN (`arith.maximumf`).
 **Elementwise semantics** are the `kernel` ops': each `tile.<op>` is lowered per register by
 `kernel-to-gpu`'s own scalar lowering (the same `kernel.floordiv`, `kernel.cast`, … code), so tiles
 and SIMT scalars cannot drift apart. `tile.exp` on f32 is `ex2.approx(x · log2 e)` (documented on
-the op). Pass options: `chip`, `features`, `module` (the `gpu.module`'s name).
+the op). **`kernel.print`** of scalars prints once per tile block (thread 0); of a tile, one line
+per element with its index, from the thread holding it. Pass options: `chip`, `features`, `module`
+(the `gpu.module`'s name).
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ from warpforge.passes.kernel_to_gpu import (
     Emitter,
     FunctionLowering,
     ModuleLowering,
+    PrintPiece,
+    build_printf,
     cast_value,
     signless,
     to_bits,
@@ -1128,6 +1132,67 @@ def _ravel(e: Emitter, idx: list[SSAValue], shape: tuple[int, ...]) -> SSAValue:
     for i, n in zip(idx, shape):
         f = i if f is None else e(arith.AddiOp(e(arith.ShLIOp(f, e.const(_log2(n), i64))) if n > 1 else f, i))
     return f if f is not None else e.const(0, i64)
+
+
+@lowers(kernel.PrintOp)
+def _print(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
+    """`kernel.print` in a tile kernel. Without a tile of rank > 0 it prints once per tile block, from
+    thread 0 of the CTA (a rank-0 tile, e.g. `t.sum()`, prints its value). With one, every element
+    prints its own line: the tile's field becomes `[i] value` (`[i, j] value` for rank 2, indices in the
+    tile, row-major), printed by the thread holding the element (its first replica). Lines of one
+    tile block come in no particular order, as on the GPU."""
+    assert isinstance(op, kernel.PrintOp)
+    fields = op.fields()
+    tiled_arg: SSAValue | None = None
+    for a in op.args:
+        if isinstance(a.type, tile.TileType) and a.type.dims:
+            tiled_arg = a
+
+    tiles = {a: fl.canon(e, fl.dist(a)) for a in op.args if isinstance(a.type, tile.TileType)}  # any relayout before the guard
+
+    def operand(a: SSAValue, k: int) -> tuple[Attribute, SSAValue]:
+        if a in tiles:
+            d = tiles[a]
+            return d.elem, d.regs[k if a is tiled_arg else 0]
+        return a.type, fl.v(a)
+
+    def pieces(k: int, index: list[SSAValue]) -> list[PrintPiece]:
+        out: list[PrintPiece] = []
+        operands = iter(op.args)
+        for literal, spec in fields:
+            out.append(literal)
+            if spec is None:
+                continue
+            a = next(operands)
+            if a is tiled_arg:
+                out.append("[")
+                for n, i in enumerate(index):
+                    out += [", "] if n else []
+                    out.append(("", kernel.SI64, i))
+                out.append("] ")
+            t, v = operand(a, k)
+            out.append((spec, t, v))
+        return out
+
+    if tiled_arg is None:
+        assert fl.tid is not None
+        tid = fl.tid
+        first = e(arith.CmpiOp(tid, e.const(0, i64), "eq"))
+        fl.when(e, first, lambda b: build_printf(b, pieces(0, [])))
+        return None
+    typ = tiled_arg.type
+    assert isinstance(typ, tile.TileType)
+    layout = tiles[tiled_arg].layout
+    shape = tuple(typ.dims)
+
+    def body(b: Emitter) -> None:
+        for r in range(layout.reps):
+            for v in range(layout.vec):
+                index = _unravel(b, fl.flat(b, layout, r, v), shape)
+                build_printf(b, pieces(r * layout.vec + v, index))
+
+    fl.when(e, fl.is_first_replica(layout), body)
+    return None
 
 
 @lowers(tile.BroadcastOp)

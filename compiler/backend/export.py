@@ -36,6 +36,7 @@ from xdsl.dialects import llvm as xllvm  # noqa: E402
 from xdsl.ir import Block, Operation, SSAValue  # noqa: E402
 
 from warpforge.dialects import llvm  # noqa: E402
+from warpforge.errors import WarpforgeError  # noqa: E402
 
 # --------------------------------------------------------------------------- types
 
@@ -112,7 +113,7 @@ _ANNOTATIONS = {"nvvm.reqntid": "reqntid", "nvvm.maxntid": "maxntid"}
 """Launch-bound attributes on `llvm.func` → `!nvvm.annotations` keys (with x/y/z suffix)."""
 
 
-class ExportError(Exception):
+class ExportError(WarpforgeError):
     """The `llvm`-dialect module cannot be expressed as LLVM IR (an op or type with no translation)."""
 
 

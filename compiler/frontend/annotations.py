@@ -15,6 +15,7 @@ from typing import Any
 
 from warpforge import dtypes
 from warpforge.dtypes import DType
+from warpforge.errors import UsageError
 
 SLICE_KINDS = ("slice", "disjoint_slice", "atomic_slice", "raw_slice")
 SLICE_NAMES = {"slice": "Slice", "disjoint_slice": "DisjointSlice", "atomic_slice": "AtomicSlice", "raw_slice": "RawSlice"}
@@ -82,7 +83,7 @@ class Constant:
 
     def __class_getitem__(cls, typ: Any) -> ConstantAnnotation:
         if typ not in (int, float, bool):
-            raise TypeError(f"wf.Constant[...] takes int, float or bool, got {typ!r}")
+            raise UsageError(f"wf.Constant[...] takes int, float or bool, got {typ!r}")
         return ConstantAnnotation(typ)
 
 
@@ -93,7 +94,7 @@ class _SliceMarker:
         try:
             dt = dtypes.from_numpy(dtype)
         except TypeError as e:
-            raise TypeError(f"{cls.__name__}[...] needs a warpforge dtype such as wf.f32: {e}") from None
+            raise UsageError(f"{cls.__name__}[...] needs a warpforge dtype such as wf.f32: {e}") from None
         return SliceAnnotation(cls.kind, dt)
 
 

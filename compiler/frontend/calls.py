@@ -110,6 +110,8 @@ class CallMixin(FunctionCompilerBase):
 
     def visit_Call(self, node: ast.Call) -> Value:
         callee = self.visit_expr(node.func)
+        if isinstance(callee, Builtin) and callee.name == "print":
+            return self.call_print(node)
         if any(isinstance(a, ast.Starred) for a in node.args):
             self.error(node, "*args is not supported in kernel calls")
         args = [self.visit_expr(a) for a in node.args]
@@ -258,6 +260,109 @@ class CallMixin(FunctionCompilerBase):
         if count > STATIC_RANGE_LIMIT:
             self.error(node, f"simt.static_range unrolls {count} iterations; at most {STATIC_RANGE_LIMIT} (use range() for a loop)")
         return RangeValue(rng.start, rng.stop, rng.step, static=True)
+
+    # ------------------------------------------------------------------ print
+
+    def call_print(self, node: ast.Call) -> Value:
+        """`print(*values, sep=" ", end="\\n")` → one `kernel.print` (one line per thread that runs it).
+
+        Values: string constants, f-strings with anonymous fields (`f"i={i} x={x:.3f}"`, the spec
+        checked by `_printf.printf_conversion`), scalars of any dtype and compile-time numbers
+        (formatted now by the same rules: floats `%f`, bools True/False). In tile kernels one value
+        may be a tile (see `tile-to-gpu`). `sep`/`end` must be string constants; `file`/`flush` are
+        refused."""
+        from warpforge.frontend.tile.values import TileDType
+
+        sep, end = " ", "\n"
+        for kw in node.keywords:
+            if kw.arg not in ("sep", "end"):
+                self.error(kw if kw.arg else node, f"print() in a kernel takes only sep= and end= (output goes to the host's stdout), not {kw.arg or '**kwargs'}=")
+            value = kw.value
+            if not (isinstance(value, ast.Constant) and isinstance(value.value, str | type(None))):
+                self.error(value, f"print()'s {kw.arg}= must be a string constant in a kernel")
+            if isinstance(value.value, str):
+                sep, end = (value.value, end) if kw.arg == "sep" else (sep, value.value)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            self.error(node, "*args is not supported in kernel calls")
+        text: list[str] = []
+        operands: list[Scalar] = []
+        for i, arg in enumerate(node.args):
+            if i:
+                text.append(_brace(sep))
+            if isinstance(arg, ast.JoinedStr):
+                for part in arg.values:
+                    if isinstance(part, ast.Constant):
+                        text.append(_brace(str(part.value)))
+                    else:
+                        assert isinstance(part, ast.FormattedValue)
+                        text.append(self.print_field(part.value, self.fstring_spec(part), part.conversion, part, operands))
+            else:
+                text.append(self.print_field(arg, "", -1, arg, operands))
+        text.append(_brace(end))
+        if sum(1 for o in operands if isinstance(o.dtype, TileDType) and o.dtype.shape) > 1:
+            self.error(node, "print() takes at most one tile (each element prints on its own line, with its index)")
+        from warpforge.dialects._printf import MAX_ARGS
+
+        count = sum(1 + (len(o.dtype.shape) if isinstance(o.dtype, TileDType) else 0) for o in operands)
+        if count > MAX_ARGS:
+            self.error(node, f"print() of {count} run-time values; CUDA's printf takes at most {MAX_ARGS} (it ignores the rest): split it")
+        self.emit(kernel.PrintOp("".join(text), [o.ssa for o in operands]), node)
+        from warpforge.frontend.tile.values import NoneValue
+
+        return NoneValue()  # print() returns None (using it as a number is a CompileError)
+
+    def fstring_spec(self, part: ast.FormattedValue) -> str:
+        spec = part.format_spec
+        if spec is None:
+            return ""
+        assert isinstance(spec, ast.JoinedStr)
+        if not all(isinstance(v, ast.Constant) for v in spec.values):
+            self.error(part, "a format spec computed at run time ({x:{w}}) is not supported in a kernel")
+        return "".join(str(v.value) for v in spec.values)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def print_field(self, expr: ast.expr, spec: str, conversion: int, node: ast.AST, operands: list[Scalar]) -> str:
+        """The `kernel.print` format text for one printed value (a `{spec}` field for a run-time value,
+        appending its operand, or the text itself for a constant)."""
+        from warpforge.dialects._printf import format_printf, is_float_spec, printf_conversion
+        from warpforge.frontend.tile.values import TileDType
+
+        value = self.visit_expr(expr)
+        if isinstance(value, Text):
+            if spec or conversion not in (-1, ord("s")):
+                self.error(node, "a string constant takes no format spec or conversion in a kernel")
+            return _brace(value.value)
+        if not isinstance(value, Literal | Scalar):
+            self.error(node, f"print() in a kernel prints strings and numbers (bool, int, float of any dtype), not {value.describe()}")
+        dtype = dtypes.literal_dtype(value.value) if isinstance(value, Literal) else value.dtype
+        elem = dtype.elem if isinstance(dtype, TileDType) else dtype
+        if conversion not in (-1, ord("s"), ord("r"), ord("a")):
+            self.error(node, "unknown conversion")
+        if conversion != -1 and (elem.is_float or spec):
+            self.error(
+                node,
+                f"the conversion '!{chr(conversion)}' is not supported here: floats print with printf's %f (or a spec such as "
+                "{x:.6g}), not Python's repr",
+            )
+        if is_float_spec(spec) and not elem.is_float:
+            if isinstance(dtype, TileDType):
+                self.error(node, f"a float format spec (':{spec}') needs a float tile; convert it first (t.astype(wf.f64))")
+            if isinstance(value, Literal):
+                value = Literal(float(value.value))
+            else:
+                value = self.cast(value, dtypes.f64, node)
+            elem = dtypes.f64
+        kind = "b" if elem.is_bool else "f" if elem.is_float else "i" if elem.is_signed else "u"
+        try:
+            conv = printf_conversion(spec, kind, elem.bits)
+        except ValueError as e:
+            self.error(node, str(e))
+        if isinstance(value, Literal):
+            v = value.value
+            if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
+                self.error(node, f"the constant {v} does not fit i64, so a kernel cannot print it")
+            return _brace(format_printf(conv, [v]))
+        operands.append(value)
+        return "{" + (":" + spec if spec else "") + "}"
 
     # ------------------------------------------------------------------ math
 
@@ -756,3 +861,8 @@ STATIC_RANGE_LIMIT = 1024
 
 REGISTER_ARRAY_LIMIT = 1024
 """Local arrays up to this many elements start as register arrays (see `RegisterArrayValue`)."""
+
+
+def _brace(text: str) -> str:
+    """Literal text inside a `kernel.print` format (`{`/`}` doubled, as `str.format` wants)."""
+    return text.replace("{", "{{").replace("}", "}}")

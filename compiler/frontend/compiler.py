@@ -166,7 +166,7 @@ def compile_kernel(
     contract_block: tuple[int, int, int] | None = None,
     launch_bounds: int | None = None,
     checks: bool = True,
-    fastmath: bool = False,
+    fastmath: bool | tuple[str, ...] = False,
     bindings: Mapping[str, Binding] | None = None,
     min_blocks_per_sm: int | None = None,
 ) -> KernelIR:
@@ -192,7 +192,7 @@ def compile_kernel(
             memory_arrays.add(e.site)
 
 
-def _compile_kernel(fn: Any, contract_block: Any, launch_bounds: Any, checks: bool, fastmath: bool, bindings: Any, memory_arrays: set[tuple[str, int, int]]) -> KernelIR:
+def _compile_kernel(fn: Any, contract_block: Any, launch_bounds: Any, checks: bool, fastmath: bool | tuple[str, ...], bindings: Any, memory_arrays: set[tuple[str, int, int]]) -> KernelIR:
     fdef, source = get_source(fn)
     unit = Unit()
     compiler = FunctionCompiler(source=source, globals=_globals_of(fn))
@@ -248,8 +248,12 @@ def _compile_kernel(fn: Any, contract_block: Any, launch_bounds: Any, checks: bo
         attributes["launch_bounds"] = IntegerAttr(launch_bounds, i32)
     if not checks:
         attributes["checks"] = IntegerAttr(0, i1)
-    if fastmath:
+    if fastmath is True:
         attributes["fastmath"] = UnitAttr()
+    elif fastmath:  # selected flags: #arith.fastmath<...> (kernel-to-gpu puts exactly these on the float ops)
+        from xdsl.dialects.arith import FastMathFlag, FastMathFlagsAttr
+
+        attributes["fastmath"] = FastMathFlagsAttr([FastMathFlag(f) for f in fastmath])
     symbol = symbol_name(fn)
     if specialized:
         symbol += "__" + specialization_suffix(specialized)

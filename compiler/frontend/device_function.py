@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from warpforge.errors import UsageError
+
 
 class DeviceFunction:
     """A `@simt.device` function: callable from kernels (and other device functions), not from the host."""
@@ -16,7 +18,7 @@ class DeviceFunction:
         functools.update_wrapper(self, fn)  # pyright: ignore[reportArgumentType]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"{self.fn.__qualname__} is a @simt.device function: call it from a @simt.kernel (or another device function)")
+        raise UsageError(f"{self.fn.__qualname__} is a @simt.device function: call it from a @simt.kernel (or another device function)")
 
     def __repr__(self) -> str:
         return f"<simt.device {self.fn.__qualname__}>"

@@ -49,6 +49,21 @@ _BINOPS: dict[type[ast.operator], tuple[str, type[kernel._BinaryOp] | None, Call
     ast.RShift: (">>", kernel.RShiftOp, operator.rshift),
 }
 
+OPERATOR_NAMES: dict[type[ast.operator], tuple[str, str]] = {
+    ast.Add: ("+", "addition"), ast.Sub: ("-", "subtraction"), ast.Mult: ("*", "multiplication"),
+    ast.MatMult: ("@", "matrix multiplication"), ast.Div: ("/", "true division"), ast.FloorDiv: ("//", "floor division"),
+    ast.Mod: ("%", "modulo"), ast.Pow: ("**", "power"), ast.LShift: ("<<", "left shift"), ast.RShift: (">>", "right shift"),
+    ast.BitOr: ("|", "bitwise or"), ast.BitXor: ("^", "bitwise xor"), ast.BitAnd: ("&", "bitwise and"),
+}  # fmt: skip
+"""Every Python binary operator: its symbol and name, for messages."""
+
+
+def operator_text(op_type: type[ast.operator]) -> str:
+    """`'@' (matrix multiplication)`: how messages name a binary operator."""
+    symbol, name = OPERATOR_NAMES.get(op_type, (op_type.__name__, op_type.__name__))
+    return f"'{symbol}' ({name})"
+
+
 _COMPARE: dict[type[ast.cmpop], tuple[str, Callable[[Any, Any], bool]]] = {
     ast.Eq: ("eq", operator.eq),
     ast.NotEq: ("ne", operator.ne),
@@ -120,7 +135,7 @@ class ExpressionMixin(FunctionCompilerBase):
 
     def binary(self, op_type: type[ast.operator], left: Value, right: Value, node: ast.AST) -> Value:
         if op_type not in _BINOPS:
-            self.error(node, f"the operator {type(op_type).__name__} is not supported in kernels")
+            self.error(node, f"the operator {operator_text(op_type)} is not supported on scalars in kernels")
         symbol, op_cls, py_fn = _BINOPS[op_type]
         for side in (left, right):
             if not isinstance(side, Literal | Scalar):

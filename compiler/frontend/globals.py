@@ -25,7 +25,7 @@ MATH_FUNCTIONS = (
 
 MATH_CONSTANTS = ("pi", "e", "tau", "inf", "nan")
 
-BUILTINS = ("len", "abs", "min", "max", "int", "float", "bool", "range")
+BUILTINS = ("len", "abs", "min", "max", "int", "float", "bool", "range", "print")
 
 
 @functools.cache

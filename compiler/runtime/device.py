@@ -154,13 +154,15 @@ class Device:
         _current.ordinal = ordinal
 
     @classmethod
-    def simulator(cls, limits: DeviceLimits | None = None) -> Device:
+    def simulator(cls, limits: DeviceLimits | None = None, *, step_limit: int | None = None) -> Device:
         """The CPU simulator as a device, with this API and `limits` (default `DeviceLimits.H200`,
         so launches are checked as on an H200). Kernels run on `warpforge.simulator`, buffers live in
-        host memory. One object per `limits`. See `warpforge.runtime.simulated`."""
+        host memory. `step_limit`: basic-block executions per CTA before a launch is stopped as a
+        runaway loop (default: `WARPFORGE_SIM_STEP_LIMIT`, else 1,000,000). One object per `limits`
+        and `step_limit`. See `warpforge.runtime.simulated`."""
         from warpforge.runtime.simulated import SimulatorDevice
 
-        return SimulatorDevice(limits)
+        return SimulatorDevice(limits, step_limit)
 
     @property
     def label(self) -> str:
@@ -225,6 +227,29 @@ class Device:
         except Exception as e:
             raise _driver.wrap_driver_failure(e, f"synchronizing GPU {self.ordinal}") from None
         errors.check_pending(device=self)
+
+    @property
+    def printf_buffer_bytes(self) -> int:
+        """Bytes of the buffer kernel `print()` output passes through (CUDA's printf FIFO,
+        `CU_LIMIT_PRINTF_FIFO_SIZE`, default 1 MiB). Output beyond it between two synchronizations is
+        lost — CUDA overwrites the oldest — so a kernel that prints a lot needs a larger one
+        (`set_printf_buffer_bytes`)."""
+        self.make_current()
+        drv = _driver.driver()
+        limit = drv.CUlimit.CU_LIMIT_PRINTF_FIFO_SIZE
+        return int(_driver.check(drv.cuCtxGetLimit(limit), "reading the printf buffer size (cuCtxGetLimit)"))
+
+    def set_printf_buffer_bytes(self, nbytes: int) -> None:
+        """Resize the printf buffer (`cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE)`). Call it before the
+        first launch of a kernel that prints: CUDA refuses it afterwards (a `DeviceError`)."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes <= 0:
+            raise DeviceError(f"set_printf_buffer_bytes takes a positive number of bytes, got {nbytes!r}")
+        self.make_current()
+        drv = _driver.driver()
+        _driver.check(
+            drv.cuCtxSetLimit(drv.CUlimit.CU_LIMIT_PRINTF_FIFO_SIZE, nbytes),
+            f"setting the printf buffer to {nbytes} bytes (cuCtxSetLimit; it must come before the first launch of a kernel that prints)",
+        )
 
     def __repr__(self) -> str:
         return f"wf.Device({self.ordinal})  # {self.name}"

@@ -42,7 +42,7 @@ import numpy
 
 from warpforge import dtypes
 from warpforge.dtypes import DType
-from warpforge.errors import AliasError, LaunchError, MovedValueError
+from warpforge.errors import AliasError, ChainNotRunError, LaunchError, MovedValueError
 from warpforge.tile_compile import call_site, check_tile_shape, grid_of
 
 _seq = itertools.count()
@@ -308,7 +308,8 @@ class _Launch(_Op):
         if compiled.kernel.checked:
             args.append(record)
         blocks = getattr(device, "_only_blocks", None)  # Device.run_only_blocks: a sample of a huge grid
-        simulate(program.module, program.symbol, (grid, 1, 1), (program.block, 1, 1), args, blocks=blocks)
+        step_limit = getattr(device, "step_limit", None)
+        simulate(program.module, program.symbol, (grid, 1, 1), (program.block, 1, 1), args, blocks=blocks, step_limit=step_limit)
         error = decode_record(compiled.kernel, record)
         if error is not None:
             raise error
@@ -486,10 +487,57 @@ class PartitionedTensor(_Handle):
 
 
 class HostArray:
-    """A recorded copy to the host; `.sync_on(stream)` runs the chain and returns the NumPy array."""
+    """A recorded copy to the host; `.sync_on(stream)` runs the chain and returns the NumPy array.
+
+    Until then it holds no data: indexing it, `len()`, iteration, arithmetic, comparisons,
+    `numpy.asarray(...)` and NumPy attributes (`.shape`, `.sum()`) raise `ChainNotRunError` saying so."""
 
     def __init__(self, op: _ToHost):
         self._op = op
+
+    def _not_run(self, what: str) -> ChainNotRunError:
+        return ChainNotRunError(
+            f"{what}: this is the recorded copy to the host of a lazy chain, which has not run yet; run it with "
+            ".sync_on(stream) (or .sync()), which returns the NumPy array — e.g. "
+            "out = kernel(z, x).first().unpartition().to_host().sync_on(stream)"
+        )
+
+    def __getitem__(self, key: Any) -> Any:
+        raise self._not_run("indexing the result of .to_host()")
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise self._not_run("assigning into the result of .to_host()")
+
+    def __len__(self) -> int:
+        raise self._not_run("len() of the result of .to_host()")
+
+    def __iter__(self) -> Any:
+        raise self._not_run("iterating over the result of .to_host()")
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._not_run("converting the result of .to_host() to a NumPy array")
+
+    def __bool__(self) -> bool:
+        raise self._not_run("the truth value of the result of .to_host()")
+
+    def __float__(self) -> float:
+        raise self._not_run("float() of the result of .to_host()")
+
+    def __int__(self) -> int:
+        raise self._not_run("int() of the result of .to_host()")
+
+    def __getattr__(self, name: str) -> Any:
+        if not name.startswith("__") and hasattr(numpy.ndarray, name):
+            raise self._not_run(f"'.{name}' of the result of .to_host()")
+        raise AttributeError(f"'HostArray' object has no attribute '{name}' (run the chain with .sync_on(stream) for the NumPy array)")
+
+    def _binary(self, other: Any) -> Any:
+        raise self._not_run("arithmetic or a comparison on the result of .to_host()")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _binary
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _binary
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _binary  # pyright: ignore[reportAssignmentType]
+    __hash__ = object.__hash__
 
     def sync_on(self, stream: Any) -> numpy.ndarray:
         run_chain([self._op], stream)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy
 
-from warpforge.errors import LaunchError
+from warpforge.errors import LaunchError, UsageError
 from warpforge.runtime import _driver, stream_order
 from warpforge.runtime.compiled import ParamSpec, as_numpy_dtype
 from warpforge.runtime.device import Device, Stream, as_stream
@@ -59,15 +59,29 @@ class DeviceBuffer:
     """A C-contiguous array in device memory.
 
     Make one with `from_host(stream, array)`, `zeroed(stream, shape, dtype)` or
-    `empty(stream, shape, dtype)`; read it back with `to_host()`. `shape`, `dtype`, `size`
+    `empty(stream, shape, dtype)`; read it back with `to_host()`. `reshape(...)` is a view,
+    `astype(dtype)` a converted copy (through the host). `shape`, `dtype`, `size`
     (elements), `nbytes`, `ptr` (device address, int), `device`; `__cuda_array_interface__` (v3)
     lets torch/cupy use it without a copy (`torch.as_tensor(buf, device="cuda")`).
     """
 
-    __slots__ = ("_buffer", "_shape", "_dtype", "_device", "_stream", "_ptr", "__weakref__")
+    __slots__ = ("_buffer", "_shape", "_dtype", "_device", "_stream_cell", "_ptr", "__weakref__")
+
+    @property
+    def _stream(self) -> Stream:
+        """The stream of the buffer's last use. Held in a cell shared with every `reshape` view of the
+        same memory, so stream order (see `runtime.stream_order`) follows the memory, not the object."""
+        return self._stream_cell[0]
+
+    @_stream.setter
+    def _stream(self, stream: Stream) -> None:
+        try:
+            self._stream_cell[0] = stream
+        except AttributeError:
+            self._stream_cell = [stream]
 
     def __init__(self, *args: Any, **kwargs: Any):
-        raise TypeError("create a DeviceBuffer with DeviceBuffer.from_host / zeroed / empty")
+        raise UsageError("create a DeviceBuffer with DeviceBuffer.from_host / zeroed / empty")
 
     @classmethod
     def _allocate(cls, stream: Stream, shape: tuple[int, ...], dtype: numpy.dtype) -> DeviceBuffer:
@@ -149,6 +163,29 @@ class DeviceBuffer:
         s.sync()
         return out
 
+    def reshape(self, *shape: Any) -> DeviceBuffer:
+        """A view of the same memory with another shape of the same element count (one extent may
+        be -1), as NumPy's `reshape` of a C-contiguous array: no copy, writes through either are
+        seen by both (and the aliasing check treats them as overlapping). Raises `LaunchError` when
+        the counts differ."""
+        dims = _reshape_dims(shape, self.size, self._shape)
+        view = object.__new__(type(self))
+        for slot in DeviceBuffer.__slots__:
+            if slot != "__weakref__":
+                setattr(view, slot, getattr(self, slot))
+        view._shape = dims
+        return view
+
+    def astype(self, dtype: Any, stream: Any = None) -> DeviceBuffer:
+        """A new buffer with the elements converted to `dtype` by NumPy's rules (`numpy.astype`:
+        integers wrap, floats → ints truncate; bf16 through ml_dtypes). The conversion runs on the
+        host: the buffer is copied back (synchronizing `stream`, default the buffer's last stream),
+        converted, and copied to a new buffer in the same stream — fine for setup, slow for hot loops
+        (convert in a kernel there: `wf.f16(x)`). Raises `LaunchError` for unsupported dtypes."""
+        target = device_dtype(dtype)
+        s = self._use_stream(stream)
+        return type(self).from_host(s, self.to_host(s).astype(target))
+
     def _use_stream(self, stream: Any) -> Stream:
         """The stream for the next use (`stream`, or the last one), ordered after the last use."""
         s = self._stream if stream is None else as_stream(stream)
@@ -195,7 +232,7 @@ class DeviceBuffer:
 
     def __len__(self) -> int:
         if not self._shape:
-            raise TypeError("len() of a 0-d buffer")
+            raise UsageError("len() of a 0-d buffer")
         return self._shape[0]
 
     @property
@@ -212,6 +249,24 @@ class DeviceBuffer:
 
     def __repr__(self) -> str:
         return f"<wf.DeviceBuffer shape={self._shape} dtype={self._dtype} on GPU {self._device.ordinal}>"
+
+
+def _reshape_dims(shape: tuple[Any, ...], size: int, current: tuple[int, ...]) -> tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], tuple | list):
+        shape = tuple(shape[0])
+    if not all(isinstance(d, int | numpy.integer) and not isinstance(d, bool) for d in shape):
+        raise LaunchError(f"reshape takes integer extents, got {shape!r}")
+    dims = [int(d) for d in shape]
+    if dims.count(-1) > 1 or any(d < -1 for d in dims):
+        raise LaunchError(f"reshape{tuple(dims)}: at most one extent may be -1, the others must be >= 0")
+    if -1 in dims:
+        known = int(numpy.prod([d for d in dims if d != -1], dtype=numpy.int64))
+        if known == 0 or size % known:
+            raise LaunchError(f"cannot reshape a buffer of {size} elements (shape {current}) into {tuple(dims)}")
+        dims[dims.index(-1)] = size // known
+    if int(numpy.prod(dims, dtype=numpy.int64)) != size:
+        raise LaunchError(f"cannot reshape a buffer of {size} elements (shape {current}) into {tuple(dims)}")
+    return tuple(dims)
 
 
 def _simulated_buffer() -> Any:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -49,7 +50,7 @@ from warpforge.runtime.launch import LaunchConfig, PreparedLaunch, check_launch,
 from warpforge.runtime.memory import DeviceBuffer, DeviceView, _Checker, _numpy_refusal  # pyright: ignore[reportPrivateUsage]
 
 _handles = itertools.count(1)
-_simulators: dict[DeviceLimits, SimulatorDevice] = {}
+_simulators: dict[tuple[DeviceLimits, int], SimulatorDevice] = {}
 _lock = threading.Lock()
 
 
@@ -57,20 +58,24 @@ class SimulatorDevice(Device):
     """The CPU simulator as a `wf.Device` (make it with `wf.Device.simulator(limits)`): one object per
     `limits`. `name`, `limits`, `chip`, `compute_capability`, `create_stream()`, `default_stream`,
     `synchronize()` as a GPU's; `ordinal` is -1 and `raw` None. `last_stats` holds the
-    `warpforge.simulator.SimStats` of the latest launch."""
+    `warpforge.simulator.SimStats` of the latest launch. `step_limit`: basic-block executions allowed
+    per CTA before a launch stops as a runaway loop (`Device.simulator(step_limit=N)`, or the
+    environment variable `WARPFORGE_SIM_STEP_LIMIT`; default `warpforge.simulator.DEFAULT_STEP_LIMIT`)."""
 
     simulated = True
 
-    def __new__(cls, limits: DeviceLimits | None = None) -> SimulatorDevice:
+    def __new__(cls, limits: DeviceLimits | None = None, step_limit: int | None = None) -> SimulatorDevice:
         limits = DeviceLimits.H200 if limits is None else limits  # pyright: ignore[reportAttributeAccessIssue]
         if not isinstance(limits, DeviceLimits):
             raise DeviceError(f"Device.simulator(limits) takes a wf.DeviceLimits, got {type(limits).__name__}")
+        step_limit = _step_limit(step_limit)
         with _lock:
-            dev = _simulators.get(limits)
+            dev = _simulators.get((limits, step_limit))
             if dev is None:
                 dev = object.__new__(cls)
                 dev._init(limits)
-                _simulators[limits] = dev
+                dev.step_limit = step_limit
+                _simulators[(limits, step_limit)] = dev
                 with _device._devices_lock:  # pyright: ignore[reportPrivateUsage]
                     _device.simulators.append(dev)
             return dev
@@ -124,11 +129,47 @@ class SimulatorDevice(Device):
             found, self._pending = self._pending, []
         errors.raise_first(found)
 
+    @property
+    def printf_buffer_bytes(self) -> int:
+        """The simulator prints at once, without a buffer: what `set_printf_buffer_bytes` last set
+        (default 1 MiB, CUDA's), kept so code written for the GPU runs unchanged."""
+        return getattr(self, "_printf_bytes", 1 << 20)
+
+    def set_printf_buffer_bytes(self, nbytes: int) -> None:
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes <= 0:
+            raise DeviceError(f"set_printf_buffer_bytes takes a positive number of bytes, got {nbytes!r}")
+        self._printf_bytes = nbytes
+
     def __repr__(self) -> str:
         return f"wf.Device.simulator()  # {self.name}"
 
     def __reduce__(self) -> tuple:
-        return (SimulatorDevice, (self._limits,))
+        return (SimulatorDevice, (self._limits, self.step_limit))
+
+
+STEP_LIMIT_ENV = "WARPFORGE_SIM_STEP_LIMIT"
+"""Environment variable: the simulator's step limit when `Device.simulator(step_limit=)` does not set it
+(e.g. under `WARPFORGE_SIMULATE=1`)."""
+
+
+def _step_limit(step_limit: int | None) -> int:
+    """Segment executions allowed per CTA (`warpforge.simulator.DEFAULT_STEP_LIMIT` unless given, here
+    or in `WARPFORGE_SIM_STEP_LIMIT`); a positive int, else `DeviceError`."""
+    from warpforge.simulator import DEFAULT_STEP_LIMIT
+
+    where = "Device.simulator(step_limit=...)"
+    if step_limit is None:
+        text = os.environ.get(STEP_LIMIT_ENV)
+        if not text:
+            return DEFAULT_STEP_LIMIT
+        where = STEP_LIMIT_ENV
+        try:
+            step_limit = int(text)
+        except ValueError:
+            raise DeviceError(f"{STEP_LIMIT_ENV}={text!r} is not an integer") from None
+    if isinstance(step_limit, bool) or not isinstance(step_limit, int) or step_limit < 1:
+        raise DeviceError(f"{where} takes a positive number of steps, got {step_limit!r}")
+    return step_limit
 
 
 def simulator_for_ordinal(ordinal: int) -> Device:
@@ -213,6 +254,13 @@ class SimulatedBuffer(DeviceBuffer):
         out = self._host.copy()
         s.sync()
         return out
+
+    def reshape(self, *shape: Any) -> SimulatedBuffer:
+        """A view of the same memory with another shape (see `DeviceBuffer.reshape`)."""
+        view = super().reshape(*shape)
+        assert isinstance(view, SimulatedBuffer)
+        view._host = self._host.reshape(view._shape)
+        return view
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:  # pyright: ignore[reportIncompatibleVariableOverride]
@@ -315,7 +363,7 @@ def launch_simulated(stream: Any, prepared: PreparedLaunch, args: tuple[Any, ...
     config = prepared.config
     dev.last_stats = simulate(  # pyright: ignore[reportAttributeAccessIssue]
         program.module, program.symbol, config.grid, config.block, values,
-        blocks=dev._only_blocks, dynamic_shared_bytes=config.shmem_size,  # pyright: ignore[reportAttributeAccessIssue]
+        blocks=dev._only_blocks, dynamic_shared_bytes=config.shmem_size, step_limit=dev.step_limit,  # pyright: ignore[reportAttributeAccessIssue]
     )  # fmt: skip
     if program.checked and record[0] > 0:
         dev._record(SiteTable(k.name, program.sites), record)  # pyright: ignore[reportAttributeAccessIssue]

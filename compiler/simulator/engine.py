@@ -604,7 +604,8 @@ class SimInterpreter(Interpreter):
                 seg = segments[sid]
                 raise SimulatorError(
                     f"step limit reached: {self.step_limit} basic-block executions in block {self.where_block()} of {what}, "
-                    f"now at {seg.where()} (a runaway loop?); pass step_limit= to allow more",
+                    f"now at {seg.where()} (a runaway loop?); to allow more, use wf.Device.simulator(step_limit=N) "
+                    f"or set WARPFORGE_SIM_STEP_LIMIT=N (simulator.run(..., step_limit=N) for direct runs)",
                     location=seg.where(),
                 )
             seg = segments[sid]

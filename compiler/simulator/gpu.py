@@ -31,10 +31,14 @@ so float results are bit-identical — and, like the lowering, reads every lane 
 exited or diverged one is an error), except for i32 whole-warp add/and/or/xor/min/max on sm_80+,
 which becomes `redux.sync` and leaves exited lanes out. Tables: `SREGS`, `SHUFFLE_MODES`, `REDUX`,
 `NVVM_OPS`, `GPU_OPS`, `BARRIER_REDUCTIONS`.
+
+`gpu.printf` prints one line per thread that runs it, in thread order, to `sys.stdout` at once,
+formatted by printf's rules (`warpforge.dialects._printf.format_printf`), as CUDA's `vprintf` does.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +48,7 @@ from xdsl.dialects.builtin import i32
 from xdsl.ir import Operation
 
 from warpforge.dialects import gpu, nvvm
+from warpforge.dialects._printf import format_printf
 from warpforge.simulator.engine import BARRIER_RESULTS, Impl, SimInterpreter, install
 from warpforge.simulator.values import BF16, UNSIGNED, dtype_of, op_error
 
@@ -529,7 +534,22 @@ def _gpu_barrier_reduce(ft: Any, interp: SimInterpreter, op: Operation, args: Py
     raise _nested_barrier(op)
 
 
+def _printf(ft: Any, interp: SimInterpreter, op: Operation, args: PythonValues) -> PythonValues:
+    """`gpu.printf`: one line per thread running it, in thread order (linear id, x fastest), formatted
+    by printf's rules (`_printf.format_printf`), written to `sys.stdout` at once (the GPU's appear at
+    the next synchronization; the simulator's launch is synchronous)."""
+    fmt = op.format.data  # pyright: ignore[reportAttributeAccessIssue]
+    n = interp.frame.n
+    columns = [a if type(a) is np.ndarray else None for a in args]
+    out = []
+    for j in range(n):
+        out.append(format_printf(fmt, [a if c is None else c[j] for a, c in zip(args, columns)]))
+    sys.stdout.write("".join(out))
+    return ()
+
+
 GPU_OPS: dict[type[Operation], Impl] = {
+    gpu.PrintfOp: _printf,
     gpu.ShuffleOp: _gpu_shuffle,
     gpu.VoteOp: _gpu_vote,
     gpu.BallotOp: _gpu_ballot,

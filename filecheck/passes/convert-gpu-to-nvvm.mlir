@@ -283,3 +283,39 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// gpu.printf becomes a vprintf call: the format is a constant global string (address space 1, cast
+// to generic), the arguments go into an 8-aligned local buffer allocated in the entry block (i64 at
+// 0, f64 at 8, the True/False string address of the i1 at 16, i32 at 24); vprintf is declared once.
+// CHECK-DAG:     llvm.mlir.global internal constant @[[FMT:__wf_printf_[0-9]+]]("i = %lld x = %f %s %d\0A\00") {addr_space = 1 : i32, alignment = 1 : i64} : !llvm.array<23 x i8>
+// CHECK-DAG:     llvm.mlir.global internal constant @[[T:__wf_printf_[0-9]+]]("True\00")
+// CHECK-DAG:     llvm.mlir.global internal constant @[[F:__wf_printf_[0-9]+]]("False\00")
+// CHECK-DAG:     llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
+// CHECK-LABEL: func.func @prints(
+// CHECK-SAME:    %[[I:[^:]*]]: i64, %[[X:[^:]*]]: f64, %[[B:[^:]*]]: i1, %[[N:[^:]*]]: i32
+// CHECK:         %[[SIZE:.*]] = llvm.mlir.constant(28 : i32) : i32
+// CHECK-NEXT:    %[[BUF:.*]] = llvm.alloca %[[SIZE]] x i8 {alignment = 8 : i64} : (i32) -> !llvm.ptr
+// CHECK:         %[[G:.*]] = llvm.mlir.addressof @[[FMT]] : !llvm.ptr<1>
+// CHECK-NEXT:    %[[FP:.*]] = llvm.addrspacecast %[[G]] : !llvm.ptr<1> to !llvm.ptr
+// CHECK-NEXT:    %[[S0:.*]] = llvm.getelementptr inbounds %[[BUF]][0] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:    llvm.store %[[I]], %[[S0]] {alignment = 8 : i64} : i64, !llvm.ptr
+// CHECK-NEXT:    %[[S1:.*]] = llvm.getelementptr inbounds %[[BUF]][8] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:    llvm.store %[[X]], %[[S1]] {alignment = 8 : i64} : f64, !llvm.ptr
+// CHECK:         %[[TS:.*]] = llvm.select %[[B]], %{{.*}}, %{{.*}} : i1, !llvm.ptr
+// CHECK-NEXT:    %[[S2:.*]] = llvm.getelementptr inbounds %[[BUF]][16] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:    llvm.store %[[TS]], %[[S2]] {alignment = 8 : i64} : !llvm.ptr, !llvm.ptr
+// CHECK-NEXT:    %[[S3:.*]] = llvm.getelementptr inbounds %[[BUF]][24] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:    llvm.store %[[N]], %[[S3]] {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-NEXT:    llvm.call @vprintf(%[[FP]], %[[BUF]]) : (!llvm.ptr, !llvm.ptr) -> i32
+// Without arguments the buffer is null.
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:    llvm.call @vprintf(%{{.*}}, %[[NULL]]) : (!llvm.ptr, !llvm.ptr) -> i32
+gpu.module @m {
+  gpu.func @prints(%i: i64, %x: f64, %b: i1, %n: i32) kernel {
+    gpu.printf "i = %lld x = %f %s %d\n", %i, %x, %b, %n : i64, f64, i1, i32
+    gpu.printf "done\n"
+    gpu.return
+  }
+}

@@ -276,3 +276,31 @@ builtin.module {
     kernel.return
   }
 }
+
+// -----
+
+// kernel.print becomes gpu.printf with C conversions: si64 %lld, a ui8 zero-extended to i32 (%x), an
+// si16 sign-extended (%5d), f32/bf16 extended to f64 (%.3f, %f), a bool as %s (True/False); a literal
+// '%' is doubled.
+// CHECK-LABEL: gpu.func @prints(
+// CHECK-SAME:    %[[A:[^:]*]]: i64, %[[B:[^:]*]]: f32, %[[C:[^:]*]]: i1, %[[D:[^:]*]]: i8, %[[E:[^:]*]]: i16, %[[H:[^:]*]]: bf16
+// CHECK:         %[[BW:.*]] = arith.extf %[[B]] : f32 to f64
+// CHECK:         %[[DW:.*]] = arith.extui %[[D]] : i8 to i32
+// CHECK:         %[[EW:.*]] = arith.extsi %[[E]] : i16 to i32
+// CHECK:         %[[HW:.*]] = arith.extf %[[H]] : bf16 to f64
+// CHECK:         gpu.printf "i = %lld x = %.3f %s 100%% %x %5d|%f\0A", %[[A]], %[[BW]], %[[C]], %[[DW]], %[[EW]], %[[HW]] : i64, f64, i1, i32, i32, f64
+kernel.func @prints(%a: si64, %b: f32, %c: i1, %d: ui8, %e: si16, %h: bf16) attributes {kernel} {
+  kernel.print "i = {} x = {:.3f} {} 100% {:x} {:>5}|{}\n", %a, %b, %c, %d, %e, %h : si64, f32, i1, ui8, si16, bf16
+  kernel.return
+}
+
+// -----
+
+// 64-bit unsigned integers print with %llu, unsigned 32-bit with %u; widths, zero padding and
+// left alignment map to printf flags.
+// CHECK-LABEL: gpu.func @unsigned(
+// CHECK:         gpu.printf "%llu %-6u %08llx\0A"
+kernel.func @unsigned(%a: ui64, %b: ui32) attributes {kernel} {
+  kernel.print "{} {:<6} {:08x}\n", %a, %b, %a : ui64, ui32, ui64
+  kernel.return
+}

@@ -121,3 +121,27 @@ kernel.func @bcast(%o: !tile.tensor_view<?x?xsi32>) attributes {kernel, tile, ti
   tile.store %d, %op[%c0, %c1] : !tile.tile<4x64xsi32>, !tile.partition_view<[4, 64], !tile.tensor_view<?x?xsi32>, padding = 0 : si32>, si64, si64
   kernel.return
 }
+
+// -----
+
+// kernel.print of a tile: each element prints once, from the first replica of the thread holding it,
+// with its index in the tile ("[i] value"); 4 elements over 32 threads: owner tid >> 3, replica
+// tid & 7. A print of scalars only comes from thread 0 (once per tile block).
+// CHECK-LABEL: gpu.func @prints(
+// CHECK-SAME:    %[[N:[^:]*]]: i32
+// CHECK:         %[[TID:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK:         %[[OWNER:.*]] = arith.shrui %[[TID]], %{{.*}} : i64
+// CHECK:         %[[REPLICA:.*]] = arith.andi %[[TID]], %{{.*}} : i64
+// CHECK:         %[[FIRST:.*]] = arith.cmpi eq, %[[REPLICA]], %{{.*}} : i64
+// CHECK:         %[[ELEM:.*]] = arith.trunci %[[OWNER]] : i64 to i32
+// CHECK:         scf.if %[[FIRST]] {
+// CHECK-NEXT:      gpu.printf "n = %d t = [%lld] %3d\0A", %[[N]], %[[OWNER]], %[[ELEM]] : i32, i64, i32
+// CHECK:         %[[T0:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : i64
+// CHECK-NEXT:    scf.if %[[T0]] {
+// CHECK-NEXT:      gpu.printf "n = %d\0A", %[[N]] : i32
+kernel.func @prints(%n: si32) attributes {kernel, tile} {
+  %i = tile.iota : !tile.tile<4xsi32>
+  kernel.print "n = {} t = {:>3}\n", %n, %i : si32, !tile.tile<4xsi32>
+  kernel.print "n = {}\n", %n : si32
+  kernel.return
+}

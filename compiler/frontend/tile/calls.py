@@ -31,6 +31,8 @@ Handler = Callable[[ast.Call, list[Value], dict[str, Value]], Value]
 class TileCallMixin(TileExpressionMixin):
     def visit_Call(self, node: ast.Call) -> Value:
         callee = self.visit_expr(node.func)  # pyright: ignore[reportAttributeAccessIssue]
+        if isinstance(callee, Builtin) and callee.name == "print":
+            return self.call_print(node)  # pyright: ignore[reportAttributeAccessIssue]
         if any(isinstance(a, ast.Starred) for a in node.args):
             self.error(node, "*args is not supported in kernel calls")
         if any(k.arg is None for k in node.keywords):

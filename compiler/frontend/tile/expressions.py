@@ -17,7 +17,7 @@ from warpforge.dialects import kernel, tile as tiled
 from warpforge.dialects.kernel_tile import TensorDimOp
 from warpforge.dtypes import DType
 from warpforge.frontend.builder import FunctionCompilerBase
-from warpforge.frontend.expressions import _BINOPS, _COMPARE, _INT_ONLY  # pyright: ignore[reportPrivateUsage]
+from warpforge.frontend.expressions import _BINOPS, _COMPARE, _INT_ONLY, OPERATOR_NAMES, operator_text  # pyright: ignore[reportPrivateUsage]
 from warpforge.frontend.tile.values import NoneValue, TensorValue, TileDType, TupleValue, elem_of, is_tile, shape_of
 from warpforge.frontend.values import BoundMethod, Builtin, DTypeRef, Literal, Namespace, Scalar, Value
 
@@ -259,9 +259,9 @@ class TileExpressionMixin(FunctionCompilerBase):
     def binary(self, op_type: type[ast.operator], left: Value, right: Value, node: ast.AST) -> Value:
         if not (is_tile(left) or is_tile(right)):
             return super().binary(op_type, left, right, node)  # pyright: ignore[reportAttributeAccessIssue]
-        symbol = _BINOPS[op_type][0] if op_type in _BINOPS else type(op_type).__name__
+        symbol = _BINOPS[op_type][0] if op_type in _BINOPS else OPERATOR_NAMES.get(op_type, (op_type.__name__,))[0]
         if op_type not in TILE_BINARY:
-            self.error(node, f"the operator {symbol} is not supported on tiles")
+            self.error(node, f"the operator {operator_text(op_type)} is not supported on tiles")
         if op_type is ast.Pow and isinstance(right, Literal) and isinstance(right.value, int) and not isinstance(right.value, bool):
             return self.tile_power(left, right.value, node)
         elem, shape = self.common([left, right], node, f"'{symbol}'")

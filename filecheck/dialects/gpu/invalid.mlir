@@ -129,3 +129,43 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// CHECK: argument 0: '%d' prints an i32, got i64 (promote it first)
+gpu.module @m {
+  gpu.func @k(%i: i64) {
+    gpu.printf "%d\n", %i : i64
+    gpu.return
+  }
+}
+
+// -----
+
+// CHECK: the format has 1 conversion(s) but the op has 0 argument(s)
+gpu.module @m {
+  gpu.func @k() {
+    gpu.printf "%f\n"
+    gpu.return
+  }
+}
+
+// -----
+
+// CHECK: unsupported printf conversion '%p'
+gpu.module @m {
+  gpu.func @k(%i: i64) {
+    gpu.printf "%p\n", %i : i64
+    gpu.return
+  }
+}
+
+// -----
+
+// CHECK: 33 arguments; CUDA's printf takes at most 32 (it ignores the rest)
+gpu.module @m {
+  gpu.func @k(%i: i32) {
+    gpu.printf "%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d", %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i : i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
+    gpu.return
+  }
+}

@@ -152,3 +152,52 @@ kernel.func @k(%a: !kernel.atomic_slice<f32>, %i: si64, %x: f32) attributes {ker
   %r = kernel.atomic_cas %a[%i], %x, %x {scope = "device", ordering = "relaxed"} : !kernel.atomic_slice<f32>, si64, f32
   kernel.return
 }
+// -----
+
+// CASE: kernel.print needs one operand per field
+// CHECK: the format has 2 field(s) but the op has 1 operand(s)
+kernel.func @k(%i: si64) attributes {kernel} {
+  kernel.print "{} {}\n", %i : si64
+  kernel.return
+}
+// -----
+
+// CASE: a spec without a printf equivalent (centering) is refused
+// CHECK: operand 0 (f32): the format spec ':^8' has no printf equivalent in a kernel
+kernel.func @k(%x: f32) attributes {kernel} {
+  kernel.print "{:^8}\n", %x : f32
+  kernel.return
+}
+// -----
+
+// CASE: hex of a signed integer would print two's-complement bits, unlike Python
+// CHECK: operand 0 (si32): ':x': 'x' of a signed integer would print its two's-complement bits
+kernel.func @k(%n: si32) attributes {kernel} {
+  kernel.print "{:x}\n", %n : si32
+  kernel.return
+}
+// -----
+
+// CASE: fields are anonymous
+// CHECK: kernel.print fields are anonymous, without a conversion
+kernel.func @k(%n: si32) attributes {kernel} {
+  kernel.print "{n}\n", %n : si32
+  kernel.return
+}
+// -----
+
+// CASE: a float presentation of an integer operand (the frontend converts to f64 first)
+// CHECK: operand 0 (si32): ':.2f': a float presentation needs a float operand
+kernel.func @k(%n: si32) attributes {kernel} {
+  kernel.print "{:.2f}\n", %n : si32
+  kernel.return
+}
+// -----
+
+// CASE: at most one tile of rank > 0 per print
+// CHECK: at most one operand may be a tile of rank > 0, got 2
+kernel.func @k() attributes {kernel, tile} {
+  %a = tile.iota : !tile.tile<4xsi32>
+  kernel.print "{} {}\n", %a, %a : !tile.tile<4xsi32>, !tile.tile<4xsi32>
+  kernel.return
+}

@@ -201,3 +201,13 @@ kernel.func @breadth(%x: f32, %i: si64, %p: i1, %m: ui32, %a: !kernel.atomic_sli
 kernel.func @helper(%x: f32, %a: !kernel.atomic_slice<f32>) -> f32 {
   kernel.return %x : f32
 }
+
+// kernel.print: a Python format string (anonymous fields, Python specs), one operand per field.
+// CHECK-LABEL: kernel.func @prints(
+// CHECK:         kernel.print "i = {} x = {:.3f} {{.*}} ok {}\0A", %{{.*}}, %{{.*}}, %{{.*}} : si64, f32, i1
+// CHECK:         kernel.print "no fields\0A"
+kernel.func @prints(%i: si64, %x: f32, %b: i1) attributes {kernel} {
+  kernel.print "i = {} x = {:.3f} {{}} ok {}\n", %i, %x, %b : si64, f32, i1
+  kernel.print "no fields\n"
+  kernel.return
+}
