@@ -22,7 +22,7 @@ DESIGN.md) and rebuilds the struct; this pass reads it through
 | `memref.view` | `llvm.getelementptr` on i8 by the byte shift, a new descriptor with the given sizes |
 | `memref.global` / `memref.get_global` | `llvm.mlir.global internal` of `!llvm.array<N x T>` in the memref's address space / `llvm.mlir.addressof` |
 
-Atomics (`memref.atomic_rmw`, MLIR's `AtomicRMWKind` numbering): addf→fadd, addi→add, andi→and,
+Atomics (`memref.atomic_rmw`, kinds from `warpforge.dialects.arith.AtomicRMWKind`): addf→fadd, addi→add, andi→and,
 assign→xchg, maximumf→fmaximum, maxnumf→fmax, maxs→max, maxu→umax, minimumf→fminimum,
 minnumf→fmin, mins→min, minu→umin, ori→or, xori→xor; mulf/muli have no atomic instruction and are
 rejected. The ordering is `monotonic` (PTX `.relaxed`) unless the op carries a discardable attribute
@@ -87,6 +87,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from warpforge.dialects import gpu
+from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects.llvm import AtomicRMWOp
 from warpforge.rewriting import dialect_of, enclosing_op, fail, i64
 from warpforge.rewriting import inherit_location, replace_op
@@ -96,26 +97,6 @@ SHARED = 3
 
 SHARED_ALIGNMENT = 16
 """Minimum alignment of a shared-memory global, in bytes."""
-
-ATOMIC_KINDS: dict[int, tuple[str, str | None]] = {
-    0: ("addf", "fadd"),
-    1: ("addi", "add"),
-    2: ("andi", "and"),
-    3: ("assign", "xchg"),
-    4: ("maximumf", "fmaximum"),
-    5: ("maxnumf", "fmax"),
-    6: ("maxs", "max"),
-    7: ("maxu", "umax"),
-    8: ("minimumf", "fminimum"),
-    9: ("minnumf", "fmin"),
-    10: ("mins", "min"),
-    11: ("minu", "umin"),
-    12: ("mulf", None),
-    13: ("muli", None),
-    14: ("ori", "or"),
-    15: ("xori", "xor"),
-}
-"""`memref.atomic_rmw` kind (MLIR's `arith::AtomicRMWKind` value) → (its name, the `llvm.atomicrmw` operation)."""
 
 SYNC_SCOPES: dict[str, str | None] = {"block": "block", "cluster": "cluster", "device": "device", "system": None}
 """Values of a `syncscope` attribute on `memref.atomic_rmw` → LLVM NVPTX sync scope (None: system)."""
@@ -148,6 +129,32 @@ def atomic_syncscope(op: Operation) -> str | None:
     return SYNC_SCOPES[scope_name]
 
 DEFAULT_SYNC_SCOPE = "device"
+
+
+PTX_SCOPES: dict[str, str] = {"block": "cta", "cluster": "cluster", "device": "gpu", "system": "sys"}
+"""Values of a `syncscope` attribute → the PTX scope (`nvvm.atomicrmw`'s `scope`)."""
+
+
+def needs_ptx_atom(op: memref.AtomicRMWOp) -> bool:
+    """True when `llvm.atomicrmw` would weaken `op`: LLVM 22's NVPTX backend prints every native
+    `atomicrmw` as a relaxed `.gpu` `atom` whatever its ordering and scope, which is right only for
+    relaxed atomics of scope block, cluster or device (`.gpu` is at least as strong). Ops without a
+    native `atom` (float min/max, …) become compare-and-swap loops, whose `cmpxchg` LLVM prints with
+    the ordering and scope, so they are never weakened. `convert-gpu-to-nvvm` turns the others into
+    `nvvm.atomicrmw` (inline PTX)."""
+    from warpforge.dialects.arith import AtomicRMWKind
+    from warpforge.dialects.nvvm_catalog import ATOM_OPS
+
+    scope_attr, order_attr = op.attributes.get("syncscope"), op.attributes.get("ordering")
+    scope = scope_attr.data if isinstance(scope_attr, StringAttr) else DEFAULT_SYNC_SCOPE
+    ordering = order_attr.data if isinstance(order_attr, StringAttr) else "relaxed"
+    if ordering == "relaxed" and scope != "system":
+        return False
+    try:
+        bin_op = AtomicRMWKind.of(op).llvm_op
+    except ValueError:
+        return False
+    return (bin_op, str(op.value.type)) in ATOM_OPS
 
 
 # --------------------------------------------------------------------------- types
@@ -371,16 +378,19 @@ class ConvertAtomicRMWOp(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AtomicRMWOp, rewriter: PatternRewriter, /):
-        kind = op.kind.value.data
-        if kind not in ATOMIC_KINDS:
-            fail(op, f"has an unknown atomic kind {kind}")
-        kind_name, bin_op = ATOMIC_KINDS[kind]
+        try:
+            kind = AtomicRMWKind.of(op)
+        except ValueError:
+            fail(op, f"has an unknown atomic kind {op.kind.value.data}")
+        bin_op = kind.llvm_op
         if bin_op is None:
-            fail(op, f"kind '{kind_name}' has no atomic instruction (use a compare-and-swap loop)")
-        is_float = bin_op.startswith("f")
-        if bin_op != "xchg" and is_float != (not isinstance(op.value.type, IntegerType)):
-            fail(op, f"kind '{kind_name}' does not apply to {op.value.type}")
+            fail(op, f"kind '{kind.name}' has no atomic instruction (use a compare-and-swap loop)")
+        if kind != AtomicRMWKind.assign and kind.is_float != (not isinstance(op.value.type, IntegerType)):
+            fail(op, f"kind '{kind.name}' does not apply to {op.value.type}")
         scope, ordering = atomic_syncscope(op), atomic_ordering(op)
+        if needs_ptx_atom(op):
+            fail(op, "would lose its ordering or scope as llvm.atomicrmw (NVPTX prints a relaxed .gpu atom): "
+                     "run convert-gpu-to-nvvm first, which makes it nvvm.atomicrmw")
         desc = Descriptor(op.memref, op)
         address = desc.element_pointer(list(op.indices))
         rmw = AtomicRMWOp(address, op.value, bin_op, ordering, scope)

@@ -73,7 +73,7 @@ func.func @dims(%a: memref<?x8xi32, 1 : i32>) -> (index, index) {
 // CHECK-LABEL: func.func @atomics(
 // CHECK:         llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
 // CHECK:         llvm.atomicrmw max %{{.*}}, %{{.*}} syncscope("block") monotonic : !llvm.ptr<3>, i32
-// CHECK:         llvm.atomicrmw xchg %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i64
+// CHECK:         llvm.atomicrmw xchg %{{.*}}, %{{.*}} syncscope("cluster") monotonic : !llvm.ptr<1>, i64
 // CHECK:         llvm.atomicrmw umin %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, i64
 // CHECK:         llvm.atomicrmw fmaximum %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
 // CHECK:         llvm.atomicrmw fminimum %{{.*}}, %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, f32
@@ -82,7 +82,7 @@ func.func @atomics(%f: memref<?xf32, 1 : i32>, %s: memref<32xi32, 3 : i32>, %g: 
                    %x: f32, %y: i32, %z: i64) -> (f32, i32, i64, i64, f32, f32, f32) {
   %0 = "memref.atomic_rmw"(%x, %f, %i) <{kind = 0 : i64}> : (f32, memref<?xf32, 1 : i32>, index) -> f32
   %1 = "memref.atomic_rmw"(%y, %s, %i) <{kind = 6 : i64}> {syncscope = "block"} : (i32, memref<32xi32, 3 : i32>, index) -> i32
-  %2 = "memref.atomic_rmw"(%z, %g, %i) <{kind = 3 : i64}> {syncscope = "system"} : (i64, memref<?xi64, 1 : i32>, index) -> i64
+  %2 = "memref.atomic_rmw"(%z, %g, %i) <{kind = 3 : i64}> {syncscope = "cluster"} : (i64, memref<?xi64, 1 : i32>, index) -> i64
   %3 = "memref.atomic_rmw"(%z, %g, %i) <{kind = 11 : i64}> : (i64, memref<?xi64, 1 : i32>, index) -> i64
   %4 = "memref.atomic_rmw"(%x, %f, %i) <{kind = 4 : i64}> : (f32, memref<?xf32, 1 : i32>, index) -> f32
   %5 = "memref.atomic_rmw"(%x, %f, %i) <{kind = 8 : i64}> {ordering = "acq_rel"} : (f32, memref<?xf32, 1 : i32>, index) -> f32
