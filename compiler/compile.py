@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, Module
 from warpforge.backend.export import export_llvm_ir
 from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
 from warpforge.pipelines import GPU_TO_LLVM, run_pipeline
+from warpforge.rewriting import LoweringError, compile_error
 
 STAGES = ("kernel", "gpu", "nvvm", "llvm", "ll", "ptx")
 
@@ -70,7 +71,10 @@ def lower(
     )
     for stage, passes in steps:
         if STAGES.index(stage) > STAGES.index(start):
-            run_pipeline(module, passes(), verify_each=False)  # verified once per stage
+            try:
+                run_pipeline(module, passes(), verify_each=False)  # verified once per stage
+            except LoweringError as e:  # e.g. an ordered atomic on a chip without atom.<sem>
+                raise compile_error(e) from None
         if until == stage:
             return module
     llvm_ir = str(export_llvm_ir(module))

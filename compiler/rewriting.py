@@ -71,6 +71,23 @@ class LoweringError(DiagnosticException):
     """An op a lowering pass cannot translate (unsupported op, type, layout or target)."""
 
 
+def compile_error(error: LoweringError) -> Exception:
+    """`error` as the `warpforge.CompileError` a user sees: its `file:line:col` prefix becomes the
+    error's location (with the source line when the file is readable)."""
+    import linecache
+    import re
+
+    from warpforge.errors import CompileError
+
+    text = str(error)
+    m = re.match(r"(.+?):(\d+):(\d+): (.*)", text, re.DOTALL)
+    if m is None:
+        return CompileError(text)
+    filename, line, col = m.group(1), int(m.group(2)), int(m.group(3))
+    source = linecache.getline(filename, line) or None
+    return CompileError(m.group(4), filename=filename, line=line, col=col, source_line=source)
+
+
 def where(op: Operation) -> str:
     """`file:line:col` of `op`, else the enclosing function (`in @name`), else `<unknown location>`."""
     loc = op.location
