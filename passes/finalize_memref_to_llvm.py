@@ -74,6 +74,8 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnrealizedConversionCastOp,
     VectorType,
+    i1,
+    i8,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -187,9 +189,47 @@ def _check_layout(typ: MemRefType, op: Operation) -> None:
 
 
 def element_type(typ: MemRefType) -> Attribute:
-    """The element type as LLVM sees it (`index` is i64)."""
+    """The element type as LLVM sees it in memory: `index` is i64, `i1` is i8 (a bool is one byte, as
+    in NumPy and C++; see `load_value` / `store_value`)."""
     elem = typ.element_type
+    if elem == i1:
+        return i8
     return i64 if isinstance(elem, IndexType) else elem
+
+
+def is_bool_memory(typ: Attribute) -> bool:
+    """True for `i1` and vectors of `i1`: stored as bytes, so loads and stores convert."""
+    return typ == i1 or (isinstance(typ, VectorType) and typ.element_type == i1)
+
+
+def memory_type(typ: Attribute) -> Attribute:
+    """The in-memory form of a loaded or stored value type: `i1` → `i8`, `vector<Nxi1>` → `vector<Nxi8>`."""
+    if typ == i1:
+        return i8
+    if isinstance(typ, VectorType) and typ.element_type == i1:
+        return VectorType(i8, typ.get_shape())
+    return typ
+
+
+def load_value(address: SSAValue, typ: Attribute, alignment: int) -> list[Operation]:
+    """`llvm.load` of a `typ` value; the last op's result is the value. A bool (or vector of bools) is
+    loaded as its byte(s) and compared `!= 0`: any nonzero byte is True, as NumPy reads it (`load i1`
+    of a byte other than 0/1 is undefined in LLVM; on the GPU 0x02 read as False)."""
+    if not is_bool_memory(typ):
+        return [llvm.LoadOp(address, typ, alignment=alignment)]
+    mem = memory_type(typ)
+    load = llvm.LoadOp(address, mem, alignment=alignment)
+    zero = llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(mem, [0] * prod(mem.get_shape())) if isinstance(mem, VectorType) else IntegerAttr(0, i8), mem)  # pyright: ignore[reportArgumentType]
+    ne = llvm.ICmpOp(load.dereferenced_value, zero.result, IntegerAttr(1, i64))  # 1: ne
+    return [load, zero, ne]
+
+
+def store_value(value: SSAValue, address: SSAValue, alignment: int) -> list[Operation]:
+    """`llvm.store` of `value`; a bool (or vector of bools) is stored as byte(s) 0 or 1 (`llvm.zext`)."""
+    if not is_bool_memory(value.type):
+        return [llvm.StoreOp(value, address, alignment=alignment)]
+    ext = llvm.ZExtOp(value, memory_type(value.type))
+    return [ext, llvm.StoreOp(ext.res, address, alignment=alignment)]
 
 
 def pointer_type(space: int) -> llvm.LLVMPointerType:
@@ -323,10 +363,9 @@ class ConvertLoadOp(RewritePattern):
         desc = Descriptor(op.memref, op)
         address = desc.element_pointer(list(op.indices))
         elem = element_type(typ)
-        load = llvm.LoadOp(address, elem, alignment=natural_alignment(elem))
-        new_ops = [*desc.ops, load]
+        new_ops = [*desc.ops, *load_value(address, typ.element_type if typ.element_type == i1 else elem, natural_alignment(elem))]
         if isinstance(typ.element_type, IndexType):
-            new_ops.append(arith.IndexCastOp(load.dereferenced_value, IndexType()))
+            new_ops.append(arith.IndexCastOp(new_ops[-1].results[0], IndexType()))
         replace_op(rewriter, op, new_ops, [new_ops[-1].results[0]])
 
 
@@ -345,8 +384,7 @@ class ConvertStoreOp(RewritePattern):
             pre.append(arith.IndexCastOp(value, i64))
             value = pre[-1].results[0]
         elem = element_type(typ)
-        store = llvm.StoreOp(value, address, alignment=natural_alignment(elem))
-        replace_op(rewriter, op, [*pre, *desc.ops, store], [])
+        replace_op(rewriter, op, [*pre, *desc.ops, *store_value(value, address, natural_alignment(elem))], [])
 
 
 @dataclass

@@ -92,6 +92,9 @@ class MemrefFunctions(InterpreterFunctions):
     def run_load(self, interp: SimInterpreter, op: memref.LoadOp, args: PythonValues) -> PythonValues:
         m, *indices = args
         flat = flat_index(interp, op, m, indices, "load")
+        if m.data.dtype == np.bool_:  # a bool is a byte: any nonzero byte reads True, as on the GPU (`!= 0`)
+            raw = m.data.view(np.uint8)
+            return ((raw[_rows(interp), flat] if m.per_thread else raw[flat]) != 0,)
         if m.per_thread:
             return (m.data[_rows(interp), flat],)
         return (m.data[flat],)

@@ -145,3 +145,26 @@ func.func @shared_and_local(%i: index, %j: index) -> (f32, index) {
   %y = memref.load %buf[%j] : memref<8xindex>
   func.return %x, %y : f32, index
 }
+
+// -----
+
+// Bools are bytes in memory (as in NumPy): a load reads the i8 and compares it != 0 (any nonzero
+// byte is True; `load i1` of a byte other than 0/1 is undefined), a store writes zext'd 0/1; GEPs,
+// allocas and globals use i8.
+// CHECK-LABEL: func.func @bools(
+// CHECK:         %[[P:.*]] = llvm.getelementptr inbounds %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK-NEXT:    %[[B:.*]] = llvm.load %[[P]] {alignment = 1 : i64} : !llvm.ptr<1> -> i8
+// CHECK-NEXT:    %[[Z:.*]] = llvm.mlir.constant(0 : i8) : i8
+// CHECK-NEXT:    %[[V:.*]] = llvm.icmp "ne" %[[B]], %[[Z]] : i8
+// CHECK:         %[[Q:.*]] = llvm.getelementptr inbounds %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK-NEXT:    %[[E:.*]] = llvm.zext %[[V]] : i1 to i8
+// CHECK-NEXT:    llvm.store %[[E]], %[[Q]] {alignment = 1 : i64} : i8, !llvm.ptr<1>
+// CHECK:         llvm.alloca %{{.*}} x i8 {{.*}}: (i64) -> !llvm.ptr
+func.func @bools(%x: memref<?xi1, 1 : i32>, %y: memref<?xi1, 1 : i32>, %i: index) -> i1 {
+  %v = memref.load %x[%i] : memref<?xi1, 1 : i32>
+  memref.store %v, %y[%i] : memref<?xi1, 1 : i32>
+  %l = memref.alloca() : memref<4xi1>
+  memref.store %v, %l[%i] : memref<4xi1>
+  %w = memref.load %l[%i] : memref<4xi1>
+  func.return %w : i1
+}
