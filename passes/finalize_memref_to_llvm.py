@@ -72,6 +72,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StridedLayoutAttr,
     StringAttr,
+    TensorType,
     UnrealizedConversionCastOp,
     VectorType,
     i1,
@@ -486,6 +487,9 @@ class ConvertGlobalOp(RewritePattern):
             if space == SHARED:
                 fail(op, "initializes shared memory, which cannot hold an initial value")
             value = op.initial_value
+            if typ.element_type == i1:  # bools are bytes in memory
+                init = op.initial_value
+                value = DenseIntOrFPElementsAttr.from_list(TensorType(i8, init.get_shape()), [int(bool(v)) for v in init.get_values()])
         alignment = op.alignment.value.data if op.alignment is not None else natural_alignment(elem)
         if space == SHARED:
             alignment = max(alignment, SHARED_ALIGNMENT)

@@ -168,3 +168,9 @@ func.func @bools(%x: memref<?xi1, 1 : i32>, %y: memref<?xi1, 1 : i32>, %i: index
   %w = memref.load %l[%i] : memref<4xi1>
   func.return %w : i1
 }
+
+// -----
+
+// A bool global is an array of bytes; its initializer becomes 0/1 bytes.
+// CHECK: llvm.mlir.global internal constant @bool_table(dense<[1, 0, 1]> : tensor<3xi8>) {addr_space = 0 : i32, alignment = 1 : i64} : !llvm.array<3 x i8>
+"memref.global"() <{sym_name = "bool_table", type = memref<3xi1>, initial_value = dense<[true, false, true]> : tensor<3xi1>, sym_visibility = "private", constant}> : () -> ()
