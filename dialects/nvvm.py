@@ -12,6 +12,9 @@ nvvm.barrier0
 ```
 
 `#nvvm.target<chip = "sm_90", features = "+ptx80", O = 3>` names the target of a `gpu.module`.
+
+One op is not an intrinsic: `nvvm.atomicrmw` (an `atom` with a memory ordering and scope, from the
+catalog's `ATOM_OPS`), which `convert-nvvm-to-llvm` lowers to inline PTX.
 """
 
 from __future__ import annotations
