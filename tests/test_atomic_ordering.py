@@ -22,6 +22,7 @@ import pytest
 import warpforge as wf
 from warpforge import simt
 from warpforge.backend.toolkit import find_ptxas, run_ptxas
+from warpforge.dialects.nvvm_catalog import ATOM_OPS
 
 from kernel_runner import Backend, backend, poisoned  # noqa: F401 (the fixture)
 
@@ -369,3 +370,77 @@ def test_store_buffering_is_forbidden_under_seq_cst(backend: Backend) -> None:
         assert np.isin(seen, (0, 1)).all(), "a load saw neither the old nor the new value"
         both_zero = (seen[:pairs] == 0) & (seen[pairs:] == 0)
         assert not both_zero.any(), f"trial {trial}: {both_zero.sum()} pairs saw both flags 0 (SB allowed: not seq_cst)"
+
+
+
+# --------------------------------------------------------------------------- nvvm.atomicrmw, row by row
+
+_ROW_SEMS = ("relaxed", "acquire", "release", "acq_rel", "seq_cst")
+
+
+def _row_module(op: str, typ: str) -> str:
+    """MLIR text: one kernel applying `nvvm.atomicrmw <op>` on `typ` with every sem × scope × space,
+    each old value stored to a global output (so none is dropped)."""
+    lines = []
+    n = 0
+    for space in (1, 3):
+        for sem in _ROW_SEMS:
+            for scope in ("cta", "gpu", "sys", "cluster"):
+                p = "%g" if space == 1 else "%s"
+                lines.append(f"    %r{n} = nvvm.atomicrmw {op} {p}, %v {{sem = \"{sem}\", scope = \"{scope}\"}} : !llvm.ptr<{space}>, {typ}")
+                lines.append(f"    %o{n} = llvm.getelementptr inbounds %out[{n}] : (!llvm.ptr<1>) -> !llvm.ptr<1>, {typ}")
+                lines.append(f"    llvm.store %r{n}, %o{n} : {typ}, !llvm.ptr<1>")
+                n += 1
+    body = "\n".join(lines)
+    return f"""builtin.module {{
+  gpu.module @m [#nvvm.target<chip = "sm_90", features = "+ptx80">] {{
+    llvm.func @k(%g: !llvm.ptr<1>, %s: !llvm.ptr<3>, %out: !llvm.ptr<1>, %v: {typ}) attributes {{nvvm.kernel}} {{
+{body}
+      llvm.return
+    }}
+  }}
+}}"""
+
+
+@pytest.mark.parametrize("row", sorted(ATOM_OPS))
+def test_every_atom_row_assembles_with_every_sem_scope_and_space(row: tuple[str, str]) -> None:
+    """Each `ATOM_OPS` row through `convert-nvvm-to-llvm`, the exporter and NVPTX: the PTX holds
+    `atom{.sem}.<scope>.<space>.<ptx>` for all 40 combinations, and ptxas assembles it for sm_90."""
+    from xdsl.parser import Parser
+
+    from warpforge.backend.export import export_llvm_ir
+    from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+    from warpforge.context import make_context
+    from warpforge.pipelines import run_pipeline
+
+    op, typ = row
+    spec = ATOM_OPS[row]
+    module = Parser(make_context(), _row_module(op, typ)).parse_module()
+    run_pipeline(module, "check-nvvm-target,convert-nvvm-to-llvm,reconcile-unrealized-casts")
+    ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip="sm_90", features="+ptx80"))
+    want = Counter()
+    for space in ("global", "shared"):
+        for sem in _ROW_SEMS:
+            for scope in ("cta", "gpu", "sys", "cluster"):
+                q = "" if sem == "relaxed" else "." + {"seq_cst": "acquire"}.get(sem, sem)
+                want[f"atom{q}.{scope}.{space}.{spec.ptx}"] += 1
+                if sem == "seq_cst":
+                    want[f"fence.sc.{scope}"] += 1
+    assert Counter(instructions(ptx)) == want
+    if find_ptxas() is not None:
+        run_ptxas(ptx, "sm_90", verbose=False)
+
+
+@simt.kernel
+def ordered_pairs(a: simt.AtomicSlice[wf.f16], out: simt.unsafe.RawSlice[wf.f16]):
+    lo, hi = simt.atomic_add_pair(a, 0, wf.f16(1.0), wf.f16(2.0), scope="system", order="release")
+    out[0] = lo
+    out[1] = hi
+
+
+def test_f16_pair_add_keeps_ordering_in_its_cas_loop() -> None:
+    """LLVM 22 makes the f16x2 add a compare-and-swap loop, whose `cmpxchg` keeps order and scope."""
+    ptx = ordered_pairs.ir("ptx")
+    assert "atom.release.sys.global.cas.b32" in instructions(ptx)
+    if find_ptxas() is not None:
+        run_ptxas(ptx, "sm_90", verbose=False)
