@@ -16,6 +16,7 @@ DESIGN.md) and rebuilds the struct; this pass reads it through
 | op | becomes |
 |---|---|
 | `memref.load` / `memref.store` | index linearized row-major in i64, `llvm.getelementptr inbounds` on the element type, `llvm.load` / `llvm.store` with the element's natural alignment |
+| `memref.load` / `memref.store` of `i1` | the same on `i8` (a bool is one byte, as in NumPy): `llvm.load i8` + `llvm.icmp ne 0`; `llvm.zext` to i8 + `llvm.store` (0 or 1) |
 | `memref.dim` (constant index) | the static size (`arith.constant`) or the descriptor's field |
 | `memref.atomic_rmw` | `llvm.atomicrmw <op> … syncscope("device") monotonic`, returning the old value |
 | `memref.alloca` (static shape, address space 0) | `llvm.alloca` of the element count, hoisted to the function's entry block |
@@ -31,6 +32,11 @@ rejected. The ordering is `monotonic` (PTX `.relaxed`) unless the op carries a d
 `syncscope = "block" | "cluster" | "device" | "system"` (`"system"`: no syncscope, PTX `.sys`).
 Device scope is the default because a kernel's atomics coordinate its own threads, and a
 narrower scope is only correct when the frontend proves every participant is in one block.
+LLVM 22's NVPTX backend prints every native `atomicrmw` as a relaxed `.gpu` `atom`, whatever its
+ordering and scope, so an ordered or system-scoped atomic that PTX has natively is refused here
+(`needs_ptx_atom`): `convert-gpu-to-nvvm` must have made it `nvvm.atomicrmw` (inline PTX). Relaxed
+ones of block/cluster/device scope stay (`.gpu` is at least as strong), as do those without a native
+`atom` (float min/max): LLVM's compare-and-swap loop keeps ordering and scope in its `cmpxchg`.
 `fmaximum`/`fminimum` propagate NaN (IEEE 754-2019 maximum/minimum, like `arith.maximumf`) and
 `fmax`/`fmin` ignore it (`maxnum`/`minnum`); PTX has no float `atom.max/min` on sm_90, so LLVM's
 AtomicExpand turns all four into a compare-and-swap loop (`atom.cas.b32/b64`).

@@ -444,3 +444,89 @@ def test_f16_pair_add_keeps_ordering_in_its_cas_loop() -> None:
     assert "atom.release.sys.global.cas.b32" in instructions(ptx)
     if find_ptxas() is not None:
         run_ptxas(ptx, "sm_90", verbose=False)
+
+
+# --------------------------------------------------------------------------- values of the inline-PTX atomics
+
+_VALUE_SOURCE = """
+import warpforge as wf
+from warpforge import simt
+
+@simt.kernel(contract=simt.Contract(domain=1, block=(256, 1, 1)))
+def k(a: simt.AtomicSlice[wf.{t}], v: simt.Slice[wf.{t}], init: simt.Slice[wf.{t}], olds: simt.unsafe.RawSlice[wf.{t}],
+      out: simt.unsafe.RawSlice[wf.{t}]):
+    i = simt.index_1d().get()
+    t = simt.thread_idx.x
+    x = v[i]
+    s = simt.shared_array({n}, wf.{t})
+    if t < {n}:
+        s[t] = init[0]
+    simt.sync_threads()
+{body}
+    simt.sync_threads()
+    if t < {n}:
+        out[simt.block_idx.x * {n} + t] = s[t]
+"""
+
+
+def _value_kernel(dtype: str):
+    import tempfile
+
+    kinds = _kinds(dtype)
+    n = len(kinds)
+    body = []
+    for j, kind in enumerate(kinds):  # global: system scope, acq_rel; shared: block scope, seq_cst
+        body.append(f'    olds[i * {2 * n} + {j}] = simt.atomic_{kind}(a, {j}, x, scope="system", order="acq_rel")')
+        body.append(f'    olds[i * {2 * n} + {n + j}] = simt.atomic_{kind}(s, {j}, x, scope="block", order="seq_cst")')
+    source = _VALUE_SOURCE.format(t=dtype, n=n, body="\n".join(body))
+    return _load(Path(tempfile.mkdtemp(prefix="wf-atomic-values-")), f"atomic_values_{dtype}", source).k, kinds
+
+
+def _combine(kind: str, init, values: np.ndarray):
+    """The final value after applying `kind` with every value (in any order: all these commute)."""
+    dt = values.dtype
+    with np.errstate(over="ignore"):
+        if kind == "add":
+            return (init + values.sum(dtype=dt)).astype(dt)
+        if kind == "sub":
+            return (init - values.sum(dtype=dt)).astype(dt)
+    fold = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor, "min": np.minimum, "max": np.maximum}[kind]
+    return fold.reduce(np.concatenate([[init], values]).astype(dt))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ordered_atomics_compute_what_relaxed_ones_do(backend: Backend, dtype: str) -> None:
+    """Every kind through the inline-PTX path (global: system/acq_rel, shared: block/seq_cst), all
+    threads of the grid on one address per kind: final values as NumPy's, and `exch` hands every value
+    on exactly once (old values plus the final one are the initial value plus all written)."""
+    kernel, kinds = _value_kernel(dtype)
+    n = len(kinds)
+    np_t = np.dtype(getattr(wf, dtype).np)
+    small = dtype in ("f16", "bf16")
+    grid = 1 if small else 4
+    count = grid * 256
+    rng = np.random.default_rng(11)
+    if dtype.startswith(("f", "bf")):
+        values = rng.integers(0, 2 if small else 9, count).astype(np_t)  # sums stay exact in any order
+        init = np.array([3], np_t)
+    else:
+        info = np.iinfo(np_t)
+        values = rng.integers(info.min, info.max, count, dtype=np_t, endpoint=True)
+        init = rng.integers(info.min, info.max, 1, dtype=np_t, endpoint=True)
+    a = np.full(n, init[0], np_t)
+    olds = poisoned(count * 2 * n, np_t)
+    out = np.zeros(grid * n, np_t)
+    a, olds, out = (r for k, r in enumerate(backend.run(kernel, grid, 256, a, values, init, olds, out)) if k in (0, 3, 4))
+    olds = olds.reshape(count, 2 * n)
+    for j, kind in enumerate(kinds):
+        per_block = values.reshape(grid, 256)
+        if kind == "exch":
+            seen = np.sort(np.concatenate([olds[:, j], [a[j]]]).view(f"u{np_t.itemsize}"))
+            np.testing.assert_array_equal(seen, np.sort(np.concatenate([init, values]).view(f"u{np_t.itemsize}")), err_msg="global exch")
+            for b in range(grid):
+                seen = np.sort(np.concatenate([olds[b * 256 : (b + 1) * 256, n + j], [out[b * n + j]]]).view(f"u{np_t.itemsize}"))
+                np.testing.assert_array_equal(seen, np.sort(np.concatenate([init, per_block[b]]).view(f"u{np_t.itemsize}")), err_msg="shared exch")
+            continue
+        np.testing.assert_array_equal(a[j], _combine(kind, init[0], values), err_msg=f"global {kind}")
+        for b in range(grid):
+            np.testing.assert_array_equal(out[b * n + j], _combine(kind, init[0], per_block[b]), err_msg=f"shared {kind}, block {b}")
