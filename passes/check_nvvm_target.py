@@ -28,6 +28,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from warpforge.dialects import gpu, nvvm
+from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects.nvvm import NVVMIntrinsicOp, NVVMTargetAttr
 from warpforge.dialects.nvvm_catalog import ATOM_OPS, ATOM_SCOPES, ATOM_SEMANTICS, atom_instruction
 from warpforge.rewriting import fail
@@ -58,8 +59,6 @@ def check_ops(root: Operation, target: NVVMTargetAttr, what: str) -> None:
 def _atomic_requirement(op: Operation) -> tuple[str, int, int] | None:
     """(what, min SM, min PTX) of an atomic op's instruction, from the `nvvm` catalog; None: any chip."""
     from xdsl.dialects import memref
-
-    from warpforge.dialects.arith import AtomicRMWKind
 
     if isinstance(op, nvvm.AtomicRMWOp):
         spec, sem, scope = op.spec, ATOM_SEMANTICS[op.sem.data], ATOM_SCOPES[op.scope.data]

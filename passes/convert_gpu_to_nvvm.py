@@ -45,7 +45,6 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
-    StringAttr,
     UnitAttr,
     VectorType,
     f32,
@@ -71,9 +70,9 @@ from warpforge.dialects.arith import AtomicRMWKind, IndexCastUIOp
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.dialects.llvm import AtomicRMWOp, CmpXchgOp, ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import (
-    DEFAULT_SYNC_SCOPE,
     PTX_SCOPES,
     Descriptor,
+    atomic_names,
     atomic_ordering,
     atomic_syncscope,
     build_descriptor,
@@ -535,10 +534,9 @@ class ConvertOrderedAtomicRMWOp(RewritePattern):
     def match_and_rewrite(self, op: memref.AtomicRMWOp, rewriter: PatternRewriter, /):
         if not needs_ptx_atom(op):
             return
-        scope_attr, order_attr = op.attributes.get("syncscope"), op.attributes.get("ordering")
-        scope = scope_attr.data if isinstance(scope_attr, StringAttr) else DEFAULT_SYNC_SCOPE
-        sem = order_attr.data if isinstance(order_attr, StringAttr) else "relaxed"
-        atomic_ordering(op), atomic_syncscope(op)  # diagnose unknown values
+        atomic_ordering(op)  # an unknown ordering or scope is a diagnostic
+        atomic_syncscope(op)
+        scope, sem = atomic_names(op)
         bin_op = AtomicRMWKind.of(op).llvm_op
         assert bin_op is not None
         desc = Descriptor(op.memref, op)

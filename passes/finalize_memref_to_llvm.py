@@ -97,6 +97,7 @@ from xdsl.rewriter import InsertPoint
 
 from warpforge.dialects import gpu
 from warpforge.dialects.arith import AtomicRMWKind
+from warpforge.dialects.nvvm_catalog import ATOM_OPS
 from warpforge.dialects.llvm import AtomicRMWOp
 from warpforge.rewriting import dialect_of, enclosing_op, fail, i64
 from warpforge.rewriting import inherit_location, replace_op
@@ -144,6 +145,14 @@ PTX_SCOPES: dict[str, str] = {"block": "cta", "cluster": "cluster", "device": "g
 """Values of a `syncscope` attribute → the PTX scope (`nvvm.atomicrmw`'s `scope`)."""
 
 
+def atomic_names(op: Operation) -> tuple[str, str]:
+    """An atomic's (`syncscope`, `ordering`) attribute values as written (defaults: device, relaxed)."""
+    scope_attr, order_attr = op.attributes.get("syncscope"), op.attributes.get("ordering")
+    scope = scope_attr.data if isinstance(scope_attr, StringAttr) else DEFAULT_SYNC_SCOPE
+    ordering = order_attr.data if isinstance(order_attr, StringAttr) else "relaxed"
+    return scope, ordering
+
+
 def needs_ptx_atom(op: memref.AtomicRMWOp) -> bool:
     """True when `llvm.atomicrmw` would weaken `op`: LLVM 22's NVPTX backend prints every native
     `atomicrmw` as a relaxed `.gpu` `atom` whatever its ordering and scope, which is right only for
@@ -151,12 +160,7 @@ def needs_ptx_atom(op: memref.AtomicRMWOp) -> bool:
     native `atom` (float min/max, …) become compare-and-swap loops, whose `cmpxchg` LLVM prints with
     the ordering and scope, so they are never weakened. `convert-gpu-to-nvvm` turns the others into
     `nvvm.atomicrmw` (inline PTX)."""
-    from warpforge.dialects.arith import AtomicRMWKind
-    from warpforge.dialects.nvvm_catalog import ATOM_OPS
-
-    scope_attr, order_attr = op.attributes.get("syncscope"), op.attributes.get("ordering")
-    scope = scope_attr.data if isinstance(scope_attr, StringAttr) else DEFAULT_SYNC_SCOPE
-    ordering = order_attr.data if isinstance(order_attr, StringAttr) else "relaxed"
+    scope, ordering = atomic_names(op)
     if ordering == "relaxed" and scope != "system":
         return False
     try:
