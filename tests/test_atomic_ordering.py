@@ -530,3 +530,42 @@ def test_ordered_atomics_compute_what_relaxed_ones_do(backend: Backend, dtype: s
         np.testing.assert_array_equal(a[j], _combine(kind, init[0], values), err_msg=f"global {kind}")
         for b in range(grid):
             np.testing.assert_array_equal(out[b * n + j], _combine(kind, init[0], per_block[b]), err_msg=f"shared {kind}, block {b}")
+
+
+@simt.kernel(contract=simt.Contract(domain=1, block=(32, 1, 1)))
+def locked_counter(lock: simt.AtomicSlice[wf.u32], counter: simt.unsafe.RawSlice[wf.u32], failed: simt.unsafe.RawSlice[wf.u32],
+                   rounds: wf.i64):  # fmt: skip
+    """A spin lock (CAS with acquire, exch with release) guarding plain loads and stores: lane 0 of
+    every block adds 1 and 2 to two counter words `rounds` times. A lock acquisition that never
+    succeeds is recorded in `failed` (bounded spin), never a hang."""
+    if simt.thread_idx.x == 0:
+        for r in range(rounds):
+            spins = 0
+            got = simt.atomic_cas(lock, 0, 0, 1, order="acquire") == 0
+            while not got and spins < SPIN_LIMIT:
+                got = simt.atomic_cas(lock, 0, 0, 1, order="acquire") == 0
+                spins += 1
+            if got:
+                counter[0] = counter[0] + 1
+                counter[1] = counter[1] + 2
+                simt.atomic_exch(lock, 0, 0, order="release")
+            else:
+                failed[simt.block_idx.x] = 1
+
+
+def test_spin_lock_with_acquire_cas_and_release_exch(backend: Backend) -> None:
+    """Mutual exclusion needs both orderings: without them increments are lost (a stale counter read
+    after taking the lock, or the store still in flight when the lock is released)."""
+    ptx = locked_counter.ir("ptx")
+    assert "atom.acquire.gpu.global.cas.b32" in instructions(ptx)
+    assert "atom.release.gpu.global.exch.b32" in instructions(ptx)
+    blocks = 64 if backend.name == "gpu" else 4
+    rounds = 50 if backend.name == "gpu" else 3
+    for trial in range(5 if backend.name == "gpu" else 1):
+        lock = np.zeros(1, np.uint32)
+        counter = np.zeros(2, np.uint32)
+        failed = np.zeros(blocks, np.uint32)
+        lock, counter, failed = backend.run(locked_counter, blocks, 32, lock, counter, failed, rounds)
+        assert not failed.any(), f"trial {trial}: {failed.sum()} blocks never got the lock"
+        assert lock[0] == 0
+        np.testing.assert_array_equal(counter, [blocks * rounds, 2 * blocks * rounds], err_msg=f"trial {trial}: lost updates")
