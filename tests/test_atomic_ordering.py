@@ -569,3 +569,24 @@ def test_spin_lock_with_acquire_cas_and_release_exch(backend: Backend) -> None:
         assert not failed.any(), f"trial {trial}: {failed.sum()} blocks never got the lock"
         assert lock[0] == 0
         np.testing.assert_array_equal(counter, [blocks * rounds, 2 * blocks * rounds], err_msg=f"trial {trial}: lost updates")
+
+
+def test_the_exporter_refuses_atomic_loads_it_would_make_plain() -> None:
+    """`llvm.load/store atomic` has no exporter support (llvmlite's builder takes no sync scope): an
+    error naming the op, not a plain load with the ordering dropped."""
+    from xdsl.parser import Parser
+
+    from warpforge.backend.export import ExportError, export_llvm_ir
+    from warpforge.context import make_context
+
+    load = """llvm.func @f(%p: !llvm.ptr<1>) -> i32 {
+      %x = llvm.load %p atomic acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+      llvm.return %x : i32
+    }"""
+    store = """llvm.func @g(%p: !llvm.ptr<1>, %v: i32) {
+      "llvm.store"(%v, %p) <{ordering = 5 : i64, alignment = 4 : i64}> : (i32, !llvm.ptr<1>) -> ()
+      llvm.return
+    }"""
+    for text, name in ((load, "llvm.load"), (store, "llvm.store")):
+        with pytest.raises(ExportError, match=f"'{name}' is atomic"):
+            export_llvm_ir(Parser(make_context(), text).parse_module())
