@@ -74,7 +74,9 @@ block_idx.y) * grid_dim.x + block_idx.x` (`.get()`, i64). Writing a `DisjointSli
 value. `a` is a `simt.AtomicSlice`, a `simt.unsafe.RawSlice` or a shared array (`a[i, j]`: pass `(i, j)`).
 i32/u32/i64/u64/f16/bf16/f32/f64. `scope`: "block", "device" (default for global memory) or "system"
 ("block" is the default for shared arrays); `order`: "relaxed", "acquire", "release", "acq_rel",
-"seq_cst". An index out of range is a checked error (nothing updated, result 0).""",
+"seq_cst" - PTX `atom.<sem>.<scope>` (PTX ISA 9.7.13.5; seq_cst: `fence.sc` + `atom.acquire`), which
+need sm_70 (scopes: sm_60): an older target is a `CompileError`. An index out of range is a checked
+error (nothing updated, result 0).""",
     "atomic_sub": "`simt.atomic_sub(a, i, v, ...)`: atomically `a[i] -= v` (an add of -v); returns the old value.",
     "atomic_min": "`simt.atomic_min(a, i, v, ...)`: atomically `a[i] = min(a[i], v)` (integers by signedness; f32/f64 by a compare-and-swap loop, NaN propagates); returns the old value.",
     "atomic_max": "`simt.atomic_max(a, i, v, ...)`: atomically `a[i] = max(a[i], v)`; returns the old value.",

@@ -14,8 +14,10 @@ warpforge's context registers `Arith` below in place of xDSL's `arith` (as it do
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 from xdsl.dialects import arith as xarith
-from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, base, irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -47,6 +49,61 @@ class IndexCastUIOp(IRDLOperation):
             raise VerifyException(
                 f"'arith.index_castui' casts between index and an integer type, got {self.input.type} to {self.result.type}"
             )
+
+
+class AtomicRMWKind(IntEnum):
+    """MLIR's `arith::AtomicRMWKind` (`ArithBase.td`): the `kind` property of `memref.atomic_rmw`,
+    an `i64` with these values. The one table of them in warpforge: frontends pick a kind, passes and
+    the simulator read it back with `AtomicRMWKind.of(op)`.
+
+    `llvm_op` is the `atomicrmw` operation it becomes (LLVM LangRef; `mulf`/`muli` have none). Float
+    `maximumf`/`minimumf` propagate NaN (LLVM `fmaximum`/`fminimum`), `maxnumf`/`minnumf` ignore it.
+    """
+
+    addf = 0
+    addi = 1
+    andi = 2
+    assign = 3
+    maximumf = 4
+    maxnumf = 5
+    maxs = 6
+    maxu = 7
+    minimumf = 8
+    minnumf = 9
+    mins = 10
+    minu = 11
+    mulf = 12
+    muli = 13
+    ori = 14
+    xori = 15
+
+    @property
+    def llvm_op(self) -> str | None:
+        """The `llvm.atomicrmw` operation (`add`, `fmaximum`, `umin`, …); None for `mulf`/`muli`."""
+        return _LLVM_ATOMIC_OPS.get(self)
+
+    @property
+    def is_float(self) -> bool:
+        """Defined on floats only (`xchg`, i.e. `assign`, works on both)."""
+        return self in (AtomicRMWKind.addf, AtomicRMWKind.maximumf, AtomicRMWKind.maxnumf,
+                        AtomicRMWKind.minimumf, AtomicRMWKind.minnumf, AtomicRMWKind.mulf)  # fmt: skip
+
+    @classmethod
+    def of(cls, op: Operation) -> AtomicRMWKind:
+        """The kind of a `memref.atomic_rmw` (ValueError for a value MLIR does not define)."""
+        return cls(op.kind.value.data)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def attr(self) -> IntegerAttr:
+        """The `kind` property value (`IntegerAttr` of type i64)."""
+        return IntegerAttr(int(self), i64)
+
+
+_LLVM_ATOMIC_OPS: dict[AtomicRMWKind, str] = {
+    AtomicRMWKind.addf: "fadd", AtomicRMWKind.addi: "add", AtomicRMWKind.andi: "and", AtomicRMWKind.assign: "xchg",
+    AtomicRMWKind.maximumf: "fmaximum", AtomicRMWKind.maxnumf: "fmax", AtomicRMWKind.maxs: "max",
+    AtomicRMWKind.maxu: "umax", AtomicRMWKind.minimumf: "fminimum", AtomicRMWKind.minnumf: "fmin",
+    AtomicRMWKind.mins: "min", AtomicRMWKind.minu: "umin", AtomicRMWKind.ori: "or", AtomicRMWKind.xori: "xor",
+}  # fmt: skip
 
 
 Arith = Dialect("arith", [*xarith.Arith.operations, IndexCastUIOp], list(xarith.Arith.attributes))

@@ -953,7 +953,8 @@ class AtomicOp(IRDLOperation):
     `a[i] = a[i] <op> v`, returning the value before. `sub` is an add of the negation; integer
     min/max follow the signedness; float min/max propagate NaN (as `max()` does). Out of range: a
     checked error, nothing updated, result 0. Scope `block`/`device`/`system`, ordering `relaxed`,
-    `acquire`, `release`, `acq_rel`, `seq_cst` (C++/PTX memory model).
+    `acquire`, `release`, `acq_rel`, `seq_cst` (C++/PTX memory model), kept to the PTX as
+    `atom.<sem>.<scope>` (`nvvm.atomicrmw`, made by `convert-gpu-to-nvvm`), never weakened.
     """
 
     name = "kernel.atomic"

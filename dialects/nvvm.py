@@ -12,6 +12,9 @@ nvvm.barrier0
 ```
 
 `#nvvm.target<chip = "sm_90", features = "+ptx80", O = 3>` names the target of a `gpu.module`.
+
+One op is not an intrinsic: `nvvm.atomicrmw` (an `atom` with a memory ordering and scope, from the
+catalog's `ATOM_OPS`), which `convert-nvvm-to-llvm` lowers to inline PTX.
 """
 
 from __future__ import annotations
@@ -179,4 +182,99 @@ def op(name: str) -> type[NVVMIntrinsicOp]:
     return OPS[name]
 
 
-NVVM = Dialect("nvvm", list(OPS.values()), [NVVMTargetAttr])
+# --------------------------------------------------------------------------- scoped, ordered atomics
+
+from xdsl.dialects.llvm import LLVMPointerType  # noqa: E402
+from xdsl.irdl import AnyAttr, VarConstraint, prop_def  # noqa: E402
+from xdsl.parser import Parser  # noqa: E402
+
+from warpforge.dialects.nvvm_catalog import ATOM_OPS, ATOM_SCOPES, ATOM_SEMANTICS, ATOM_SPACES, AtomSpec  # noqa: E402
+
+
+@irdl_op_definition
+class AtomicRMWOp(IRDLOperation):
+    """`%old = nvvm.atomicrmw add %ptr, %val {sem = "acq_rel", scope = "sys"} : !llvm.ptr<1>, i32`.
+
+    PTX `atom{.sem}{.scope}{.space}.op.type` (PTX ISA §9.7.13.5): atomically `*ptr = *ptr <op> val`,
+    giving the value before, with the memory ordering `sem` (`relaxed`, `acquire`, `release`,
+    `acq_rel`, or `seq_cst` = `fence.sc` then `atom.acquire`) at scope `scope` (`cta`, `cluster`, `gpu`,
+    `sys`). `bin_op` and the value type pick a row of `nvvm_catalog.ATOM_OPS` (`add`/`fadd`/`and`/`or`/
+    `xor`/`xchg`/`max`/`min`/`umax`/`umin` on i32, i64, f32, f64, f16, bf16 where PTX has them); the
+    pointer's address space (1 global, 3 shared, 0 generic) gives `.space`.
+
+    warpforge's op, not MLIR's: MLIR spells this `llvm.atomicrmw` with a `syncscope`, but LLVM 22's
+    NVPTX backend drops ordering and scope there, so `convert-nvvm-to-llvm` lowers this op to
+    `llvm.inline_asm` instead. `check-nvvm-target` checks its chip and PTX requirements.
+    """
+
+    name = "nvvm.atomicrmw"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    bin_op = prop_def(StringAttr)
+    sem = prop_def(StringAttr)
+    scope = prop_def(StringAttr)
+    ptr = operand_def(LLVMPointerType)
+    val = operand_def(T)
+    res = result_def(T)
+
+    def __init__(self, bin_op: str, ptr: SSAValue | Operation, val: SSAValue | Operation, sem: str, scope: str):
+        props: dict[str, Attribute] = {"bin_op": StringAttr(bin_op), "sem": StringAttr(sem), "scope": StringAttr(scope)}
+        super().__init__(operands=[ptr, val], result_types=[SSAValue.get(val).type], properties=props)
+
+    @property
+    def spec(self) -> AtomSpec:
+        """The catalog row of this operation and value type (KeyError if PTX has no such `atom`)."""
+        return ATOM_OPS[(self.bin_op.data, str(self.val.type))]
+
+    @property
+    def space(self) -> int:
+        """The pointer's NVPTX address space."""
+        ptr_t = self.ptr.type
+        assert isinstance(ptr_t, LLVMPointerType)
+        return ptr_t.addr_space.data if isinstance(ptr_t.addr_space, IntAttr) else 0
+
+    def verify_(self) -> None:
+        if (self.bin_op.data, str(self.val.type)) not in ATOM_OPS:
+            have = sorted({f"{o} {t}" for o, t in ATOM_OPS})
+            raise VerifyException(f"PTX has no atom '{self.bin_op.data}' on {self.val.type} (have: {', '.join(have)})")
+        if self.sem.data not in ATOM_SEMANTICS:
+            raise VerifyException(f"unknown sem '{self.sem.data}', expected one of {', '.join(ATOM_SEMANTICS)}")
+        if self.scope.data not in ATOM_SCOPES:
+            raise VerifyException(f"unknown scope '{self.scope.data}', expected one of {', '.join(ATOM_SCOPES)}")
+        if self.space not in ATOM_SPACES:
+            raise VerifyException(f"atom works on global (1), shared (3) or generic (0) pointers, got {self.ptr.type}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AtomicRMWOp:
+        bin_op = parser.parse_identifier()
+        ptr = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        val = parser.parse_unresolved_operand()
+        pos = parser.pos
+        attrs = dict(parser.parse_optional_attr_dict())
+        sem, scope = attrs.pop("sem", None), attrs.pop("scope", None)
+        if not isinstance(sem, StringAttr) or not isinstance(scope, StringAttr):
+            parser.raise_error('nvvm.atomicrmw needs {sem = "...", scope = "..."}', pos, parser.pos)
+        parser.parse_punctuation(":")
+        ptr_t = parser.parse_type()
+        parser.parse_punctuation(",")
+        val_t = parser.parse_type()
+        ptr_v, val_v = parser.resolve_operands([ptr, val], [ptr_t, val_t], parser.pos)
+        op = cls(bin_op, ptr_v, val_v, sem.data, scope.data)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.bin_op.data} ")
+        printer.print_operand(self.ptr)
+        printer.print_string(", ")
+        printer.print_operand(self.val)
+        printer.print_string(f' {{sem = "{self.sem.data}", scope = "{self.scope.data}"}}')
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.val.type)
+
+
+NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp], [NVVMTargetAttr])

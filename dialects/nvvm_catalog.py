@@ -193,3 +193,95 @@ DEFAULT_PTX_FOR_SM: dict[int, int] = {
     80: 70, 86: 71, 87: 74, 89: 78, 90: 78, 100: 86, 101: 86, 103: 88, 120: 87, 121: 88,
 }  # fmt: skip
 """The PTX version LLVM 22's NVPTX backend picks for a chip when no `+ptxNN` feature is given."""
+
+
+# --------------------------------------------------------------------------- scoped, ordered atomics
+# `nvvm.atomicrmw` is not an intrinsic call: LLVM 22's NVPTX backend drops the ordering and the
+# sync scope of `atomicrmw` (it prints a bare `atom.global.add.u32` for `atomicrmw add … acq_rel`),
+# so the op becomes inline PTX. Its `cmpxchg` keeps both, so compare-and-swap (and the CAS loops
+# LLVM builds for float min/max and f16x2 adds) stay on `llvm.cmpxchg`.
+
+
+@dataclass(frozen=True)
+class AtomSpec:
+    """One `atom` operation and type `nvvm.atomicrmw` emits (PTX ISA §9.7.13.5 "atom").
+
+    `op` is the `llvm.atomicrmw` operation name (`add`, `fadd`, `xchg`, `umax`, …), `type` the value's
+    MLIR type name, `ptx` the instruction's `.op.type` part (`add.u32`, `exch.b64`, `add.noftz.bf16`).
+    `min_sm`/`min_ptx` as in `IntrinsicSpec`, for the operation without `.sem`/`.scope` qualifiers
+    (`ATOM_SEMANTICS` and `ATOM_SCOPES` add theirs).
+    """
+
+    op: str
+    type: str
+    ptx: str
+    min_sm: int
+    min_ptx: int
+
+    @property
+    def bits(self) -> int:
+        """Width of the value in bits (16, 32 or 64): the inline-asm register class `h`, `r` or `l`."""
+        return {"f16": 16, "bf16": 16, "i32": 32, "f32": 32, "vector<2xf16>": 32, "vector<2xbf16>": 32}.get(self.type, 64)
+
+
+def _atoms() -> list[AtomSpec]:
+    rows = [
+        AtomSpec("add", "i32", "add.u32", 20, 20), AtomSpec("add", "i64", "add.u64", 20, 20),
+        AtomSpec("fadd", "f32", "add.f32", 20, 20), AtomSpec("fadd", "f64", "add.f64", 60, 50),
+        AtomSpec("fadd", "f16", "add.noftz.f16", 70, 63), AtomSpec("fadd", "bf16", "add.noftz.bf16", 90, 78),
+        AtomSpec("fadd", "vector<2xf16>", "add.noftz.f16x2", 60, 62),
+        AtomSpec("fadd", "vector<2xbf16>", "add.noftz.bf16x2", 90, 78),
+        AtomSpec("xchg", "i32", "exch.b32", 20, 20), AtomSpec("xchg", "i64", "exch.b64", 20, 20),
+        AtomSpec("xchg", "f32", "exch.b32", 20, 20), AtomSpec("xchg", "f64", "exch.b64", 20, 20),
+    ]  # fmt: skip
+    for op in ("and", "or", "xor"):
+        rows += [AtomSpec(op, "i32", f"{op}.b32", 20, 20), AtomSpec(op, "i64", f"{op}.b64", 32, 20)]
+    for op, ptx, sign in (("max", "max", "s"), ("min", "min", "s"), ("umax", "max", "u"), ("umin", "min", "u")):
+        rows += [AtomSpec(op, "i32", f"{ptx}.{sign}32", 20, 20), AtomSpec(op, "i64", f"{ptx}.{sign}64", 32, 20)]
+    return rows
+
+
+ATOM_OPS: dict[tuple[str, str], AtomSpec] = {(row.op, row.type): row for row in _atoms()}
+"""(`llvm.atomicrmw` operation, value type) → its `atom` instruction. Float min/max have none (PTX
+has no scalar float `atom.min/max` before sm_100): LLVM's compare-and-swap loop carries them."""
+
+
+@dataclass(frozen=True)
+class AtomQualifier:
+    """A `.sem` or `.scope` qualifier of `atom` and the first SM / PTX ISA version that has it."""
+
+    ptx: str
+    min_sm: int
+    min_ptx: int
+
+
+ATOM_SCOPES: dict[str, AtomQualifier] = {
+    "cta": AtomQualifier(".cta", 60, 50),
+    "cluster": AtomQualifier(".cluster", 90, 78),
+    "gpu": AtomQualifier(".gpu", 60, 50),
+    "sys": AtomQualifier(".sys", 60, 50),
+}
+"""`nvvm.atomicrmw` scopes (PTX ISA §8.5 "Scope"; `atom{.scope}`: PTX 5.0, sm_60; `.cluster`: PTX 7.8, sm_90)."""
+
+ATOM_SEMANTICS: dict[str, AtomQualifier] = {
+    "relaxed": AtomQualifier("", 20, 20),
+    "acquire": AtomQualifier(".acquire", 70, 60),
+    "release": AtomQualifier(".release", 70, 60),
+    "acq_rel": AtomQualifier(".acq_rel", 70, 60),
+    "seq_cst": AtomQualifier(".acquire", 70, 60),
+}
+"""`nvvm.atomicrmw` memory orderings → the `atom{.sem}` qualifier (PTX 6.0, sm_70). `relaxed` is
+spelled by omitting `.sem` (PTX ISA: relaxed is the default), so it also assembles for sm_60.
+`seq_cst` has no `.sem`: it is `fence.sc.<scope>` then `atom.acquire.<scope>`, the mapping of C++
+sequentially consistent read-modify-writes in NVIDIA's PTX interoperability guide ("Atomics ABI")."""
+
+ATOM_SPACES: dict[int, str] = {0: "", 1: ".global", 3: ".shared"}
+"""NVPTX address space of the pointer → `atom{.space}` (0: generic addressing, no qualifier)."""
+
+
+def atom_instruction(spec: AtomSpec, sem: str, scope: str, space: int) -> str:
+    """The PTX text of `atom{.sem}{.scope}{.space}.op.type $0, [$1], $2;` (with `fence.sc.<scope>;`
+    first for `seq_cst`): operand 0 the old value, 1 the address, 2 the value."""
+    scope_q = ATOM_SCOPES[scope].ptx
+    text = f"atom{ATOM_SEMANTICS[sem].ptx}{scope_q}{ATOM_SPACES[space]}.{spec.ptx} $0, [$1], $2;"
+    return f"fence.sc{scope_q}; {text}" if sem == "seq_cst" else text

@@ -12,10 +12,12 @@ This is the guard DESIGN.md asks for: LLVM's NVPTX backend aborts the whole proc
 (`LLVM ERROR: Cannot select`) on an instruction the chip lacks, so it must never see one. MLIR checks
 the same requirement with the NVVM ops' `NVVMRequiresSM` trait at verification time.
 
-Atomics (`memref.atomic_rmw`, `gpu.atomic_cmpxchg`) are checked against `ATOMIC_MIN_SM` (the chip
-that first has the instruction natively; LLVM would otherwise emulate it with a compare-and-swap loop
-without saying so), and their `syncscope` / `ordering` attributes against the chips that have
-scoped atomics (sm_60: `.cta`, `.sys`) and memory-ordering qualifiers (sm_70: `.acquire`, …).
+Atomics are checked against the catalog's `ATOM_OPS` rows (the chip and PTX version that first have
+the instruction natively; LLVM would otherwise emulate it with a compare-and-swap loop without
+saying so): `nvvm.atomicrmw` with its `.sem` and `.scope` qualifiers (`ATOM_SEMANTICS`,
+`ATOM_SCOPES`: sm_60 for `.cta`/`.sys`, sm_70 for `.acquire`/…, sm_90 for `.cluster`), and the
+atomics LLVM lowers (`memref.atomic_rmw`, `gpu.atomic_cmpxchg`, `gpu.atomic_add_pair`) with their
+`syncscope` / `ordering` attributes against the chips that have scoped and ordered atomics.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from warpforge.dialects import gpu
+from warpforge.dialects import gpu, nvvm
+from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects.nvvm import NVVMIntrinsicOp, NVVMTargetAttr
+from warpforge.dialects.nvvm_catalog import ATOM_OPS, ATOM_SCOPES, ATOM_SEMANTICS, atom_instruction
 from warpforge.rewriting import fail
 
 DEFAULT_TARGET = NVVMTargetAttr("sm_90", "+ptx80")
@@ -52,16 +56,30 @@ def check_ops(root: Operation, target: NVVMTargetAttr, what: str) -> None:
             )
 
 
-ATOMIC_MIN_SM: dict[tuple[int, str], int] = {
-    (0, "f64"): 60,   # addf: atom.add.f64
-    (0, "f16"): 70,   # atom.add.noftz.f16
-    (0, "bf16"): 90,  # atom.add.noftz.bf16
-}
-"""(`memref.atomic_rmw` kind, element type) → the first SM with the instruction (PTX ISA §9.7.13.5)."""
+def _atomic_requirement(op: Operation) -> tuple[str, int, int] | None:
+    """(what, min SM, min PTX) of an atomic op's instruction, from the `nvvm` catalog; None: any chip."""
+    from xdsl.dialects import memref
 
-SCOPED_ATOMICS_SM = 60
+    if isinstance(op, nvvm.AtomicRMWOp):
+        spec, sem, scope = op.spec, ATOM_SEMANTICS[op.sem.data], ATOM_SCOPES[op.scope.data]
+        text = atom_instruction(spec, op.sem.data, op.scope.data, op.space).split(" $0")[0]
+        return f"({text})", max(spec.min_sm, sem.min_sm, scope.min_sm), max(spec.min_ptx, sem.min_ptx, scope.min_ptx)
+    if isinstance(op, gpu.AtomicAddPairOp):
+        row = ATOM_OPS[("fadd", f"vector<2x{op.lo.type}>")]
+        return f"(an atomic add of an {op.lo.type}x2 pair)", row.min_sm, 0
+    if isinstance(op, memref.AtomicRMWOp):
+        try:
+            row = ATOM_OPS.get((AtomicRMWKind.of(op).llvm_op, str(op.value.type)))  # pyright: ignore[reportArgumentType]
+        except ValueError:
+            return None
+        if row is not None:
+            return f"(an atomic {row.op.removeprefix('f')} of {op.value.type})", row.min_sm, 0
+    return None
+
+
+SCOPED_ATOMICS_SM = ATOM_SCOPES["cta"].min_sm
 """`.cta`/`.sys` scopes on atomics (PTX ISA: `atom{.scope}` requires sm_60)."""
-ORDERED_ATOMICS_SM = 70
+ORDERED_ATOMICS_SM = ATOM_SEMANTICS["acquire"].min_sm
 """`.acquire`/`.release`/`.acq_rel` on atomics (PTX ISA: `atom{.sem}` requires sm_70)."""
 
 
@@ -71,18 +89,14 @@ def check_atomics(root: Operation, target: NVVMTargetAttr, what: str) -> None:
     from xdsl.dialects.builtin import StringAttr
 
     for op in root.walk():
-        if not isinstance(op, memref.AtomicRMWOp | gpu.AtomicCmpxchgOp | gpu.AtomicAddPairOp):
+        if not isinstance(op, memref.AtomicRMWOp | gpu.AtomicCmpxchgOp | gpu.AtomicAddPairOp | nvvm.AtomicRMWOp):
             continue
-        if isinstance(op, gpu.AtomicAddPairOp):
-            elem = str(op.lo.type)
-            need = 60 if elem == "f16" else 90
-            if target.sm < need:
-                fail(op, f"(an atomic add of an {elem}x2 pair) needs sm_{need}, but {what} targets {target.chip.data}")
-        if isinstance(op, memref.AtomicRMWOp):
-            elem = str(op.value.type)
-            need = ATOMIC_MIN_SM.get((op.kind.value.data, elem))
-            if need is not None and target.sm < need:
-                fail(op, f"(an atomic add of {elem}) needs sm_{need}, but {what} targets {target.chip.data}")
+        need = _atomic_requirement(op)
+        if need is not None and (target.sm < need[1] or target.ptx < need[2]):
+            ptx = f" and PTX {_ptx(need[2])}" if need[2] > target.ptx else ""
+            fail(op, f"{need[0]} needs sm_{need[1]}{ptx}, but {what} targets {target.chip.data} (PTX {_ptx(target.ptx)})")
+        if isinstance(op, nvvm.AtomicRMWOp):
+            continue
         scope = op.attributes.get("syncscope")
         if isinstance(scope, StringAttr) and scope.data in ("block", "system") and target.sm < SCOPED_ATOMICS_SM:
             fail(op, f"with scope '{scope.data}' needs sm_{SCOPED_ATOMICS_SM}, but {what} targets {target.chip.data} (device scope only)")

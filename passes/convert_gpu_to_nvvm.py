@@ -19,6 +19,7 @@ Mirrors MLIR's `convert-gpu-to-nvvm` (GPUToNVVM), for warpforge's `gpu` dialect:
 | `gpu.atomic_cmpxchg` | GEP + `llvm.cmpxchg` (scope/ordering attributes as on `memref.atomic_rmw`) + `llvm.extractvalue` |
 | `gpu.atomic_add_pair` | `llvm.atomicrmw fadd` on `vector<2xf16/bf16>` (insert/extractelement) |
 | `gpu.printf` | the format as a constant `.global` string, the arguments stored into a local buffer (CUDA's layout), `llvm.call @vprintf` |
+| `memref.atomic_rmw` ordered (not `relaxed`) or of `system` scope, where PTX has the `atom` | GEP + `nvvm.atomicrmw` (inline PTX `atom.<sem>.<scope>…`: LLVM's NVPTX backend would drop both); the function's parameters lose `llvm.noalias`/`llvm.readonly` when the ordering is not relaxed |
 | `gpu.dynamic_shared_memory` | descriptor of `@__wf_dynamic_shared` (`llvm.mlir.global external`, addr_space 3, align 16) and `%dynamic_smem_size` |
 | `gpu.func` | `func.func`; a kernel carries `nvvm.kernel`, `known_block_size` becomes `nvvm.reqntid`; argument attributes and `nvvm.*`/`llvm.*` attributes (e.g. `nvvm.maxntid`) are kept |
 | `gpu.return` | `func.return` |
@@ -33,10 +34,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, llvm
+from xdsl.dialects import arith, func, llvm, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
@@ -65,10 +68,18 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from warpforge.dialects import gpu, nvvm
-from warpforge.dialects.arith import IndexCastUIOp
+from warpforge.dialects.arith import AtomicRMWKind, IndexCastUIOp
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.dialects.llvm import AddrSpaceCastOp, AtomicRMWOp, CmpXchgOp, ExtractElementOp
-from warpforge.passes.finalize_memref_to_llvm import Descriptor, atomic_ordering, atomic_syncscope, build_descriptor
+from warpforge.passes.finalize_memref_to_llvm import (
+    PTX_SCOPES,
+    Descriptor,
+    atomic_names,
+    atomic_ordering,
+    atomic_syncscope,
+    build_descriptor,
+    needs_ptx_atom,
+)
 from warpforge.rewriting import dialect_of, enclosing_op, fail
 from warpforge.rewriting import replace_op
 
@@ -607,6 +618,45 @@ class ConvertPrintfOp(RewritePattern):
         replace_op(rewriter, op, ops, [])
 
 
+@dataclass
+class ConvertOrderedAtomicRMWOp(RewritePattern):
+    """`memref.atomic_rmw` that `llvm.atomicrmw` would weaken (an ordering other than relaxed, or
+    system scope; `finalize_memref_to_llvm.needs_ptx_atom`) → GEP + `nvvm.atomicrmw` with the PTX
+    `sem` and `scope`. The rest stay for `finalize-memref-to-llvm`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.AtomicRMWOp, rewriter: PatternRewriter, /):
+        if not needs_ptx_atom(op):
+            return
+        atomic_ordering(op)  # an unknown ordering or scope is a diagnostic
+        atomic_syncscope(op)
+        scope, sem = atomic_names(op)
+        bin_op = AtomicRMWKind.of(op).llvm_op
+        assert bin_op is not None
+        desc = Descriptor(op.memref, op)
+        address = desc.element_pointer(list(op.indices))
+        atom = nvvm.AtomicRMWOp(bin_op, address, op.value, sem, PTX_SCOPES[scope])
+        replace_op(rewriter, op, [*desc.ops, atom], [atom.res])
+
+
+_ORDERED = ("acquire", "release", "acq_rel", "seq_cst")
+
+
+def drop_noalias_around_ordered_atomics(module: Operation) -> None:
+    """Remove `llvm.noalias`/`llvm.readonly` from the parameters of every function holding an ordered
+    `nvvm.atomicrmw`. LLVM cannot see into inline PTX: for a `noalias` parameter it would conclude
+    the asm never touches that memory and move loads and stores of it across the acquire/release
+    (and `readonly` gives `ld.global.nc`, which is not coherent with writes other threads publish)."""
+    for fn in module.walk():
+        if not isinstance(fn, func.FuncOp) or fn.arg_attrs is None:
+            continue
+        if not any(isinstance(o, nvvm.AtomicRMWOp) and o.sem.data in _ORDERED for o in fn.walk()):
+            continue
+        fn.arg_attrs = ArrayAttr(
+            [DictionaryAttr({k: v for k, v in d.data.items() if k not in ("llvm.noalias", "llvm.readonly")}) for d in fn.arg_attrs]
+        )
+
+
 def _symbol_block(op: Operation) -> Block:
     parent = enclosing_op(op, lambda p: isinstance(p, gpu.ModuleOp | ModuleOp))
     if parent is None:
@@ -642,9 +692,11 @@ class ConvertGpuToNVVMPass(ModulePass):
                     ConvertAtomicCmpxchgOp(),
                     ConvertAtomicAddPairOp(),
                     ConvertPrintfOp(),
+                    ConvertOrderedAtomicRMWOp(),
                 ]
             )
         ).rewrite_module(op)
+        drop_noalias_around_ordered_atomics(op)
         for inner in op.walk():
             if dialect_of(inner) == "gpu" and not isinstance(inner, gpu.ModuleOp):
                 fail(inner, "has no lowering to nvvm")

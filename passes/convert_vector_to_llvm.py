@@ -9,7 +9,7 @@ alignment (the backend then splits the access).
 
 | op | becomes |
 |---|---|
-| `vector.load %m[%i…]` / `vector.store %v, %m[%i…]` | the memref descriptor's GEP (as `finalize-memref-to-llvm`), `llvm.load`/`llvm.store` of the vector |
+| `vector.load %m[%i…]` / `vector.store %v, %m[%i…]` | the memref descriptor's GEP (as `finalize-memref-to-llvm`), `llvm.load`/`llvm.store` of the vector (`vector<Nxi1>`: bytes, compared `!= 0` / zero-extended) |
 | `vector.extract %v[k]` (static k) | `llvm.extractelement %v[k : i32]` |
 | `vector.insert %s, %v[k]` (static k) | `llvm.insertelement %s, %v[k : i32]` |
 | `vector.broadcast %s : T to vector<NxT>` | `llvm.mlir.undef` and N `llvm.insertelement` |
@@ -36,7 +36,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from warpforge.dialects.llvm import ExtractElementOp
-from warpforge.passes.finalize_memref_to_llvm import Descriptor, natural_alignment
+from warpforge.passes.finalize_memref_to_llvm import Descriptor, load_value, natural_alignment, store_value
 from warpforge.rewriting import fail, replace_op
 
 
@@ -68,8 +68,7 @@ class ConvertLoadOp(RewritePattern):
         vt = _vector_type(op, op.result)
         desc = Descriptor(op.base, op)
         address = desc.element_pointer(list(op.indices))
-        load = xllvm.LoadOp(address, vt, alignment=_alignment(op, vt))
-        replace_op(rewriter, op, [*desc.ops, load])
+        replace_op(rewriter, op, [*desc.ops, *load_value(address, vt, _alignment(op, vt))])
 
 
 class ConvertStoreOp(RewritePattern):
@@ -80,8 +79,7 @@ class ConvertStoreOp(RewritePattern):
         vt = _vector_type(op, op.vector)
         desc = Descriptor(op.base, op)
         address = desc.element_pointer(list(op.indices))
-        store = xllvm.StoreOp(op.vector, address, alignment=_alignment(op, vt))
-        replace_op(rewriter, op, [*desc.ops, store], [])
+        replace_op(rewriter, op, [*desc.ops, *store_value(op.vector, address, _alignment(op, vt))], [])
 
 
 class ConvertExtractOp(RewritePattern):

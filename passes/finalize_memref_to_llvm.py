@@ -16,13 +16,14 @@ DESIGN.md) and rebuilds the struct; this pass reads it through
 | op | becomes |
 |---|---|
 | `memref.load` / `memref.store` | index linearized row-major in i64, `llvm.getelementptr inbounds` on the element type, `llvm.load` / `llvm.store` with the element's natural alignment |
+| `memref.load` / `memref.store` of `i1` | the same on `i8` (a bool is one byte, as in NumPy): `llvm.load i8` + `llvm.icmp ne 0`; `llvm.zext` to i8 + `llvm.store` (0 or 1) |
 | `memref.dim` (constant index) | the static size (`arith.constant`) or the descriptor's field |
 | `memref.atomic_rmw` | `llvm.atomicrmw <op> … syncscope("device") monotonic`, returning the old value |
 | `memref.alloca` (static shape, address space 0) | `llvm.alloca` of the element count, hoisted to the function's entry block |
 | `memref.view` | `llvm.getelementptr` on i8 by the byte shift, a new descriptor with the given sizes |
 | `memref.global` / `memref.get_global` | `llvm.mlir.global internal` of `!llvm.array<N x T>` in the memref's address space / `llvm.mlir.addressof` |
 
-Atomics (`memref.atomic_rmw`, MLIR's `AtomicRMWKind` numbering): addf→fadd, addi→add, andi→and,
+Atomics (`memref.atomic_rmw`, kinds from `warpforge.dialects.arith.AtomicRMWKind`): addf→fadd, addi→add, andi→and,
 assign→xchg, maximumf→fmaximum, maxnumf→fmax, maxs→max, maxu→umax, minimumf→fminimum,
 minnumf→fmin, mins→min, minu→umin, ori→or, xori→xor; mulf/muli have no atomic instruction and are
 rejected. The ordering is `monotonic` (PTX `.relaxed`) unless the op carries a discardable attribute
@@ -31,6 +32,11 @@ rejected. The ordering is `monotonic` (PTX `.relaxed`) unless the op carries a d
 `syncscope = "block" | "cluster" | "device" | "system"` (`"system"`: no syncscope, PTX `.sys`).
 Device scope is the default because a kernel's atomics coordinate its own threads, and a
 narrower scope is only correct when the frontend proves every participant is in one block.
+LLVM 22's NVPTX backend prints every native `atomicrmw` as a relaxed `.gpu` `atom`, whatever its
+ordering and scope, so an ordered or system-scoped atomic that PTX has natively is refused here
+(`needs_ptx_atom`): `convert-gpu-to-nvvm` must have made it `nvvm.atomicrmw` (inline PTX). Relaxed
+ones of block/cluster/device scope stay (`.gpu` is at least as strong), as do those without a native
+`atom` (float min/max): LLVM's compare-and-swap loop keeps ordering and scope in its `cmpxchg`.
 `fmaximum`/`fminimum` propagate NaN (IEEE 754-2019 maximum/minimum, like `arith.maximumf`) and
 `fmax`/`fmin` ignore it (`maxnum`/`minnum`); PTX has no float `atom.max/min` on sm_90, so LLVM's
 AtomicExpand turns all four into a compare-and-swap loop (`atom.cas.b32/b64`).
@@ -72,8 +78,11 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StridedLayoutAttr,
     StringAttr,
+    TensorType,
     UnrealizedConversionCastOp,
     VectorType,
+    i1,
+    i8,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -87,6 +96,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from warpforge.dialects import gpu
+from warpforge.dialects.arith import AtomicRMWKind
+from warpforge.dialects.nvvm_catalog import ATOM_OPS
 from warpforge.dialects.llvm import AtomicRMWOp
 from warpforge.rewriting import dialect_of, enclosing_op, fail, i64
 from warpforge.rewriting import inherit_location, replace_op
@@ -96,26 +107,6 @@ SHARED = 3
 
 SHARED_ALIGNMENT = 16
 """Minimum alignment of a shared-memory global, in bytes."""
-
-ATOMIC_KINDS: dict[int, tuple[str, str | None]] = {
-    0: ("addf", "fadd"),
-    1: ("addi", "add"),
-    2: ("andi", "and"),
-    3: ("assign", "xchg"),
-    4: ("maximumf", "fmaximum"),
-    5: ("maxnumf", "fmax"),
-    6: ("maxs", "max"),
-    7: ("maxu", "umax"),
-    8: ("minimumf", "fminimum"),
-    9: ("minnumf", "fmin"),
-    10: ("mins", "min"),
-    11: ("minu", "umin"),
-    12: ("mulf", None),
-    13: ("muli", None),
-    14: ("ori", "or"),
-    15: ("xori", "xor"),
-}
-"""`memref.atomic_rmw` kind (MLIR's `arith::AtomicRMWKind` value) → (its name, the `llvm.atomicrmw` operation)."""
 
 SYNC_SCOPES: dict[str, str | None] = {"block": "block", "cluster": "cluster", "device": "device", "system": None}
 """Values of a `syncscope` attribute on `memref.atomic_rmw` → LLVM NVPTX sync scope (None: system)."""
@@ -150,6 +141,35 @@ def atomic_syncscope(op: Operation) -> str | None:
 DEFAULT_SYNC_SCOPE = "device"
 
 
+PTX_SCOPES: dict[str, str] = {"block": "cta", "cluster": "cluster", "device": "gpu", "system": "sys"}
+"""Values of a `syncscope` attribute → the PTX scope (`nvvm.atomicrmw`'s `scope`)."""
+
+
+def atomic_names(op: Operation) -> tuple[str, str]:
+    """An atomic's (`syncscope`, `ordering`) attribute values as written (defaults: device, relaxed)."""
+    scope_attr, order_attr = op.attributes.get("syncscope"), op.attributes.get("ordering")
+    scope = scope_attr.data if isinstance(scope_attr, StringAttr) else DEFAULT_SYNC_SCOPE
+    ordering = order_attr.data if isinstance(order_attr, StringAttr) else "relaxed"
+    return scope, ordering
+
+
+def needs_ptx_atom(op: memref.AtomicRMWOp) -> bool:
+    """True when `llvm.atomicrmw` would weaken `op`: LLVM 22's NVPTX backend prints every native
+    `atomicrmw` as a relaxed `.gpu` `atom` whatever its ordering and scope, which is right only for
+    relaxed atomics of scope block, cluster or device (`.gpu` is at least as strong). Ops without a
+    native `atom` (float min/max, …) become compare-and-swap loops, whose `cmpxchg` LLVM prints with
+    the ordering and scope, so they are never weakened. `convert-gpu-to-nvvm` turns the others into
+    `nvvm.atomicrmw` (inline PTX)."""
+    scope, ordering = atomic_names(op)
+    if ordering == "relaxed" and scope != "system":
+        return False
+    try:
+        bin_op = AtomicRMWKind.of(op).llvm_op
+    except ValueError:
+        return False
+    return (bin_op, str(op.value.type)) in ATOM_OPS
+
+
 # --------------------------------------------------------------------------- types
 
 
@@ -180,9 +200,47 @@ def _check_layout(typ: MemRefType, op: Operation) -> None:
 
 
 def element_type(typ: MemRefType) -> Attribute:
-    """The element type as LLVM sees it (`index` is i64)."""
+    """The element type as LLVM sees it in memory: `index` is i64, `i1` is i8 (a bool is one byte, as
+    in NumPy and C++; see `load_value` / `store_value`)."""
     elem = typ.element_type
+    if elem == i1:
+        return i8
     return i64 if isinstance(elem, IndexType) else elem
+
+
+def is_bool_memory(typ: Attribute) -> bool:
+    """True for `i1` and vectors of `i1`: stored as bytes, so loads and stores convert."""
+    return typ == i1 or (isinstance(typ, VectorType) and typ.element_type == i1)
+
+
+def memory_type(typ: Attribute) -> Attribute:
+    """The in-memory form of a loaded or stored value type: `i1` → `i8`, `vector<Nxi1>` → `vector<Nxi8>`."""
+    if typ == i1:
+        return i8
+    if isinstance(typ, VectorType) and typ.element_type == i1:
+        return VectorType(i8, typ.get_shape())
+    return typ
+
+
+def load_value(address: SSAValue, typ: Attribute, alignment: int) -> list[Operation]:
+    """`llvm.load` of a `typ` value; the last op's result is the value. A bool (or vector of bools) is
+    loaded as its byte(s) and compared `!= 0`: any nonzero byte is True, as NumPy reads it (`load i1`
+    of a byte other than 0/1 is undefined in LLVM; on the GPU 0x02 read as False)."""
+    if not is_bool_memory(typ):
+        return [llvm.LoadOp(address, typ, alignment=alignment)]
+    mem = memory_type(typ)
+    load = llvm.LoadOp(address, mem, alignment=alignment)
+    zero = llvm.ConstantOp(DenseIntOrFPElementsAttr.from_list(mem, [0] * prod(mem.get_shape())) if isinstance(mem, VectorType) else IntegerAttr(0, i8), mem)  # pyright: ignore[reportArgumentType]
+    ne = llvm.ICmpOp(load.dereferenced_value, zero.result, IntegerAttr(1, i64))  # 1: ne
+    return [load, zero, ne]
+
+
+def store_value(value: SSAValue, address: SSAValue, alignment: int) -> list[Operation]:
+    """`llvm.store` of `value`; a bool (or vector of bools) is stored as byte(s) 0 or 1 (`llvm.zext`)."""
+    if not is_bool_memory(value.type):
+        return [llvm.StoreOp(value, address, alignment=alignment)]
+    ext = llvm.ZExtOp(value, memory_type(value.type))
+    return [ext, llvm.StoreOp(ext.res, address, alignment=alignment)]
 
 
 def pointer_type(space: int) -> llvm.LLVMPointerType:
@@ -316,10 +374,9 @@ class ConvertLoadOp(RewritePattern):
         desc = Descriptor(op.memref, op)
         address = desc.element_pointer(list(op.indices))
         elem = element_type(typ)
-        load = llvm.LoadOp(address, elem, alignment=natural_alignment(elem))
-        new_ops = [*desc.ops, load]
+        new_ops = [*desc.ops, *load_value(address, typ.element_type if typ.element_type == i1 else elem, natural_alignment(elem))]
         if isinstance(typ.element_type, IndexType):
-            new_ops.append(arith.IndexCastOp(load.dereferenced_value, IndexType()))
+            new_ops.append(arith.IndexCastOp(new_ops[-1].results[0], IndexType()))
         replace_op(rewriter, op, new_ops, [new_ops[-1].results[0]])
 
 
@@ -338,8 +395,7 @@ class ConvertStoreOp(RewritePattern):
             pre.append(arith.IndexCastOp(value, i64))
             value = pre[-1].results[0]
         elem = element_type(typ)
-        store = llvm.StoreOp(value, address, alignment=natural_alignment(elem))
-        replace_op(rewriter, op, [*pre, *desc.ops, store], [])
+        replace_op(rewriter, op, [*pre, *desc.ops, *store_value(value, address, natural_alignment(elem))], [])
 
 
 @dataclass
@@ -371,16 +427,19 @@ class ConvertAtomicRMWOp(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AtomicRMWOp, rewriter: PatternRewriter, /):
-        kind = op.kind.value.data
-        if kind not in ATOMIC_KINDS:
-            fail(op, f"has an unknown atomic kind {kind}")
-        kind_name, bin_op = ATOMIC_KINDS[kind]
+        try:
+            kind = AtomicRMWKind.of(op)
+        except ValueError:
+            fail(op, f"has an unknown atomic kind {op.kind.value.data}")
+        bin_op = kind.llvm_op
         if bin_op is None:
-            fail(op, f"kind '{kind_name}' has no atomic instruction (use a compare-and-swap loop)")
-        is_float = bin_op.startswith("f")
-        if bin_op != "xchg" and is_float != (not isinstance(op.value.type, IntegerType)):
-            fail(op, f"kind '{kind_name}' does not apply to {op.value.type}")
+            fail(op, f"kind '{kind.name}' has no atomic instruction (use a compare-and-swap loop)")
+        if kind != AtomicRMWKind.assign and kind.is_float != (not isinstance(op.value.type, IntegerType)):
+            fail(op, f"kind '{kind.name}' does not apply to {op.value.type}")
         scope, ordering = atomic_syncscope(op), atomic_ordering(op)
+        if needs_ptx_atom(op):
+            fail(op, "would lose its ordering or scope as llvm.atomicrmw (NVPTX prints a relaxed .gpu atom): "
+                     "run convert-gpu-to-nvvm first, which makes it nvvm.atomicrmw")
         desc = Descriptor(op.memref, op)
         address = desc.element_pointer(list(op.indices))
         rmw = AtomicRMWOp(address, op.value, bin_op, ordering, scope)
@@ -438,6 +497,9 @@ class ConvertGlobalOp(RewritePattern):
             if space == SHARED:
                 fail(op, "initializes shared memory, which cannot hold an initial value")
             value = op.initial_value
+            if typ.element_type == i1:  # bools are bytes in memory
+                init = op.initial_value
+                value = DenseIntOrFPElementsAttr.from_list(TensorType(i8, init.get_shape()), [int(bool(v)) for v in init.get_values()])
         alignment = op.alignment.value.data if op.alignment is not None else natural_alignment(elem)
         if space == SHARED:
             alignment = max(alignment, SHARED_ALIGNMENT)

@@ -68,6 +68,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects import gpu, kernel
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.rewriting import inherit_location
@@ -1144,19 +1145,20 @@ def _raw_store(fl: FunctionLowering, op: kernel.StoreOp, emit: Emitter) -> None:
 
 # --------------------------------------------------------------------------- atomics
 
-_ATOMIC_RMW_KIND: dict[tuple[str, str], int] = {
-    ("add", "i"): 1, ("add", "u"): 1, ("add", "f"): 0,
-    ("sub", "i"): 1, ("sub", "u"): 1, ("sub", "f"): 0,
-    ("max", "i"): 6, ("max", "u"): 7, ("max", "f"): 4,
-    ("min", "i"): 10, ("min", "u"): 11, ("min", "f"): 8,
-    ("and", "i"): 2, ("and", "u"): 2,
-    ("or", "i"): 14, ("or", "u"): 14,
-    ("xor", "i"): 15, ("xor", "u"): 15,
-    ("exch", "i"): 3, ("exch", "u"): 3, ("exch", "f"): 3,
+_K = AtomicRMWKind
+_ATOMIC_RMW_KIND: dict[tuple[str, str], AtomicRMWKind] = {
+    ("add", "i"): _K.addi, ("add", "u"): _K.addi, ("add", "f"): _K.addf,
+    ("sub", "i"): _K.addi, ("sub", "u"): _K.addi, ("sub", "f"): _K.addf,
+    ("max", "i"): _K.maxs, ("max", "u"): _K.maxu, ("max", "f"): _K.maximumf,
+    ("min", "i"): _K.mins, ("min", "u"): _K.minu, ("min", "f"): _K.minimumf,
+    ("and", "i"): _K.andi, ("and", "u"): _K.andi,
+    ("or", "i"): _K.ori, ("or", "u"): _K.ori,
+    ("xor", "i"): _K.xori, ("xor", "u"): _K.xori,
+    ("exch", "i"): _K.assign, ("exch", "u"): _K.assign, ("exch", "f"): _K.assign,
 }  # fmt: skip
-"""(kernel.atomic kind, element kind) → `memref.atomic_rmw` kind (MLIR's `AtomicRMWKind`): sub adds the
-negation (PTX has no atom.sub); float min/max are `minimumf`/`maximumf` (NaN propagates, a CAS loop
-on sm_90); integer min/max follow the signedness."""
+"""(kernel.atomic kind, element kind) → `memref.atomic_rmw` kind: sub adds the negation (PTX has no
+atom.sub); float min/max are `minimumf`/`maximumf` (NaN propagates, a CAS loop on sm_90); integer
+min/max follow the signedness."""
 
 
 def _atomic_guarded(
@@ -1197,7 +1199,7 @@ def _atomic(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
 
     def rmw(e: Emitter, indices: list[SSAValue]) -> SSAValue:
         atomic = memref.AtomicRMWOp.build(
-            operands=[value, m, indices], result_types=[elem], properties={"kind": IntegerAttr(rmw_kind, i64)}, attributes=_scope_attrs(op)
+            operands=[value, m, indices], result_types=[elem], properties={"kind": rmw_kind.attr()}, attributes=_scope_attrs(op)
         )
         return e(atomic)
 
@@ -1386,7 +1388,7 @@ def _build_reporter() -> func.FuncOp:
     e = Emitter(body, dummy)
     c = [e.const(k, IndexType()) for k in range(8)]
     one = e.const(1, i64)
-    old = e(memref.AtomicRMWOp.build(operands=[one, rec, [c[0]]], result_types=[i64], properties={"kind": IntegerAttr(1, i64)}))
+    old = e(memref.AtomicRMWOp.build(operands=[one, rec, [c[0]]], result_types=[i64], properties={"kind": AtomicRMWKind.addi.attr()}))
     first = e(arith.CmpiOp(old, e.const(0, i64), "eq"))
     then = Block()
     t = Emitter(then, dummy)

@@ -70,6 +70,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects import gpu, kernel, tile
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.passes.kernel_to_gpu import (
@@ -1037,8 +1038,12 @@ def _store_masked(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     return None
 
 
-_ATOMIC_KINDS = {("add", "f"): 0, ("add", "i"): 1, ("add", "u"): 1, ("max", "f"): 4, ("max", "i"): 6, ("max", "u"): 7, ("min", "f"): 8, ("min", "i"): 10, ("min", "u"): 11}
-"""(tile kind, element kind) → `memref.atomic_rmw` kind (MLIR's `arith::AtomicRMWKind`)."""
+_ATOMIC_KINDS: dict[tuple[str, str], AtomicRMWKind] = {
+    ("add", "f"): AtomicRMWKind.addf, ("add", "i"): AtomicRMWKind.addi, ("add", "u"): AtomicRMWKind.addi,
+    ("max", "f"): AtomicRMWKind.maximumf, ("max", "i"): AtomicRMWKind.maxs, ("max", "u"): AtomicRMWKind.maxu,
+    ("min", "f"): AtomicRMWKind.minimumf, ("min", "i"): AtomicRMWKind.mins, ("min", "u"): AtomicRMWKind.minu,
+}  # fmt: skip
+"""(tile kind, element kind) → `memref.atomic_rmw` kind."""
 
 
 @lowers(tile.AtomicRMWOp)
@@ -1055,7 +1060,7 @@ def _atomic(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
         for v, o, ok in zip(values.regs, offs, oks):
 
             def rmw(y: Emitter, v: SSAValue = v, o: SSAValue = o) -> None:
-                y(memref.AtomicRMWOp.build(operands=[v, view.memref, _index(y, view, o)], result_types=[elem], properties={"kind": IntegerAttr(kind, i64)}))
+                y(memref.AtomicRMWOp.build(operands=[v, view.memref, _index(y, view, o)], result_types=[elem], properties={"kind": kind.attr()}))
 
             fl.when(x, ok, rmw)
 

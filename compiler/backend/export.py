@@ -488,15 +488,24 @@ def _gep(ex: LLVMExporter, op: Operation, s: _FunctionState) -> None:
 @_handles(xllvm.LoadOp)
 def _load(ex: LLVMExporter, op: Operation, s: _FunctionState) -> None:
     assert isinstance(op, xllvm.LoadOp)
+    _refuse_atomic_access(op)
     instr = s.builder.load(_v(s, op.ptr), typ=convert_type(op.dereferenced_value.type))
     if op.alignment is not None:
         instr.align = op.alignment.value.data
     s.values[op.dereferenced_value] = instr
 
 
+def _refuse_atomic_access(op: xllvm.LoadOp | xllvm.StoreOp) -> None:
+    """`llvm.load/store atomic <ordering>` would be exported as a plain access (llvmlite's builder takes
+    no sync scope and this exporter no ordering): refuse it rather than drop the ordering."""
+    if op.ordering.value.data != 0:
+        raise ExportError(f"{_where(op)}: '{op.name}' is atomic; atomic loads and stores are not exported (use llvm.atomicrmw/cmpxchg)")
+
+
 @_handles(xllvm.StoreOp)
 def _store(ex: LLVMExporter, op: Operation, s: _FunctionState) -> None:
     assert isinstance(op, xllvm.StoreOp)
+    _refuse_atomic_access(op)
     instr = llinstr.StoreInstr(s.builder.block, _v(s, op.value), _v(s, op.ptr))
     instr.align = op.alignment.value.data if op.alignment is not None else None
     s.builder._insert(instr)  # pyright: ignore[reportPrivateUsage]

@@ -34,6 +34,7 @@ from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_
 from xdsl.ir import Operation
 from xdsl.traits import SymbolTable
 
+from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects import gpu
 from warpforge.simulator.arith import _maximumf, _minimumf  # pyright: ignore[reportPrivateUsage]
 from warpforge.simulator.engine import SimInterpreter
@@ -91,6 +92,9 @@ class MemrefFunctions(InterpreterFunctions):
     def run_load(self, interp: SimInterpreter, op: memref.LoadOp, args: PythonValues) -> PythonValues:
         m, *indices = args
         flat = flat_index(interp, op, m, indices, "load")
+        if m.data.dtype == np.bool_:  # a bool is a byte: any nonzero byte reads True, as on the GPU (`!= 0`)
+            raw = m.data.view(np.uint8)
+            return ((raw[_rows(interp), flat] if m.per_thread else raw[flat]) != 0,)
         if m.per_thread:
             return (m.data[_rows(interp), flat],)
         return (m.data[flat],)
@@ -272,34 +276,34 @@ def _make_global(op: Operation, name: str, t: MemRefType) -> MemRef:
 
 
 def _atomic_kind(op: memref.AtomicRMWOp) -> tuple[Callable[[Any, Any], Any], bool]:
-    kind = op.kind.value.data
-    entry = ATOMIC_KINDS.get(kind)
-    if entry is None:
-        raise op_error(op, f"unknown atomic kind {kind}")
-    return entry
+    try:
+        return ATOMIC_KINDS[AtomicRMWKind.of(op)]
+    except ValueError:
+        raise op_error(op, f"unknown atomic kind {op.kind.value.data}") from None
 
 
 def _assign(old: Any, new: Any) -> Any:
     return new
 
 
-ATOMIC_KINDS: dict[int, tuple[Callable[[Any, Any], Any], bool]] = {
-    0: (np.add, False),  # addf
-    1: (np.add, False),  # addi
-    2: (np.bitwise_and, False),  # andi
-    3: (_assign, False),  # assign
-    4: (_maximumf, False),  # maximumf (llvm fmaximum: NaN propagates, -0 < +0)
-    5: (np.fmax, False),  # maxnumf
-    6: (np.maximum, False),  # maxs
-    7: (np.maximum, True),  # maxu
-    8: (_minimumf, False),  # minimumf (llvm fminimum)
-    9: (np.fmin, False),  # minnumf
-    10: (np.minimum, False),  # mins
-    11: (np.minimum, True),  # minu
-    12: (np.multiply, False),  # mulf
-    13: (np.multiply, False),  # muli
-    14: (np.bitwise_or, False),  # ori
-    15: (np.bitwise_xor, False),  # xori
+_K = AtomicRMWKind
+ATOMIC_KINDS: dict[AtomicRMWKind, tuple[Callable[[Any, Any], Any], bool]] = {
+    _K.addf: (np.add, False),
+    _K.addi: (np.add, False),
+    _K.andi: (np.bitwise_and, False),
+    _K.assign: (_assign, False),
+    _K.maximumf: (_maximumf, False),  # llvm fmaximum: NaN propagates, -0 < +0
+    _K.maxnumf: (np.fmax, False),
+    _K.maxs: (np.maximum, False),
+    _K.maxu: (np.maximum, True),
+    _K.minimumf: (_minimumf, False),  # llvm fminimum
+    _K.minnumf: (np.fmin, False),
+    _K.mins: (np.minimum, False),
+    _K.minu: (np.minimum, True),
+    _K.mulf: (np.multiply, False),
+    _K.muli: (np.multiply, False),
+    _K.ori: (np.bitwise_or, False),
+    _K.xori: (np.bitwise_xor, False),
 }
 """`arith::AtomicRMWKind` value → (combine(old, value), operate on the unsigned view)."""
 

@@ -34,7 +34,9 @@ class VectorFunctions(InterpreterFunctions):
         out = []
         for k in range(n):
             flat = flat_index(interp, op, m, _element_indices(indices, k), "vector load")
-            out.append(m.data[_rows(interp), flat] if m.per_thread else m.data[flat])
+            data = m.data.view(np.uint8) if m.data.dtype == np.bool_ else m.data  # bools: nonzero bytes read True
+            value = data[_rows(interp), flat] if m.per_thread else data[flat]
+            out.append(value != 0 if data is not m.data else value)
         return (tuple(out),)
 
     @impl(vector.StoreOp)

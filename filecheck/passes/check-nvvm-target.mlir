@@ -103,3 +103,56 @@ gpu.module @h200 [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
     func.return %r, %s, %t : bf16, i64, i64
   }
 }
+
+// -----
+
+// nvvm.atomicrmw: the catalog row's chip and PTX version, and its .sem (sm_70, PTX 6.0) and .scope
+// (sm_60, PTX 5.0; .cluster sm_90, PTX 7.8) qualifiers.
+// CHECK: k.py:9:3: 'nvvm.atomicrmw' (atom.release.gpu.global.add.u32) needs sm_70 and PTX 6.0, but gpu.module @release targets sm_61 (PTX 5.0)
+gpu.module @release [#nvvm.target<chip = "sm_61">] {
+  func.func @f(%p: !llvm.ptr<1>, %x: i32) -> i32 {
+    %r = nvvm.atomicrmw add %p, %x {sem = "release", scope = "gpu"} : !llvm.ptr<1>, i32 loc("k.py":9:3)
+    func.return %r : i32
+  }
+}
+
+// -----
+
+// CHECK: 'nvvm.atomicrmw' (fence.sc.cluster; atom.acquire.cluster.shared.add.u32) needs sm_90 and PTX 7.8, but gpu.module @cluster targets sm_80 (PTX 7.0)
+gpu.module @cluster [#nvvm.target<chip = "sm_80">] {
+  func.func @f(%p: !llvm.ptr<3>, %x: i32) -> i32 {
+    %r = nvvm.atomicrmw add %p, %x {sem = "seq_cst", scope = "cluster"} : !llvm.ptr<3>, i32
+    func.return %r : i32
+  }
+}
+
+// -----
+
+// CHECK: 'nvvm.atomicrmw' (atom.sys.global.add.noftz.bf16) needs sm_90, but gpu.module @bf16 targets sm_89 (PTX 7.8)
+gpu.module @bf16 [#nvvm.target<chip = "sm_89">] {
+  func.func @f(%p: !llvm.ptr<1>, %x: bf16) -> bf16 {
+    %r = nvvm.atomicrmw fadd %p, %x {sem = "relaxed", scope = "sys"} : !llvm.ptr<1>, bf16
+    func.return %r : bf16
+  }
+}
+
+// -----
+
+// CHECK: 'nvvm.atomicrmw' (atom.sys.global.add.u32) needs sm_60 and PTX 5.0, but gpu.module @sys targets sm_52 (PTX 4.1)
+gpu.module @sys [#nvvm.target<chip = "sm_52">] {
+  func.func @f(%p: !llvm.ptr<1>, %x: i32) -> i32 {
+    %r = nvvm.atomicrmw add %p, %x {sem = "relaxed", scope = "sys"} : !llvm.ptr<1>, i32
+    func.return %r : i32
+  }
+}
+
+// -----
+
+// CHECK-LABEL: gpu.module @ok
+// CHECK:         nvvm.atomicrmw xchg
+gpu.module @ok [#nvvm.target<chip = "sm_70", features = "+ptx60">] {
+  func.func @f(%p: !llvm.ptr<1>, %x: i64) -> i64 {
+    %r = nvvm.atomicrmw xchg %p, %x {sem = "acq_rel", scope = "sys"} : !llvm.ptr<1>, i64
+    func.return %r : i64
+  }
+}

@@ -319,3 +319,44 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// An ordered (or system-scoped) memref.atomic_rmw with a native PTX atom becomes nvvm.atomicrmw with
+// the PTX sem and scope (LLVM's atomicrmw would print a relaxed .gpu atom); the kernel's pointer
+// parameters lose noalias/readonly, which would let LLVM move their accesses across the inline PTX.
+// Relaxed atomics of block/device scope and float max (a CAS loop that keeps the ordering) stay.
+// CHECK-LABEL: func.func @ordered_atomics(
+// CHECK-SAME:    %{{[^:]*}}: memref<?xi32, 1 : i32>, %{{[^:]*}}: memref<?xf32, 1 : i32>, %{{[^:]*}}: memref<?xf32, 1 : i32>,
+// CHECK-NOT:     llvm.noalias
+// CHECK:         %[[P:.*]] = llvm.getelementptr inbounds %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i32
+// CHECK-NEXT:    %{{.*}} = nvvm.atomicrmw add %[[P]], %{{.*}} {sem = "acq_rel", scope = "sys"} : !llvm.ptr<1>, i32
+// CHECK:         nvvm.atomicrmw xchg %{{.*}}, %{{.*}} {sem = "release", scope = "gpu"} : !llvm.ptr<1>, i32
+// CHECK:         nvvm.atomicrmw umax %{{.*}}, %{{.*}} {sem = "seq_cst", scope = "cta"} : !llvm.ptr<3>, i32
+// CHECK:         nvvm.atomicrmw fadd %{{.*}}, %{{.*}} {sem = "relaxed", scope = "sys"} : !llvm.ptr<1>, f32
+// CHECK:         "memref.atomic_rmw"(%{{.*}}) <{kind = 1 : i64}> {syncscope = "block", ordering = "relaxed"}
+// CHECK:         "memref.atomic_rmw"(%{{.*}}) <{kind = 4 : i64}> {syncscope = "device", ordering = "acquire"}
+gpu.module @m {
+  gpu.func @ordered_atomics(%a: memref<?xi32, 1 : i32> {llvm.noalias}, %f: memref<?xf32, 1 : i32> {llvm.noalias}, %x: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %s: memref<32xi32, 3 : i32>, %i: index, %v: i32, %w: f32) -> (i32, i32, i32, f32, i32, f32) {
+    %0 = "memref.atomic_rmw"(%v, %a, %i) <{kind = 1 : i64}> {syncscope = "system", ordering = "acq_rel"} : (i32, memref<?xi32, 1 : i32>, index) -> i32
+    %1 = "memref.atomic_rmw"(%v, %a, %i) <{kind = 3 : i64}> {syncscope = "device", ordering = "release"} : (i32, memref<?xi32, 1 : i32>, index) -> i32
+    %2 = "memref.atomic_rmw"(%v, %s, %i) <{kind = 7 : i64}> {syncscope = "block", ordering = "seq_cst"} : (i32, memref<32xi32, 3 : i32>, index) -> i32
+    %3 = "memref.atomic_rmw"(%w, %f, %i) <{kind = 0 : i64}> {syncscope = "system", ordering = "relaxed"} : (f32, memref<?xf32, 1 : i32>, index) -> f32
+    %4 = "memref.atomic_rmw"(%v, %s, %i) <{kind = 1 : i64}> {syncscope = "block", ordering = "relaxed"} : (i32, memref<32xi32, 3 : i32>, index) -> i32
+    %5 = "memref.atomic_rmw"(%w, %f, %i) <{kind = 4 : i64}> {syncscope = "device", ordering = "acquire"} : (f32, memref<?xf32, 1 : i32>, index) -> f32
+    gpu.return %0, %1, %2, %3, %4, %5 : i32, i32, i32, f32, i32, f32
+  }
+}
+
+// -----
+
+// Only relaxed atomics (here system-scoped): the parameters keep noalias.
+// CHECK-LABEL: func.func @relaxed_system(
+// CHECK-SAME:    {llvm.noalias}
+// CHECK:         nvvm.atomicrmw add %{{.*}}, %{{.*}} {sem = "relaxed", scope = "sys"} : !llvm.ptr<1>, i64
+gpu.module @m {
+  gpu.func @relaxed_system(%a: memref<?xi64, 1 : i32> {llvm.noalias}, %i: index, %v: i64) -> i64 {
+    %0 = "memref.atomic_rmw"(%v, %a, %i) <{kind = 1 : i64}> {syncscope = "system"} : (i64, memref<?xi64, 1 : i32>, index) -> i64
+    gpu.return %0 : i64
+  }
+}

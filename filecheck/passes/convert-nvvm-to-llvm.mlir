@@ -34,3 +34,26 @@ func.func @warp(%mask: i32, %x: f32, %off: i32, %p: i1) -> (f32, i32) {
   %r = nvvm.redux.sync.umax %b, %mask : (i32, i32) -> i32
   func.return %s, %r : f32, i32
 }
+
+// -----
+
+// nvvm.atomicrmw becomes inline PTX `atom{.sem}{.scope}{.space}.op.type` with a memory clobber;
+// seq_cst is fence.sc then atom.acquire; relaxed omits .sem (PTX's default); floats travel as
+// integers of their width.
+// CHECK-LABEL: func.func @atomics(
+// CHECK-SAME:    %[[G:[^:]*]]: !llvm.ptr<1>, %[[S:[^:]*]]: !llvm.ptr<3>, %[[A:[^:]*]]: i32, %[[L:[^:]*]]: i64, %[[F:[^:]*]]: f32, %[[H:[^:]*]]: f16)
+// CHECK-NEXT:    %{{.*}} = llvm.inline_asm has_side_effects "atom.acq_rel.sys.global.add.u32 $0, [$1], $2;", "=r,l,r,~{memory}" %[[G]], %[[A]] : (!llvm.ptr<1>, i32) -> i32
+// CHECK-NEXT:    %{{.*}} = llvm.inline_asm has_side_effects "fence.sc.cta; atom.acquire.cta.shared.max.s64 $0, [$1], $2;", "=l,l,l,~{memory}" %[[S]], %[[L]] : (!llvm.ptr<3>, i64) -> i64
+// CHECK-NEXT:    %[[FI:.*]] = llvm.bitcast %[[F]] : f32 to i32
+// CHECK-NEXT:    %[[FO:.*]] = llvm.inline_asm has_side_effects "atom.sys.global.exch.b32 $0, [$1], $2;", "=r,l,r,~{memory}" %[[G]], %[[FI]] : (!llvm.ptr<1>, i32) -> i32
+// CHECK-NEXT:    %{{.*}} = llvm.bitcast %[[FO]] : i32 to f32
+// CHECK-NEXT:    %[[HI:.*]] = llvm.bitcast %[[H]] : f16 to i16
+// CHECK-NEXT:    %[[HO:.*]] = llvm.inline_asm has_side_effects "atom.release.gpu.global.add.noftz.f16 $0, [$1], $2;", "=h,l,h,~{memory}" %[[G]], %[[HI]] : (!llvm.ptr<1>, i16) -> i16
+// CHECK-NEXT:    %{{.*}} = llvm.bitcast %[[HO]] : i16 to f16
+func.func @atomics(%g: !llvm.ptr<1>, %s: !llvm.ptr<3>, %a: i32, %l: i64, %f: f32, %h: f16) -> (i32, i64, f32, f16) {
+  %0 = nvvm.atomicrmw add %g, %a {sem = "acq_rel", scope = "sys"} : !llvm.ptr<1>, i32
+  %1 = nvvm.atomicrmw max %s, %l {sem = "seq_cst", scope = "cta"} : !llvm.ptr<3>, i64
+  %2 = nvvm.atomicrmw xchg %g, %f {sem = "relaxed", scope = "sys"} : !llvm.ptr<1>, f32
+  %3 = nvvm.atomicrmw fadd %g, %h {sem = "release", scope = "gpu"} : !llvm.ptr<1>, f16
+  func.return %0, %1, %2, %3 : i32, i64, f32, f16
+}

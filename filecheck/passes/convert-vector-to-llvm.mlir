@@ -33,3 +33,16 @@ func.func @natural(%a: memref<?x?xf64, 1 : i32>, %i: index, %j: index) -> vector
   %v = vector.load %a[%i, %j] : memref<?x?xf64, 1 : i32>, vector<2xf64>
   func.return %v : vector<2xf64>
 }
+
+// Vectors of bools are bytes in memory: loaded as vector<Nxi8> and compared != 0, stored zero-extended.
+// CHECK-LABEL: func.func @bools(
+// CHECK: %[[V:.*]] = llvm.load %{{.*}} {alignment = 1 : i64} : !llvm.ptr<1> -> vector<4xi8>
+// CHECK: %[[Z:.*]] = llvm.mlir.constant(dense<0> : vector<4xi8>) : vector<4xi8>
+// CHECK: %[[B:.*]] = llvm.icmp "ne" %[[V]], %[[Z]] : vector<4xi8>
+// CHECK: %[[E:.*]] = llvm.zext %[[B]] : vector<4xi1> to vector<4xi8>
+// CHECK: llvm.store %[[E]], %{{.*}} {alignment = 1 : i64} : vector<4xi8>, !llvm.ptr<1>
+func.func @bools(%a: memref<?xi1, 1 : i32>, %b: memref<?xi1, 1 : i32>, %i: index) {
+  %v = vector.load %a[%i] : memref<?xi1, 1 : i32>, vector<4xi1>
+  vector.store %v, %b[%i] : memref<?xi1, 1 : i32>, vector<4xi1>
+  func.return
+}

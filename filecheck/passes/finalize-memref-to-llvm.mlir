@@ -73,7 +73,7 @@ func.func @dims(%a: memref<?x8xi32, 1 : i32>) -> (index, index) {
 // CHECK-LABEL: func.func @atomics(
 // CHECK:         llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
 // CHECK:         llvm.atomicrmw max %{{.*}}, %{{.*}} syncscope("block") monotonic : !llvm.ptr<3>, i32
-// CHECK:         llvm.atomicrmw xchg %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, i64
+// CHECK:         llvm.atomicrmw xchg %{{.*}}, %{{.*}} syncscope("cluster") monotonic : !llvm.ptr<1>, i64
 // CHECK:         llvm.atomicrmw umin %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, i64
 // CHECK:         llvm.atomicrmw fmaximum %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
 // CHECK:         llvm.atomicrmw fminimum %{{.*}}, %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, f32
@@ -82,7 +82,7 @@ func.func @atomics(%f: memref<?xf32, 1 : i32>, %s: memref<32xi32, 3 : i32>, %g: 
                    %x: f32, %y: i32, %z: i64) -> (f32, i32, i64, i64, f32, f32, f32) {
   %0 = "memref.atomic_rmw"(%x, %f, %i) <{kind = 0 : i64}> : (f32, memref<?xf32, 1 : i32>, index) -> f32
   %1 = "memref.atomic_rmw"(%y, %s, %i) <{kind = 6 : i64}> {syncscope = "block"} : (i32, memref<32xi32, 3 : i32>, index) -> i32
-  %2 = "memref.atomic_rmw"(%z, %g, %i) <{kind = 3 : i64}> {syncscope = "system"} : (i64, memref<?xi64, 1 : i32>, index) -> i64
+  %2 = "memref.atomic_rmw"(%z, %g, %i) <{kind = 3 : i64}> {syncscope = "cluster"} : (i64, memref<?xi64, 1 : i32>, index) -> i64
   %3 = "memref.atomic_rmw"(%z, %g, %i) <{kind = 11 : i64}> : (i64, memref<?xi64, 1 : i32>, index) -> i64
   %4 = "memref.atomic_rmw"(%x, %f, %i) <{kind = 4 : i64}> : (f32, memref<?xf32, 1 : i32>, index) -> f32
   %5 = "memref.atomic_rmw"(%x, %f, %i) <{kind = 8 : i64}> {ordering = "acq_rel"} : (f32, memref<?xf32, 1 : i32>, index) -> f32
@@ -145,3 +145,32 @@ func.func @shared_and_local(%i: index, %j: index) -> (f32, index) {
   %y = memref.load %buf[%j] : memref<8xindex>
   func.return %x, %y : f32, index
 }
+
+// -----
+
+// Bools are bytes in memory (as in NumPy): a load reads the i8 and compares it != 0 (any nonzero
+// byte is True; `load i1` of a byte other than 0/1 is undefined), a store writes zext'd 0/1; GEPs,
+// allocas and globals use i8.
+// CHECK-LABEL: func.func @bools(
+// CHECK:         %[[P:.*]] = llvm.getelementptr inbounds %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK-NEXT:    %[[B:.*]] = llvm.load %[[P]] {alignment = 1 : i64} : !llvm.ptr<1> -> i8
+// CHECK-NEXT:    %[[Z:.*]] = llvm.mlir.constant(0 : i8) : i8
+// CHECK-NEXT:    %[[V:.*]] = llvm.icmp "ne" %[[B]], %[[Z]] : i8
+// CHECK:         %[[Q:.*]] = llvm.getelementptr inbounds %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK-NEXT:    %[[E:.*]] = llvm.zext %[[V]] : i1 to i8
+// CHECK-NEXT:    llvm.store %[[E]], %[[Q]] {alignment = 1 : i64} : i8, !llvm.ptr<1>
+// CHECK:         llvm.alloca %{{.*}} x i8 {{.*}}: (i64) -> !llvm.ptr
+func.func @bools(%x: memref<?xi1, 1 : i32>, %y: memref<?xi1, 1 : i32>, %i: index) -> i1 {
+  %v = memref.load %x[%i] : memref<?xi1, 1 : i32>
+  memref.store %v, %y[%i] : memref<?xi1, 1 : i32>
+  %l = memref.alloca() : memref<4xi1>
+  memref.store %v, %l[%i] : memref<4xi1>
+  %w = memref.load %l[%i] : memref<4xi1>
+  func.return %w : i1
+}
+
+// -----
+
+// A bool global is an array of bytes; its initializer becomes 0/1 bytes.
+// CHECK: llvm.mlir.global internal constant @bool_table(dense<[1, 0, 1]> : tensor<3xi8>) {addr_space = 0 : i32, alignment = 1 : i64} : !llvm.array<3 x i8>
+"memref.global"() <{sym_name = "bool_table", type = memref<3xi1>, initial_value = dense<[true, false, true]> : tensor<3xi1>, sym_visibility = "private", constant}> : () -> ()

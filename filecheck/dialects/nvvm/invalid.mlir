@@ -51,3 +51,45 @@ gpu.module @bad_features [#nvvm.target<chip = "sm_90", features = "ptx80">] {
 // CHECK: unknown #nvvm.target parameter 'arch' (expected chip, features or O)
 gpu.module @bad_key [#nvvm.target<arch = "sm_90">] {
 }
+
+// -----
+
+// nvvm.atomicrmw: an operation and type PTX's atom has, a known sem and scope.
+
+// CHECK: PTX has no atom 'fmaximum' on f32
+func.func @atomicrmw_no_float_max(%p: !llvm.ptr<1>, %x: f32) -> f32 {
+  %r = nvvm.atomicrmw fmaximum %p, %x {sem = "acquire", scope = "gpu"} : !llvm.ptr<1>, f32
+  func.return %r : f32
+}
+
+// -----
+
+// CHECK: PTX has no atom 'and' on f32
+func.func @atomicrmw_float_and(%p: !llvm.ptr<1>, %x: f32) -> f32 {
+  %r = nvvm.atomicrmw and %p, %x {sem = "acquire", scope = "gpu"} : !llvm.ptr<1>, f32
+  func.return %r : f32
+}
+
+// -----
+
+// CHECK: unknown sem 'consume', expected one of relaxed, acquire, release, acq_rel, seq_cst
+func.func @atomicrmw_sem(%p: !llvm.ptr<1>, %x: i32) -> i32 {
+  %r = nvvm.atomicrmw add %p, %x {sem = "consume", scope = "gpu"} : !llvm.ptr<1>, i32
+  func.return %r : i32
+}
+
+// -----
+
+// CHECK: unknown scope 'warp', expected one of cta, cluster, gpu, sys
+func.func @atomicrmw_scope(%p: !llvm.ptr<1>, %x: i32) -> i32 {
+  %r = nvvm.atomicrmw add %p, %x {sem = "relaxed", scope = "warp"} : !llvm.ptr<1>, i32
+  func.return %r : i32
+}
+
+// -----
+
+// CHECK: atom works on global (1), shared (3) or generic (0) pointers, got !llvm.ptr<5>
+func.func @atomicrmw_local(%p: !llvm.ptr<5>, %x: i32) -> i32 {
+  %r = nvvm.atomicrmw add %p, %x {sem = "relaxed", scope = "sys"} : !llvm.ptr<5>, i32
+  func.return %r : i32
+}

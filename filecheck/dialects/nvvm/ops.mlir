@@ -125,3 +125,17 @@ func.func @catalog(%m: i32, %a: i32, %l: i64, %f: f32, %d: f64, %p: i1) {
   %r_redux_sync_xor = nvvm.redux.sync.xor %m, %a : (i32, i32) -> i32
   func.return
 }
+
+// -----
+
+// nvvm.atomicrmw (not a catalog intrinsic: lowered to inline PTX), on global and shared pointers.
+// CHECK-LABEL: func.func @atomicrmw(
+// CHECK-NEXT:  %{{.*}} = nvvm.atomicrmw add %{{.*}}, %{{.*}} {sem = "acq_rel", scope = "sys"} : !llvm.ptr<1>, i32
+// CHECK-NEXT:  %{{.*}} = nvvm.atomicrmw umin %{{.*}}, %{{.*}} {sem = "seq_cst", scope = "cta"} : !llvm.ptr<3>, i64
+// CHECK-NEXT:  %{{.*}} = nvvm.atomicrmw fadd %{{.*}}, %{{.*}} {sem = "release", scope = "cluster"} : !llvm.ptr<1>, bf16
+func.func @atomicrmw(%g: !llvm.ptr<1>, %s: !llvm.ptr<3>, %a: i32, %l: i64, %b: bf16) {
+  %0 = nvvm.atomicrmw add %g, %a {sem = "acq_rel", scope = "sys"} : !llvm.ptr<1>, i32
+  %1 = nvvm.atomicrmw umin %s, %l {sem = "seq_cst", scope = "cta"} : !llvm.ptr<3>, i64
+  %2 = nvvm.atomicrmw fadd %g, %b {sem = "release", scope = "cluster"} : !llvm.ptr<1>, bf16
+  func.return
+}
