@@ -34,9 +34,10 @@ from warpforge import f32, simt, tile
 @simt.kernel
 def saxpy(alpha: f32, x: simt.Slice[f32], y: simt.Slice[f32], out: simt.DisjointSlice[f32]):
     """out = alpha * x + y, one element per thread."""
-    idx = simt.index_1d()  # this thread's own element (out of range: not written)
+    idx = simt.index_1d()  # this thread's own element
     i = idx.get()
-    out[idx] = alpha * x[i] + y[i]
+    if i < len(out):  # the last block may overhang the arrays (reads are bounds-checked)
+        out[idx] = alpha * x[i] + y[i]
 
 
 @tile.kernel

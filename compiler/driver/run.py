@@ -59,7 +59,7 @@ def _note(message: str) -> None:
 
 def _program_kernels(file: Path) -> dict[str, Any]:
     """The kernels the running program defined so far: `__main__`'s globals, and those of the modules
-    it imported from its own directory (a project's `kernels.py`)."""
+    it imported from its own directory (a project's `kernels.py`), in that order."""
     from warpforge.simt import SimtKernel
     from warpforge.tile import TileKernel
 
@@ -69,10 +69,10 @@ def _program_kernels(file: Path) -> dict[str, Any]:
     found: dict[str, Any] = {}
     scopes: list[dict[str, Any]] = [vars(main)]
     here = file.resolve().parent
-    for value in list(vars(main).values()):
-        origin = getattr(value, "__file__", None)
-        if isinstance(value, ModuleType) and origin and Path(origin).resolve().parent == here:
-            scopes.append(vars(value))
+    for module in list(sys.modules.values()):
+        origin = getattr(module, "__file__", None)
+        if isinstance(module, ModuleType) and module is not main and origin and Path(origin).resolve().parent == here:
+            scopes.append(vars(module))
     for scope in scopes:
         for name, obj in list(scope.items()):
             if isinstance(obj, SimtKernel | TileKernel) and all(obj is not k for k in found.values()):
