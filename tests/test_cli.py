@@ -170,6 +170,34 @@ def test_run_runs_the_file_once_as_python_does(tmp_path: Path) -> None:
     assert plain.stdout == proc.stdout
 
 
+@pytest.mark.gpu
+def test_run_on_the_gpu_runs_the_file_once_as_python_does(tmp_path: Path) -> None:
+    # generic and tile kernels without ahead_of_time shapes, a main() without a guard: as under python
+    path = tmp_path / "once.py"
+    path.write_text(RUN_ONCE.replace('print("main ran", wf.simulating())', 'print("main ran", wf.simulating(), wf.Device(0).simulated)'))
+    env = dict(os.environ)
+    env.pop("WARPFORGE_SIMULATE", None)
+    proc = subprocess.run([str(BIN / "warpforge"), "run", str(path), "--size", "3"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["top level __main__ ['--size', '3']", "main ran False False"], proc.stdout
+    assert "simulator" not in proc.stderr and "not checked ahead of time: double (generic" in proc.stderr
+    plain = subprocess.run([sys.executable, str(path), "--size", "3"], capture_output=True, text=True, env=env)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout == proc.stdout
+
+
+@pytest.mark.gpu
+def test_run_on_the_gpu_shows_the_users_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "failing.py"
+    path.write_text(FAILING.format(tail="helper(3)").replace("assert wf.simulating()", "assert not wf.simulating()"))
+    env = dict(os.environ)
+    env.pop("WARPFORGE_SIMULATE", None)
+    proc = subprocess.run([str(BIN / "warpforge"), "run", str(path)], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f'File "{path}", line 14, in helper' in proc.stderr and proc.stderr.rstrip().endswith("ValueError: boom 3")
+    assert "runpy" not in proc.stderr
+
+
 def test_run_reports_a_compile_error_at_the_first_launch(tmp_path: Path) -> None:
     path = tmp_path / "bad.py"
     path.write_text(RUN_ONCE.replace("x[idx.get()] * 2", "x[idx.get()] * undefined_name"))
