@@ -95,7 +95,7 @@ class NVVMTargetAttr(ParametrizedAttribute):
 
         try:  # the chip table (`warpforge.backend.chips`); a too-old PTX version is refused at code generation
             chip(self.chip.data)
-            parse_features(self.features.data)
+            parse_features(self.features.data, known_only=False)
         except TargetError as e:
             raise VerifyException(f"#nvvm.target: {e}") from None
 

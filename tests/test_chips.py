@@ -30,7 +30,8 @@ BIN = Path(sys.executable).parent
 @simt.kernel
 def scale(alpha: f32, x: simt.Slice[f32], out: simt.DisjointSlice[f32]):
     idx = simt.index_1d()
-    out[idx] = alpha * x[idx.get()]
+    if idx.get() < len(x):
+        out[idx] = alpha * x[idx.get()]
 
 
 @tile.kernel
@@ -238,3 +239,43 @@ def test_explicit_chip_without_features_takes_that_chips_default(llvm_dialect_ir
     assert "\n.target sm_100\n" in proc.stdout and "\n.version 8.6\n" in proc.stdout
     if "sm_100" in ptxas_chips():
         run_ptxas(proc.stdout, "sm_100", verbose=False)
+
+
+def test_a_driver_too_old_for_the_ptx_version_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from warpforge.backend import chips
+    from warpforge.runtime import module
+
+    monkeypatch.setattr(chips, "driver_version", lambda: (12, 4))
+    monkeypatch.setattr(chips, "driver_max_ptx", lambda: 84)
+    hint = module._ptx_version_hint(".version 8.6\n.target sm_100\n")
+    assert "the PTX is version 8.6" in hint and "(CUDA 12.4) accepts PTX up to 8.4" in hint and "'+ptx84'" in hint
+
+
+@pytest.mark.gpu
+def test_doctor_on_a_gpu_lists_what_the_driver_accepts() -> None:
+    from warpforge.runtime import Device
+
+    chip = Device(0).chip
+    proc = subprocess.run([str(BIN / "warpforge"), "doctor"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "JIT-compiles PTX up to" in proc.stdout and f"({chip})" in proc.stdout
+    rows = {line.split()[0]: line.split() for line in proc.stdout.splitlines() if line.startswith("  sm_")}
+    assert rows[chip][-1] == "driver", rows[chip]
+
+
+@pytest.mark.gpu
+def test_the_devices_chip_compiles_and_runs_with_its_default_ptx_version() -> None:
+    import numpy as np
+
+    from warpforge.runtime import Device, DeviceBuffer
+
+    dev = Device(0)
+    stream = dev.create_stream()
+    compiled = scale.compile(dev.chip)
+    assert f"\n.target {dev.chip}\n" in compiled.ptx
+    rng = np.random.default_rng(8)
+    host = rng.standard_normal(1000).astype(np.float32)
+    x = DeviceBuffer.from_host(stream, host)
+    out = DeviceBuffer.from_host(stream, np.full(1000, np.nan, np.float32))
+    scale[4, 256, stream](np.float32(1.5), x, out)
+    np.testing.assert_array_equal(out.to_host(stream), np.float32(1.5) * host)

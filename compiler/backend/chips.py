@@ -11,6 +11,8 @@ with an assertion for a feature without `+`/`-`.)
 
 | chip | compute capability | minimum PTX (LLVM 22) |
 |---|---|---|
+| `sm_20` `sm_21` | 2.x (Fermi) | 3.2 |
+| `sm_30` `sm_32` `sm_35` `sm_37` | 3.x (Kepler) | 3.2 4.0 3.2 4.1 |
 | `sm_50` `sm_52` `sm_53` | 5.x (Maxwell) | 4.0 4.1 4.2 |
 | `sm_60` `sm_61` `sm_62` | 6.x (Pascal) | 5.0 |
 | `sm_70` `sm_72` | 7.0 (Volta), 7.2 | 6.0 6.1 |
@@ -32,7 +34,7 @@ The default PTX version of a chip is its minimum, but at least PTX 8.0 (CUDA 12.
 warpforge's `nvvm` catalog is written against: sm_90 → 8.0, sm_100 → 8.6, sm_120 → 8.7.
 
 What the installed tools support is read from them, not assumed: `ptxas_chips()` (the `--gpu-name`
-values `ptxas --help` lists; ptxas 13.0 dropped sm_50 … sm_72), `ptxas_max_ptx()` (from its CUDA
+values `ptxas --help` lists; ptxas 13.0 dropped everything before sm_75), `ptxas_max_ptx()` (from its CUDA
 release) and `driver_max_ptx()` (from `cuDriverGetVersion`); `warpforge doctor` prints them.
 """
 
@@ -74,6 +76,7 @@ class Chip:
 
 def _rows() -> dict[str, Chip]:
     spec = {
+        "sm_20": 32, "sm_21": 32, "sm_30": 32, "sm_32": 40, "sm_35": 32, "sm_37": 41,
         "sm_50": 40, "sm_52": 41, "sm_53": 42, "sm_60": 50, "sm_61": 50, "sm_62": 50,
         "sm_70": 60, "sm_72": 61, "sm_75": 63,
         "sm_80": 70, "sm_86": 71, "sm_87": 74, "sm_88": 90, "sm_89": 78,
@@ -141,10 +144,12 @@ def chip(name: object) -> Chip:
     raise TargetError(f"unknown chip {shown}{hint}: expected one of {known}")
 
 
-def parse_features(features: object) -> int | None:
+def parse_features(features: object, *, known_only: bool = True) -> int | None:
     """The PTX version (×10) a feature string asks for: `""` → None (the chip's default), `"+ptx86"`
     → 86. `TargetError` for anything else: a missing `+` (`ptx80`), stray characters, several
-    versions, a version LLVM 22 does not know (`+ptx91`)."""
+    versions, and (with `known_only`, as code generation needs) a version LLVM 22 does not know
+    (`+ptx91`). IR may name any version (`#nvvm.target` verifies with `known_only=False`, so
+    `check-nvvm-target` can reason about it); code generation refuses the unknown ones."""
     if not isinstance(features, str):
         raise TargetError(f"features must be a string such as '+ptx80', got {features!r}")
     text = features.strip()
@@ -157,7 +162,7 @@ def parse_features(features: object) -> int | None:
             f"malformed features {features!r}{why}: expected a PTX ISA version such as '+ptx80' (or '' for the chip's default)"
         )
     version = int(m.group(1))
-    if version not in PTX_VERSIONS:
+    if known_only and version not in PTX_VERSIONS:
         known = ", ".join(f"+ptx{v}" for v in PTX_VERSIONS)
         raise TargetError(f"unknown PTX ISA version in features '{features}': LLVM 22's NVPTX backend knows {known}")
     return version

@@ -36,7 +36,7 @@ func.func @unknown() {
 
 // -----
 
-// CHECK: #nvvm.target: unknown chip 'gfx90a' (an AMD GPU: warpforge compiles for NVIDIA GPUs only): expected one of sm_50,
+// CHECK: #nvvm.target: unknown chip 'gfx90a' (an AMD GPU: warpforge compiles for NVIDIA GPUs only): expected one of sm_20,
 gpu.module @amd [#nvvm.target<chip = "gfx90a">] {
 }
 
@@ -54,8 +54,8 @@ gpu.module @bad_features [#nvvm.target<chip = "sm_90", features = "ptx80">] {
 
 // -----
 
-// CHECK: #nvvm.target: unknown PTX ISA version in features '+ptx91': LLVM 22's NVPTX backend knows
-gpu.module @unknown_ptx [#nvvm.target<chip = "sm_90", features = "+ptx91">] {
+// CHECK: #nvvm.target: malformed features '+ptx80,+ptx86': expected a PTX ISA version such as '+ptx80'
+gpu.module @two_versions [#nvvm.target<chip = "sm_90", features = "+ptx80,+ptx86">] {
 }
 
 // -----
