@@ -289,6 +289,10 @@ def lower_module(module: Any, until: str, symbol: str, chip: str, features: str,
         raise ValueError(f"unknown stage '{until}', expected one of {', '.join(TILE_STAGES)}")
     if until == "kernel":
         return module
+    from warpforge.backend.chips import resolve_target
+
+    target = resolve_target(chip, features)  # TargetError before any pass option or LLVM sees a bad one
+    chip, features = target.chip.name, target.features
     for stage, passes in _stage_passes(chip, features, symbol + "_module"):
         if TILE_STAGES.index(stage) <= TILE_STAGES.index(start):
             continue

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import warpforge as wf
 from warpforge import f32, simt, tile
@@ -165,6 +167,10 @@ def test_bad_targets_are_refused_by_the_api(chip: str, features: str, message: s
         scale.ir("ptx", chip=chip, features=features)
     with pytest.raises(wf.TargetError, match=_re(message)):
         add_one.compile(chip, features=features)
+    with pytest.raises(wf.TargetError, match=_re(message)):
+        add_one.ir("ptx", chip=chip, features=features)
+    with pytest.raises(wf.TargetError, match=_re(message)):
+        add_one.ir("gpu", chip=chip, features=features)
     assert issubclass(wf.TargetError, wf.CompileError) and issubclass(wf.TargetError, wf.WarpforgeError)
 
 
@@ -279,3 +285,35 @@ def test_the_devices_chip_compiles_and_runs_with_its_default_ptx_version() -> No
     out = DeviceBuffer.from_host(stream, np.full(1000, np.nan, np.float32))
     scale[4, 256, stream](np.float32(1.5), x, out)
     np.testing.assert_array_equal(out.to_host(stream), np.float32(1.5) * host)
+
+
+def test_every_accepted_pair_is_one_llvm_accepts() -> None:
+    # the refusal boundary is exactly LLVM's: every (chip, PTX version) the table accepts compiles in
+    # one child process (an abort there would fail it) with that .version and .target
+    pairs = [(name, f"+ptx{v}") for name in CHIPS for v in PTX_VERSIONS if v >= CHIPS[name].min_ptx]
+    got = _probe(pairs)
+    assert all(got[c + f] == f"{f[4]}.{f[5]}" for c, f in pairs)
+
+
+@pytest.mark.parametrize("name", sorted({row.min_ptx: name for name, row in CHIPS.items() if row.min_ptx > 32}.values()))
+def test_every_refused_pair_is_one_llvm_would_abort_on(name: str) -> None:
+    # the refusal is needed, not over-cautious: one version below the minimum ends an LLVM process
+    below = max(v for v in PTX_VERSIONS if v < CHIPS[name].min_ptx)
+    with pytest.raises(wf.TargetError, match="cannot target"):
+        resolve_target(name, f"+ptx{below}")
+    proc = subprocess.run([sys.executable, "-c", _PROBE, json.dumps([(name, f"+ptx{below}")])], capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0 and "LLVM ERROR" in proc.stderr and "does not support target" in proc.stderr, proc.stderr
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.one_of(st.sampled_from(list(CHIPS)), st.text(max_size=12)),
+    st.one_of(st.sampled_from(["", *(f"+ptx{v}" for v in range(10, 100))]), st.text(max_size=12)),
+)
+def test_any_chip_and_feature_text_is_a_target_or_a_target_error(chip: str, features: str) -> None:
+    try:
+        target = resolve_target(chip, features)
+    except wf.TargetError as e:
+        assert str(e)
+        return
+    assert target.chip.name == chip and target.ptx in PTX_VERSIONS and target.ptx >= target.chip.min_ptx
