@@ -312,3 +312,38 @@ def test_doctor_lists_the_chips_ptxas_and_the_driver_support() -> None:
     if (release := ptxas_version()) is not None:
         assert f"CUDA {release[0]}.{release[1]}: assembles PTX up to" in proc.stdout
     assert proc.returncode == 0
+
+
+def test_run_early_check_reports_a_ptxas_rejection_as_a_diagnostic(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import warpforge as wf
+    from warpforge import simt
+    from warpforge.backend import chips, toolkit
+    from warpforge.driver import run as run_module
+
+    @simt.kernel
+    def copy(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
+        idx = simt.index_1d()
+        if idx.get() < len(x):
+            out[idx] = x[idx.get()]
+
+    @simt.kernel
+    def generic(x, out: simt.DisjointSlice[wf.f32]):
+        idx = simt.index_1d()
+        out[idx] = x[0]
+
+    def reject(*args: object, **kwargs: object) -> None:
+        raise toolkit.PtxasError("ptxas rejected the PTX for sm_90:\nline 7: bad")
+
+    monkeypatch.setattr(run_module, "_program_kernels", lambda file: {"copy": copy, "generic": generic})
+    monkeypatch.setattr(toolkit, "find_ptxas", lambda: "/opt/ptxas")
+    monkeypatch.setattr(chips, "ptxas_chips", lambda: ("sm_90",))
+    assembled: list[str] = []
+    monkeypatch.setattr(toolkit, "run_ptxas", lambda ptx, chip, verbose: assembled.append(chip))
+    run_module.check_kernels(run_module.RunSession(Path("prog.py")), "sm_90")
+    notes = capsys.readouterr().err
+    assert assembled == ["sm_90"]
+    assert "PTX for sm_90 of copy assembled by ptxas" in notes and "not checked ahead of time: generic (generic:" in notes
+    monkeypatch.setattr(toolkit, "run_ptxas", reject)
+    with pytest.raises(run_module.PtxCheckError, match=r"(?s)the PTX warpforge made for copy does not assemble .*line 7: bad"):
+        run_module.check_kernels(run_module.RunSession(Path("prog.py")), "sm_90")
+    assert issubclass(run_module.PtxCheckError, wf.WarpforgeError)

@@ -28,6 +28,12 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
+from warpforge.errors import WarpforgeError
+
+
+class PtxCheckError(WarpforgeError):
+    """ptxas rejected the PTX of a kernel in `warpforge run`'s early check."""
+
 
 @dataclass
 class RunSession:
@@ -84,7 +90,7 @@ def check_kernels(session: RunSession, chip: str) -> None:
     """Compile every ahead-of-time-compilable kernel of the program for `chip` and assemble its PTX
     with ptxas (when installed and it knows the chip); note the skipped ones. Compile errors raise."""
     from warpforge.backend.chips import ptxas_chips
-    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+    from warpforge.backend.toolkit import PtxasError, find_ptxas, run_ptxas
     from warpforge.simt import SimtKernel
 
     kernels = _program_kernels(session.file)
@@ -105,7 +111,10 @@ def check_kernels(session: RunSession, chip: str) -> None:
             ptxs = [c.kernel.ptx for c in k.compile(chip).kernels]
         if assemble:
             for ptx in ptxs:
-                run_ptxas(ptx, chip, verbose=False)
+                try:
+                    run_ptxas(ptx, chip, verbose=False)
+                except PtxasError as e:  # a compiler bug, reported as one, not as the user's traceback
+                    raise PtxCheckError(f"the PTX warpforge made for {name} does not assemble (please report it): {e}") from None
         checked.append(name)
     how = "assembled by ptxas" if assemble else "not assembled: ptxas not found" if find_ptxas() is None else f"not assembled: ptxas does not know {chip}"
     if checked:
@@ -156,7 +165,6 @@ def _device_chip() -> str:
 def run_file(file: str, args: list[str], *, simulate: bool, chip: str | None = None) -> int:
     """Run `file` as `python file args...` does (see the module docstring); returns the exit status."""
     global _session
-    from warpforge.errors import WarpforgeError
     from warpforge.runtime import gpu_available
 
     path = Path(file)
@@ -176,7 +184,7 @@ def run_file(file: str, args: list[str], *, simulate: bool, chip: str | None = N
         except WarpforgeError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1
-    _session = session = RunSession(path, chip)
+    _session = RunSession(path, chip)
     sys.argv = [file, *args]
     sys.path.insert(0, str(path.resolve().parent))
     code = 0
@@ -207,6 +215,5 @@ def run_file(file: str, args: list[str], *, simulate: bool, chip: str | None = N
         code = 1
     finally:
         _session = None
-        del session
     sys.stdout.flush()
     return code
