@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+import warpforge as wf
+from warpforge import simt
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
@@ -226,12 +229,10 @@ def test_run_refuses_an_unknown_chip() -> None:
 
 
 def test_version_and_python_dash_m() -> None:
-    import warpforge
-
     proc = run("warpforge", "--version")
-    assert proc.returncode == 0 and proc.stdout.strip() == f"warpforge {warpforge.__version__}"
+    assert proc.returncode == 0 and proc.stdout.strip() == f"warpforge {wf.__version__}"
     proc = subprocess.run([sys.executable, "-m", "warpforge", "--version"], capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 0 and proc.stdout.strip() == f"warpforge {warpforge.__version__}"
+    assert proc.returncode == 0 and proc.stdout.strip() == f"warpforge {wf.__version__}"
     proc = subprocess.run([sys.executable, "-m", "warpforge", "compile", "examples/vecadd.py", "--emit", "kernel"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and "kernel.func @vecadd" in proc.stdout, proc.stderr
 
@@ -314,22 +315,22 @@ def test_doctor_lists_the_chips_ptxas_and_the_driver_support() -> None:
     assert proc.returncode == 0
 
 
+@simt.kernel
+def copy(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    if idx.get() < len(x):
+        out[idx] = x[idx.get()]
+
+
+@simt.kernel
+def generic(x, out: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    out[idx] = x[0]
+
+
 def test_run_early_check_reports_a_ptxas_rejection_as_a_diagnostic(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import warpforge as wf
-    from warpforge import simt
     from warpforge.backend import chips, toolkit
     from warpforge.driver import run as run_module
-
-    @simt.kernel
-    def copy(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
-        idx = simt.index_1d()
-        if idx.get() < len(x):
-            out[idx] = x[idx.get()]
-
-    @simt.kernel
-    def generic(x, out: simt.DisjointSlice[wf.f32]):
-        idx = simt.index_1d()
-        out[idx] = x[0]
 
     def reject(*args: object, **kwargs: object) -> None:
         raise toolkit.PtxasError("ptxas rejected the PTX for sm_90:\nline 7: bad")
