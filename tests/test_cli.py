@@ -120,6 +120,15 @@ def test_run_user_exceptions_show_the_users_traceback(tmp_path: Path) -> None:
     assert "runpy" not in tb and "warpforge/driver" not in tb  # the runner's frames are not the user's
 
 
+def test_run_a_syntax_error_reads_as_pythons(tmp_path: Path) -> None:
+    path = tmp_path / "broken.py"
+    path.write_text("import warpforge\nx = (1,\n")
+    proc = run("warpforge", "run", "--simulate", str(path))
+    assert proc.returncode == 1
+    assert f'File "{path}", line 2' in proc.stderr and "SyntaxError: '(' was never closed" in proc.stderr, proc.stderr
+    assert "runpy" not in proc.stderr and "warpforge/driver" not in proc.stderr
+
+
 RUN_ONCE = """
 import sys
 import numpy as np
