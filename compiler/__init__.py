@@ -44,6 +44,7 @@ from warpforge.errors import (  # noqa: E402
     LaunchError,
     MovedValueError,
     UsageError,
+    TargetError,
     WarpforgeError,
 )
 
@@ -82,6 +83,7 @@ __all__ = [
     "LaunchError",
     "MovedValueError",
     "UsageError",
+    "TargetError",
     "WarpforgeError",
     "bf16",
     "bool_",

@@ -47,10 +47,17 @@ def _llvm_passes() -> str:
 
 @dataclass(frozen=True)
 class Target:
-    """What to compile for: an `sm_XX` chip and a `+ptxNN` feature string."""
+    """What to compile for: a chip of `warpforge.backend.chips.CHIPS` and a `+ptxNN` feature string
+    (`""`: the chip's default PTX version). Checked on construction (`TargetError`), before any pass
+    or LLVM sees it; `features` is then always explicit."""
 
     chip: str = "sm_90"
-    features: str = "+ptx80"
+    features: str = ""
+
+    def __post_init__(self) -> None:
+        from warpforge.backend.chips import resolve_target
+
+        object.__setattr__(self, "features", resolve_target(self.chip, self.features).features)
 
 
 def lower(

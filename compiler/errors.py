@@ -26,6 +26,16 @@ class CompileError(WarpforgeError):
         return text
 
 
+class TargetError(CompileError):
+    """An unknown chip, a malformed feature string, or a PTX ISA version the chip cannot use (`sm_100`
+    with `+ptx80`), refused before LLVM runs (`warpforge.backend.chips`). Not located in a file: the
+    chip comes from an argument or an option, not from kernel source; `str()` is the message."""
+
+    def __init__(self, message: str):
+        self.message, self.filename, self.line, self.col, self.source_line = message, "", 0, 0, None
+        Exception.__init__(self, message)
+
+
 class LaunchError(WarpforgeError):
     """A launch was refused before anything ran: the configuration breaks the kernel's contract or the
     device's limits, or an argument does not fit its parameter."""

@@ -255,7 +255,7 @@ class SimtKernel:
             min_blocks_per_sm=self.min_blocks_per_sm,
         )
 
-    def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "+ptx80") -> str:
+    def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "") -> str:
         """The kernel at one compilation stage, as text: `kernel`, `gpu`, `nvvm`, `llvm` (MLIR), `ll`
         (LLVM IR) or `ptx`. A generic kernel needs `specialize(*args)` first."""
         from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
@@ -269,8 +269,17 @@ class SimtKernel:
         out = lower(kir.module, stage, Target(chip, features), module_name=kir.symbol + "_module")
         return out if isinstance(out, str) else str(out)
 
-    def compile(self, chip: str = "sm_90", features: str = "+ptx80") -> Any:
-        """Compile for `chip` (cached): a `warpforge.runtime.CompiledKernel`."""
+    def compile(self, chip: str = "sm_90", features: str = "") -> Any:
+        """Compile for `chip` (cached): a `warpforge.runtime.CompiledKernel`. `features` is a `+ptxNN`
+        PTX ISA version, `""` for the chip's default; an unknown chip or a PTX version too old for it
+        raises `TargetError` (the table: `warpforge.backend.chips`)."""
+        from warpforge.backend.chips import resolve_target
+
+        from warpforge.driver.run import before_compile
+
+        target = resolve_target(chip, features)
+        chip, features = target.chip.name, target.features
+        before_compile(chip)  # `warpforge run`'s early PTX check, at the program's first compilation
         key = (chip, features)
         with self._lock:
             if key in self._compiled:

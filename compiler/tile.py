@@ -229,13 +229,16 @@ class TileKernel:
 
         return specialize(self, args)
 
-    def compile(self, *args: Any, chip: str = "sm_90", features: str = "+ptx80") -> Any:
+    def compile(self, *args: Any, chip: str = "sm_90", features: str = "") -> Any:
         """Compile for the shapes and dtypes of `args` (cached): a `CompiledTileKernel`.
 
         `compile("sm_90")` (a chip alone, as `SimtKernel.compile` takes) compiles every
         `ahead_of_time` signature instead and returns them as one `AheadOfTime` (`.ptx`, `.kernels`)."""
         if len(args) == 1 and isinstance(args[0], str):
             chip = args[0]
+            from warpforge.backend.chips import resolve_target
+
+            resolve_target(chip, features)  # a bad chip is the first thing to say
             if not self._aot:
                 raise UsageError(
                     f"{self.__qualname__} is a tile kernel: its shapes come from its arguments; register some with "
@@ -244,7 +247,14 @@ class TileKernel:
             return AheadOfTime(tuple(self.compile(*sig, chip=chip, features=features) for sig in self._aot))
         return self.compile_specialization(self.specialize(args), chip, features)
 
-    def compile_specialization(self, spec: Any, chip: str = "sm_90", features: str = "+ptx80") -> Any:
+    def compile_specialization(self, spec: Any, chip: str = "sm_90", features: str = "") -> Any:
+        from warpforge.backend.chips import resolve_target
+
+        from warpforge.driver.run import before_compile
+
+        target = resolve_target(chip, features)  # TargetError for an unknown chip or impossible PTX version
+        chip, features = target.chip.name, target.features
+        before_compile(chip)  # `warpforge run`'s early PTX check, at the program's first compilation
         key = (spec.key, chip, features)
         with self._lock:
             if key in self._compiled:
@@ -271,7 +281,7 @@ class TileKernel:
         self._aot.append(args)
         return self
 
-    def ir(self, stage: str = "gpu", *args: Any, chip: str = "sm_90", features: str = "+ptx80") -> str:
+    def ir(self, stage: str = "gpu", *args: Any, chip: str = "sm_90", features: str = "") -> str:
         """The kernel at one stage (`kernel`, `tile`, `gpu`, `nvvm`, `llvm`, `ll`, `ptx`) for `args`, or
         for every `ahead_of_time` signature when no args are given."""
         from warpforge.tile_compile import lower_specialization

@@ -291,6 +291,10 @@ def lower_module(module: Any, until: str, symbol: str, chip: str, features: str,
         raise UsageError(f"unknown stage '{until}', expected one of {', '.join(TILE_STAGES)}")
     if until == "kernel":
         return module
+    from warpforge.backend.chips import resolve_target
+
+    target = resolve_target(chip, features)  # TargetError before any pass option or LLVM sees a bad one
+    chip, features = target.chip.name, target.features
     for stage, passes in _stage_passes(chip, features, symbol + "_module"):
         if TILE_STAGES.index(stage) <= TILE_STAGES.index(start):
             continue
@@ -308,14 +312,14 @@ def lower_module(module: Any, until: str, symbol: str, chip: str, features: str,
     return compile_ptx(llvm_ir, NVPTXOptions(chip=chip, features=features))
 
 
-def lower_specialization(kernel: Any, spec: Specialization, stage: str, chip: str = "sm_90", features: str = "+ptx80") -> str:
+def lower_specialization(kernel: Any, spec: Specialization, stage: str, chip: str = "sm_90", features: str = "") -> str:
     """The kernel for `spec` at `stage` (`kernel`, `tile`, `gpu`, `nvvm`, `llvm`, `ll`, `ptx`), as text."""
     kir = frontend(kernel, spec)
     out = lower_module(kir.module, stage, kir.symbol, chip, features)
     return out if isinstance(out, str) else str(out)
 
 
-def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90", features: str = "+ptx80") -> CompiledTileKernel:
+def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90", features: str = "") -> CompiledTileKernel:
     """Compile `kernel` for `spec` to PTX (no GPU needed)."""
     from xdsl.dialects.builtin import IntegerAttr
 

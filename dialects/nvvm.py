@@ -38,7 +38,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from warpforge.dialects.nvvm_catalog import CATALOG, DEFAULT_PTX_FOR_SM, IntrinsicSpec
+from warpforge.dialects.nvvm_catalog import CATALOG, IntrinsicSpec
 
 _TYPES: dict[str, TypeAttribute] = {"i1": i1, "i32": i32, "i64": i64, "f32": f32, "f64": f64}
 
@@ -93,10 +93,14 @@ class NVVMTargetAttr(ParametrizedAttribute):
         printer.print_string("<" + ", ".join(parts) + ">")
 
     def verify(self) -> None:
-        if sm_number(self.chip.data) is None:
-            raise VerifyException(f"#nvvm.target chip must be an sm_XX name, got '{self.chip.data}'")
-        if self.features.data and ptx_number(self.features.data) is None:
-            raise VerifyException(f"#nvvm.target features must name a PTX version like '+ptx80', got '{self.features.data}'")
+        from warpforge.backend.chips import chip, parse_features
+        from warpforge.errors import TargetError
+
+        try:  # the chip table (`warpforge.backend.chips`); a too-old PTX version is refused at code generation
+            chip(self.chip.data)
+            parse_features(self.features.data, known_only=False)
+        except TargetError as e:
+            raise VerifyException(f"#nvvm.target: {e}") from None
 
     @property
     def sm(self) -> int:
@@ -108,7 +112,10 @@ class NVVMTargetAttr(ParametrizedAttribute):
     @property
     def ptx(self) -> int:
         """PTX ISA version ×10 that code for this target uses."""
-        return ptx_number(self.features.data) or DEFAULT_PTX_FOR_SM.get(self.sm, 78)
+        from warpforge.backend.chips import CHIPS
+
+        row = CHIPS.get(self.chip.data)
+        return ptx_number(self.features.data) or (row.default_ptx if row else 80)
 
 
 def sm_number(chip: str) -> int | None:

@@ -188,12 +188,6 @@ def _warp() -> list[IntrinsicSpec]:
 CATALOG: dict[str, IntrinsicSpec] = {row.op: row for row in (*_sregs(), *_sync(), *_warp())}
 """Every `nvvm` op, by op name."""
 
-DEFAULT_PTX_FOR_SM: dict[int, int] = {
-    50: 40, 52: 41, 53: 42, 60: 50, 61: 50, 62: 50, 70: 60, 72: 61, 75: 63,
-    80: 70, 86: 71, 87: 74, 89: 78, 90: 78, 100: 86, 101: 86, 103: 88, 120: 87, 121: 88,
-}  # fmt: skip
-"""The PTX version LLVM 22's NVPTX backend picks for a chip when no `+ptxNN` feature is given."""
-
 
 # --------------------------------------------------------------------------- scoped, ordered atomics
 # `nvvm.atomicrmw` is not an intrinsic call: LLVM 22's NVPTX backend drops the ordering and the

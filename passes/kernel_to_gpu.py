@@ -1413,14 +1413,18 @@ class KernelToGpuPass(ModulePass):
     name = "kernel-to-gpu"
 
     chip: str = "sm_90"
-    features: str = "+ptx80"
+    features: str = ""
+    """A `+ptxNN` PTX ISA version; `""`: the chip's default (`warpforge.backend.chips`)."""
     module: str = "kernels"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        from warpforge.backend.chips import resolve_target
+
+        target = resolve_target(self.chip, self.features)  # TargetError for an unknown chip or impossible PTX version
         funcs = [f for f in op.ops if isinstance(f, kernel.FuncOp)]
         if not funcs:
             return
-        gpu_module = gpu.ModuleOp(self.module, [], [NVVMTargetAttr(self.chip, self.features)])
+        gpu_module = gpu.ModuleOp(self.module, [], [NVVMTargetAttr(target.chip.name, target.features)])
         lowering = ModuleLowering(gpu_module)
         for f in funcs:
             if not f.is_kernel:

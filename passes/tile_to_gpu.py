@@ -1461,16 +1461,20 @@ class TileToGpuPass(ModulePass):
     name = "tile-to-gpu"
 
     chip: str = "sm_90"
-    features: str = "+ptx80"
+    features: str = ""
+    """A `+ptxNN` PTX ISA version; `""`: the chip's default (`warpforge.backend.chips`)."""
     module: str = "kernels"
     vector_bytes: int = VECTOR_BYTES
     """The widest global access in bytes (16: 128-bit; 1: no vector accesses, e.g. for the simulator)."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        from warpforge.backend.chips import resolve_target
+
+        target = resolve_target(self.chip, self.features)  # TargetError for an unknown chip or impossible PTX version
         funcs = [f for f in op.ops if isinstance(f, kernel.FuncOp) and "tile" in f.attributes]
         if not funcs:
             return
-        gpu_module = gpu.ModuleOp(self.module, [], [NVVMTargetAttr(self.chip, self.features)])
+        gpu_module = gpu.ModuleOp(self.module, [], [NVVMTargetAttr(target.chip.name, target.features)])
         lowering = ModuleLowering(gpu_module)
         for f in funcs:
             gpu_module.body.block.add_op(_TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes).run())

@@ -41,6 +41,21 @@ def test_example_passes_on_gpu(example: Path) -> None:
     assert "PASSED" in proc.stdout, proc.stdout + proc.stderr
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_example_passes_under_warpforge_run_on_gpu(example: Path) -> None:
+    # `warpforge run` on a GPU runs the program there (not the simulator), once, with the early PTX check
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.pop("WARPFORGE_SIMULATE", None)
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "warpforge"), "run", str(example)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "PASSED" in proc.stdout, proc.stdout + proc.stderr
+    assert "simulator" not in proc.stderr, proc.stderr
+    assert proc.stdout.count("PASSED") == 1, proc.stdout  # the file ran once
+
+
 SIMULATED_SECONDS = 60
 """An example run on the simulator must finish within this (it picks small sizes under `wf.simulating()`)."""
 
@@ -59,5 +74,5 @@ def test_example_passes_on_the_simulator(example: Path) -> None:
         pytest.fail(f"{example.name} ran over {5 * SIMULATED_SECONDS} s on the simulator: pick small sizes when wf.simulating()")
     seconds = time.monotonic() - start
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "running on the CPU simulator" in proc.stdout and "PASSED" in proc.stdout, proc.stdout + proc.stderr
+    assert "running on the CPU simulator" in proc.stderr and "PASSED" in proc.stdout, proc.stdout + proc.stderr
     assert seconds < SIMULATED_SECONDS, f"{example.name} took {seconds:.0f} s on the simulator: pick small sizes when wf.simulating()"

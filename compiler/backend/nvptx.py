@@ -3,7 +3,8 @@
 `compile_ptx` parses and verifies the module, links libdevice only when a `__nv_*` function is called
 (then internalizes everything but the kernels, so the ~570 unused libdevice functions vanish), runs
 the O3 pipeline and emits PTX. The PTX ISA version follows `features` (`+ptx80` = PTX 8.0); without it
-LLVM picks the chip's minimum (sm_90 → 7.8). The H200's CUDA 13.0 driver accepts up to PTX 9.0.
+the chip's default from `warpforge.backend.chips` (sm_90 → 8.0, sm_100 → 8.6), always passed to LLVM
+explicitly. The H200's CUDA 13.0 driver accepts up to PTX 9.0.
 """
 
 from __future__ import annotations
@@ -35,18 +36,35 @@ def _initialize() -> None:
 
 @dataclass(frozen=True)
 class NVPTXOptions:
-    """Code generation options. `chip` is an `sm_XX` name; `features` a `+ptxNN` feature string."""
+    """Code generation options. `chip` is a chip of `warpforge.backend.chips.CHIPS` (`sm_90`,
+    `sm_90a`, `sm_100` …); `features` a `+ptxNN` PTX ISA version, `""` for the chip's default.
+
+    Checked on construction against the chip table (`TargetError` for an unknown chip, malformed
+    features, a PTX version too old for the chip, an optimization level outside 0–3), and `features`
+    is made explicit, so LLVM never sees an input it would abort on or quietly reinterpret.
+    """
 
     chip: str = "sm_90"
-    features: str = "+ptx80"
+    features: str = ""
     opt_level: int = 3
     ftz: bool = False
     """Flush f32 denormals to zero in libdevice (NVVMReflect `__CUDA_FTZ`); set by fast-math."""
 
+    def __post_init__(self) -> None:
+        from warpforge.backend.chips import check_opt_level, resolve_target
+
+        check_opt_level(self.opt_level)
+        object.__setattr__(self, "features", resolve_target(self.chip, self.features).features)
+
 
 @functools.cache
 def target_machine(chip: str, features: str, opt_level: int) -> llvm.TargetMachine:
-    """The NVPTX `TargetMachine` for `chip`/`features` (cached)."""
+    """The NVPTX `TargetMachine` for `chip`/`features` (cached); `TargetError` for a pair the chip
+    table refuses (checked here too: LLVM aborts the process on some of them)."""
+    from warpforge.backend.chips import check_opt_level, resolve_target
+
+    features = resolve_target(chip, features).features
+    check_opt_level(opt_level)
     _initialize()
     target = llvm.Target.from_triple(NVPTX_TRIPLE)
     return target.create_target_machine(cpu=chip, features=features, opt=opt_level, reloc="default", codemodel="default")
@@ -123,7 +141,7 @@ def compile_ptx(llvm_ir: str, options: NVPTXOptions = NVPTXOptions()) -> str:
     Raises `CodegenError` when LLVM rejects the IR or libdevice is needed but not installed.
     """
     if not options.ftz and _FTZ_ATTR in llvm_ir:  # a fast-math kernel flushes libdevice's denormals too
-        options = NVPTXOptions(options.chip, options.features, options.opt_level, ftz=True)
+        options = NVPTXOptions(options.chip, options.features, options.opt_level, ftz=True)  # checked again
     mod = optimize_and_link(llvm_ir, options)
     tm = target_machine(options.chip, options.features, options.opt_level)
     with _lock:

@@ -3,7 +3,8 @@
 `-t llvm` shadows xDSL's host-triple `llvm` target: ours exports for `nvptx64-nvidia-cuda` with
 warpforge's exporter (`warpforge.backend.export`). `-t 'ptx{chip=sm_90 features="+ptx80"}'` runs
 LLVM's NVPTX backend; without options the chip and PTX version come from the `gpu.module`'s
-`#nvvm.target`, else sm_90 / PTX 8.0.
+`#nvvm.target`, else sm_90 / PTX 8.0. Chips and PTX versions are checked against the chip table
+(`warpforge.backend.chips`) before LLVM runs.
 """
 
 from __future__ import annotations
@@ -31,10 +32,15 @@ def module_target(module: ModuleOp) -> tuple[str, str] | None:
 
 
 def resolve_options(module: ModuleOp, chip: str = "", features: str = "", opt: int = 3) -> NVPTXOptions:
-    """Code generation options: explicit values first, then the module's `#nvvm.target`, then sm_90/+ptx80."""
-    from_module = module_target(module)
-    default_chip, default_features = from_module or ("sm_90", "+ptx80")
-    return NVPTXOptions(chip=chip or default_chip, features=features or default_features, opt_level=opt)
+    """Code generation options: explicit values first, then the module's `#nvvm.target`, then sm_90.
+
+    An explicit `chip` without `features` takes that chip's default PTX version (not the module's,
+    which may be too old for it). Raises `TargetError` (`warpforge.backend.chips`) for an unknown chip
+    or an impossible chip/PTX pair, before LLVM runs."""
+    if chip:
+        return NVPTXOptions(chip=chip, features=features, opt_level=opt)
+    module_chip, module_features = module_target(module) or ("sm_90", "")
+    return NVPTXOptions(chip=module_chip, features=features or module_features, opt_level=opt)
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,7 @@ class PTXTarget(Target):
     debug: bool = True
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        options = resolve_options(module, self.chip, self.features, self.opt)
+        options = resolve_options(module, self.chip, self.features, self.opt)  # TargetError before LLVM
         llvm_ir = str(export_llvm_ir(module, debug_info=self.debug))
         output.write(compile_ptx(llvm_ir, options))
 

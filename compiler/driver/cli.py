@@ -1,15 +1,19 @@
-"""`warpforge`: compile, run and check.
+"""`warpforge`: compile, run and check (also `python -m warpforge`).
 
-    warpforge compile FILE.py [--kernel NAME] --emit {kernel,gpu,nvvm,llvm,ll,ptx} [--chip sm_90] [-o OUT]
-    warpforge run FILE.py [--simulate]
+    warpforge compile FILE.py [--kernel NAME] --emit {kernel,gpu,nvvm,llvm,ll,ptx} [--chip sm_90] [--features +ptx86] [-o OUT]
+    warpforge run FILE.py [--simulate] [--chip CHIP] [ARGS...]
+    warpforge new NAME
     warpforge doctor
     warpforge sanitize FILE.py [--tool memcheck|racecheck|synccheck|initcheck] [args...]
+    warpforge --version
 
 `compile` prints a kernel at any stage (MLIR text for `kernel`/`gpu`/`nvvm`/`llvm`, LLVM IR for `ll`,
-PTX for `ptx`); `run` runs the file's `main()` on the GPU, or, without one (or with `--simulate`),
-compiles every kernel in the file, checks the PTX with ptxas, then runs `main()` on the CPU simulator
-(`WARPFORGE_SIMULATE=1`; exit status 1 when it fails); `doctor` checks the installation.
-Errors are diagnostics (file:line:col for kernels) and exit status 1, never a traceback.
+PTX for `ptx`); `run` runs the file as `python FILE.py` does, on the GPU or, without one (or with
+`--simulate`), on the CPU simulator, with an early PTX check of the kernels that compile ahead of
+time (`warpforge.driver.run`); `new` creates a project that runs at once (`warpforge.driver.new`);
+`doctor` checks the installation and lists the chips ptxas and the driver support
+(`warpforge.backend.chips`). Errors are diagnostics (file:line:col for kernels) and exit status 1,
+never a traceback (except the user's own exceptions under `run`, which show the user's traceback).
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import argparse
 import importlib.util
 import os
 import platform
-import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -81,35 +84,17 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from warpforge.runtime import gpu_available
+    from warpforge.driver.run import run_file
 
-    forced = args.simulate or os.environ.get("WARPFORGE_SIMULATE") == "1"
-    if gpu_available() and not forced:
-        sys.argv = [args.file, *args.args]
-        runpy.run_path(args.file, run_name="__main__")
-        return 0
-    # the CPU simulator: first compile every kernel and check its PTX, then run main() there
-    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+    return run_file(args.file, list(args.args), simulate=args.simulate, chip=args.chip)
 
-    os.environ["WARPFORGE_SIMULATE"] = "1"  # wf.Device(0) is the simulator, wf.simulating() is true
-    module = _load_file(args.file)
-    kernels = _kernels(module)
-    ptxas = find_ptxas()
-    for name, k in kernels.items():
-        ptx = k.compile(args.chip).ptx  # cached: the simulated run reuses it
-        if ptxas is not None:
-            run_ptxas(ptx, args.chip, verbose=False)
-            print(f"compiled {name}: PTX for {args.chip} assembled by ptxas")
-        else:
-            print(f"compiled {name}: PTX for {args.chip} (ptxas not found, not assembled)")
-    why = "no GPU found" if not gpu_available() else "--simulate" if args.simulate else "WARPFORGE_SIMULATE=1"
-    print(f"{why}: running on the CPU simulator", flush=True)
-    sys.argv = [args.file, *args.args]
-    main = getattr(module, "main", None)
-    if callable(main):
-        main()
-    else:  # no main(): run the file as a script
-        runpy.run_path(args.file, run_name="__main__")
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from warpforge.driver.new import new_project
+
+    root = new_project(args.name)
+    print(f"created {root}/ (kernels.py, main.py, test_kernels.py, README.md)")
+    print(f"run it:  cd {args.name} && warpforge run main.py")
     return 0
 
 
@@ -145,10 +130,15 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     def ptxas() -> str:
         from warpforge.backend.toolkit import find_ptxas
 
+        from warpforge.backend.chips import ptx_text, ptxas_max_ptx, ptxas_version
+
         path = find_ptxas()
         if path is None:
             raise FileNotFoundError("ptxas not found")
-        return path
+        release, newest = ptxas_version(), ptxas_max_ptx()
+        if release is None or newest is None:
+            return f"{path} (version unknown)"
+        return f"{path} (CUDA {release[0]}.{release[1]}: assembles PTX up to {ptx_text(newest)})"
 
     check("ptxas", ptxas, "install the CUDA toolkit or pip install 'nvidia-cuda-nvcc==13.0.*'")
 
@@ -168,8 +158,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         (err,) = drv.cuInit(0)
         if err != drv.CUresult.CUDA_SUCCESS:
             raise RuntimeError(f"cuInit failed: {err.name}")
+        from warpforge.backend.chips import cuda_max_ptx, ptx_text
+
         err, version = drv.cuDriverGetVersion()
-        return f"CUDA driver {version // 1000}.{version % 1000 // 10}"
+        major, minor = version // 1000, version % 1000 // 10
+        return f"CUDA driver {major}.{minor} (JIT-compiles PTX up to {ptx_text(cuda_max_ptx(major, minor))})"
 
     check("CUDA driver", driver, "install an NVIDIA driver (no GPU: use `warpforge run --simulate` or compile only)")
 
@@ -194,12 +187,30 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     width = max(len(n) for n, _, _ in rows)
     for name, ok, detail in rows:
         print(f"{name:<{width}}  {'ok     ' if ok else 'missing'}  {detail}")
+    _print_chips()
     essential = {"python", "xdsl", "llvmlite NVPTX"}
     return 0 if all(ok for name, ok, _ in rows if name in essential) else 1
 
 
+def _print_chips() -> None:
+    """The chip table (`warpforge.backend.chips`) against the installed ptxas and driver."""
+    from warpforge.backend.chips import CHIPS, driver_max_ptx, ptx_text, ptxas_chips, ptxas_max_ptx
+
+    assembles, ptxas_newest, driver_newest = set(ptxas_chips()), ptxas_max_ptx(), driver_max_ptx()
+    print("\nchips (PTX: the minimum and the default warpforge uses; ptxas: the installed ptxas assembles code for it;")
+    print("       driver: the installed driver JIT-compiles its default PTX version):")
+    for row in CHIPS.values():
+        ptxas = "ptxas" if row.name in assembles and ptxas_newest is not None and row.default_ptx <= ptxas_newest else "-"
+        driver = "driver" if driver_newest is not None and row.default_ptx <= driver_newest else "-"
+        cc = f"{row.major}.{row.minor}"
+        print(f"  {row.name:<8} {cc:<5} PTX {ptx_text(row.min_ptx)} / {ptx_text(row.default_ptx)}  {ptxas:<5}  {driver}")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from warpforge import __version__
+
     parser = argparse.ArgumentParser(prog="warpforge", description="warpforge: GPU kernels in Python, compiled through xDSL to PTX")
+    parser.add_argument("--version", action="version", version=f"warpforge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     c = sub.add_parser("compile", help="print a kernel at a compilation stage")
@@ -207,18 +218,22 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--kernel", help="the kernel to compile (default: every kernel in the file)")
     c.add_argument("--emit", choices=STAGES, default="ptx", help="kernel | gpu | nvvm | llvm (MLIR), ll (LLVM IR), ptx")
     c.add_argument("--chip", default="sm_90")
-    c.add_argument("--features", default="+ptx80", help="PTX version feature, e.g. +ptx80")
+    c.add_argument("--features", default="", help="PTX ISA version, e.g. +ptx86 (default: the chip's, see `warpforge doctor`)")
     c.add_argument("-o", "--output")
     c.set_defaults(func=cmd_compile)
 
-    r = sub.add_parser("run", help="run FILE.py's main() on the GPU (without one: compile and check every kernel, then run on the CPU simulator)")
+    r = sub.add_parser("run", help="run FILE.py as `python FILE.py` does, on the GPU or (without one) on the CPU simulator")
     r.add_argument("file")
-    r.add_argument("--chip", default="sm_90")
+    r.add_argument("--chip", default=None, help="the chip to check kernels' PTX for (default: the device's)")
     r.add_argument("--simulate", action="store_true", help="run on the CPU simulator even if a GPU is present")
     r.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the program")
     r.set_defaults(func=cmd_run)
 
-    d = sub.add_parser("doctor", help="check Python, xdsl, llvmlite's NVPTX target, ptxas, libdevice, the driver and GPUs")
+    n = sub.add_parser("new", help="create a project NAME/ with a SIMT and a tile kernel, a test and a README")
+    n.add_argument("name")
+    n.set_defaults(func=cmd_new)
+
+    d = sub.add_parser("doctor", help="check Python, xdsl, llvmlite's NVPTX target, ptxas, libdevice, the driver and GPUs; list supported chips")
     d.set_defaults(func=cmd_doctor)
 
     from warpforge.driver import sanitize  # warpforge sanitize FILE.py [--tool memcheck|racecheck|...] [args...]

@@ -16,7 +16,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException, VerifyException
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, PassFailedException, VerifyException
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -59,6 +59,8 @@ class WarpforgeOptMain(xDSLOptMain):
             super().setup_pipeline()
         except ValueError as e:  # unknown pass names
             raise SystemExit(_fail(f"{e}; run `warpforge-opt --help` for the list"))
+        except ArgSpecParseError as e:  # a BaseException in xDSL 0.75: `-p 'kernel-to-gpu{chip=}'`
+            raise SystemExit(_fail(str(e)))
 
     def run(self) -> None:
         try:

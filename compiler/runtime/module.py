@@ -85,10 +85,28 @@ def _load_failure(kernel: CompiledKernel, device: Device, e: BaseException) -> s
     if "NOT_FOUND" in text:
         return f"the PTX of {kernel.name} has no .entry named {kernel.entry!r} (driver: {text})"
     message = f"the CUDA driver rejected the PTX of {kernel.name} (.entry {kernel.entry}, {kernel.chip}) on {device.name}: {text}"
+    if "UNSUPPORTED_PTX_VERSION" in text:
+        message += _ptx_version_hint(kernel.ptx)
     diagnostics = _ptxas_diagnostics(kernel)
     if diagnostics:
         message += f"\nptxas says:\n{diagnostics}"
     return message
+
+
+def _ptx_version_hint(ptx: str) -> str:
+    """Why the driver refused the PTX version, from the chip table (`warpforge.backend.chips`)."""
+    import re
+
+    from warpforge.backend.chips import driver_max_ptx, driver_version, ptx_text
+
+    m = re.search(r"^\.version (\d+)\.(\d)", ptx, re.MULTILINE)
+    newest, release = driver_max_ptx(), driver_version()
+    if m is None or newest is None or release is None:
+        return ""
+    return (
+        f"\nthe PTX is version {m.group(1)}.{m.group(2)}; the installed driver (CUDA {release[0]}.{release[1]}) accepts PTX up to "
+        f"{ptx_text(newest)}: compile with features='+ptx{newest}' if the chip allows it, or update the driver"
+    )
 
 
 def _ptxas_diagnostics(kernel: CompiledKernel) -> str | None:

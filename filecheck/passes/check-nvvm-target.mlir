@@ -15,8 +15,8 @@ gpu.module @at_minimum [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
 
 // -----
 
-// The chip is too old.
-// CHECK: k.py:4:7: 'nvvm.redux.sync.add' needs sm_80 and PTX 7.0, but gpu.module @old_chip targets sm_75 (PTX 6.3)
+// The chip is too old (no features: the chip's default PTX version, at least 8.0).
+// CHECK: k.py:4:7: 'nvvm.redux.sync.add' needs sm_80 and PTX 7.0, but gpu.module @old_chip targets sm_75 (PTX 8.0)
 gpu.module @old_chip [#nvvm.target<chip = "sm_75">] {
   func.func @f(%x: i32, %m: i32) -> i32 {
     %r = nvvm.redux.sync.add %x, %m : (i32, i32) -> i32 loc("k.py":4:7)

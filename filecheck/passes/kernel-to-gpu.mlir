@@ -1,8 +1,13 @@
 // RUN: warpforge-opt %s --split-input-file -p 'kernel-to-gpu{chip=sm_90 features="+ptx80" module=m}' | filecheck %s
+// Without features, the #nvvm.target's PTX version is the chip's default (the chip table): sm_100 → 8.6, sm_90a → 8.0.
+// RUN: warpforge-opt %s --split-input-file -p 'kernel-to-gpu{chip=sm_100 module=m}' | filecheck %s --check-prefix=SM100
+// RUN: warpforge-opt %s --split-input-file -p 'kernel-to-gpu{chip=sm_90a module=m}' | filecheck %s --check-prefix=SM90A
 
 // Slices become global memrefs (read-only ones noalias+readonly), the error record is appended, the
 // contract becomes known_block_size, a checked read is scf.if(i ult len) with the error report.
 // CHECK: gpu.module @m [#nvvm.target<chip = "sm_90", features = "+ptx80">]
+// SM100: gpu.module @m [#nvvm.target<chip = "sm_100", features = "+ptx86">]
+// SM90A: gpu.module @m [#nvvm.target<chip = "sm_90a", features = "+ptx80">]
 // CHECK: func.func private @__wf_report_error(%{{.*}}: memref<8xi64, 1 : i32>, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
 // CHECK: "memref.atomic_rmw"
 // CHECK-LABEL: gpu.func @vecadd(

@@ -1,4 +1,10 @@
 // RUN: warpforge-opt %s --split-input-file -p 'tile-to-gpu{module=m},canonicalize,cse' | filecheck %s
+// The chip option: without features the #nvvm.target's PTX version is the chip's default (sm_120 → 8.7);
+// a PTX version too old for the chip is refused before anything is lowered.
+// RUN: warpforge-opt %s --split-input-file -p 'tile-to-gpu{module=m chip=sm_120}' | filecheck %s --check-prefix=SM120
+// RUN: not warpforge-opt %s --split-input-file -p 'tile-to-gpu{module=m chip=sm_120 features="+ptx80"}' 2>&1 | filecheck %s --check-prefix=OLDPTX
+// SM120: gpu.module @m [#nvvm.target<chip = "sm_120", features = "+ptx87">]
+// OLDPTX: error: PTX 8.0 (features '+ptx80') cannot target sm_120: it needs PTX 8.7 or newer
 
 // One tile block per CTA (tile.block_coord of a 1-D grid is the block id); a 512-element tile over
 // 128 threads, 4 contiguous elements each; the pointers are 16-byte aligned (tile.arg_info), so each

@@ -36,14 +36,26 @@ func.func @unknown() {
 
 // -----
 
-// CHECK: #nvvm.target chip must be an sm_XX name, got 'gfx90a'
+// CHECK: #nvvm.target: unknown chip 'gfx90a' (an AMD GPU: warpforge compiles for NVIDIA GPUs only): expected one of sm_20,
 gpu.module @amd [#nvvm.target<chip = "gfx90a">] {
 }
 
 // -----
 
-// CHECK: #nvvm.target features must name a PTX version like '+ptx80', got 'ptx80'
+// CHECK: #nvvm.target: unknown chip 'sm_999': expected one of
+gpu.module @no_such_chip [#nvvm.target<chip = "sm_999">] {
+}
+
+// -----
+
+// CHECK: #nvvm.target: malformed features 'ptx80' (a feature starts with '+'): expected a PTX ISA version such as '+ptx80'
 gpu.module @bad_features [#nvvm.target<chip = "sm_90", features = "ptx80">] {
+}
+
+// -----
+
+// CHECK: #nvvm.target: malformed features '+ptx80,+ptx86': expected a PTX ISA version such as '+ptx80'
+gpu.module @two_versions [#nvvm.target<chip = "sm_90", features = "+ptx80,+ptx86">] {
 }
 
 // -----
