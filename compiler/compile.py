@@ -30,7 +30,7 @@ COMPILER_VERSION = "warpforge-0.1.0"
 
 
 def _gpu_passes(chip: str, features: str, module: str) -> str:
-    return f'lower-kernel-control-flow,inline-device-functions,kernel-to-gpu{{chip={chip} features="{features}" module={module}}},canonicalize,cse'
+    return f'lower-kernel-control-flow,inline-device-functions,kernel-to-gpu{{chip="{chip}" features="{features}" module={module}}},canonicalize,cse'
 
 
 def _nvvm_passes() -> str:

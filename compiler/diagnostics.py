@@ -31,8 +31,10 @@ from __future__ import annotations
 import difflib
 import linecache
 import re
+import sys
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -141,6 +143,41 @@ class IRDiagnosticError(WarpforgeError, VerifyException):
         if self.diagnostic.pass_name is None:
             self.diagnostic.pass_name = pass_name
         return self
+
+
+# --------------------------------------------------------------------------- warnings and remarks
+
+_HANDLERS: list[Callable[[Diagnostic], None]] = []
+
+
+def emit(diagnostic: Diagnostic) -> None:
+    """Report a diagnostic that does not stop compilation (a warning, a remark): to the innermost
+    handler installed with `collect_diagnostics` (`--verify-diagnostics` checks them), else stderr."""
+    if _HANDLERS:
+        _HANDLERS[-1](diagnostic)
+    else:
+        print(diagnostic.render(), file=sys.stderr)
+
+
+def warning_at(op: Operation, message: str) -> None:
+    """Emit a warning about `op` (located, names the op)."""
+    emit(diagnostic_at(op, message, "warning"))
+
+
+def remark_at(op: Operation, message: str) -> None:
+    """Emit a remark about `op` (located, names the op)."""
+    emit(diagnostic_at(op, message, "remark"))
+
+
+@contextmanager
+def collect_diagnostics() -> Iterator[list[Diagnostic]]:
+    """Within the block, diagnostics passed to `emit` are appended to the list yielded."""
+    found: list[Diagnostic] = []
+    _HANDLERS.append(found.append)
+    try:
+        yield found
+    finally:
+        _HANDLERS.pop()
 
 
 # --------------------------------------------------------------------------- where an op is
@@ -311,11 +348,22 @@ def parse_mlir(ctx: object, text: str, filename: str = "<stdin>", *, first_line:
     if first_line == 1:  # a chunk's caller registers the whole file
         register_source(filename, text)
     check_string_literals(padded, filename)
+    if not re.sub(r"//[^\n]*", "", text).strip():  # an empty chunk (`// -----` twice): an empty module
+        from xdsl.dialects.builtin import ModuleOp
+
+        return ModuleOp([])
     parser = _LocatingParser(ctx, padded, filename)
     try:
         return parser.parse_module()
     except ParseError as e:
         raise parse_error_diagnostic(e) from None
+    except IRDiagnosticError:
+        raise
+    except (VerifyException, ValueError, KeyError, IndexError, AssertionError, TypeError) as e:
+        # xDSL's parser (or a dialect's parse hook) failing on malformed input: located where it stopped
+        at = parser._current_token.span.start  # pyright: ignore[reportPrivateUsage]
+        what = str(e) if isinstance(e, VerifyException) else f"cannot parse this ({type(e).__name__}: {e})"
+        raise _parse_diagnostic(filename, padded, at, what) from None
 
 
 def _make_locating_parser() -> type:
@@ -336,6 +384,21 @@ def _make_locating_parser() -> type:
             op = super().parse_operation()
             record_position(op, _offset_to_loc(self._name, self._text, start))
             return op
+
+        def parse_optional_type(self):  # type: ignore[no-untyped-def]
+            return self._verified(super().parse_optional_type)
+
+        def parse_optional_attribute(self):  # type: ignore[no-untyped-def]
+            return self._verified(super().parse_optional_attribute)
+
+        def _verified(self, parse):  # type: ignore[no-untyped-def]
+            # types and attributes verify as they are built: report a failure where they were written
+            start = self._current_token.span.start
+            try:
+                return parse()
+            except VerifyException as e:
+                end = max(self._current_token.span.start, start + 1)
+                raise ParseError(Span(start, end, self.lexer.input), str(e)) from None
 
         def resolve_operand(self, operand: UnresolvedOperand, type: Attribute):  # type: ignore[override]
             if operand.operand_name not in self.ssa_values:

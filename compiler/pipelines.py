@@ -65,19 +65,20 @@ def expand(spec: str) -> str:
 
 def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True) -> None:
     """Apply a pass spec (pipeline names allowed) to `module` in place, verifying after each pass
-    (`verify_each=False`: once, after the last — much faster on big kernels)."""
-    from xdsl.passes import PassPipeline
+    (`verify_each=False`: once, after the last — much faster on big kernels).
+
+    Raises `warpforge.diagnostics.IRDiagnosticError` (located, naming the pass) when a pass refuses
+    the IR, `warpforge.pass_manager.PassCrashError` when a pass crashes; with
+    `WARPFORGE_REPRODUCER_DIR=DIR` set, a crash writes a reproducer there (`warpforge-opt --run-reproducer`)."""
+    import os
 
     from warpforge.context import make_context
-    from warpforge.diagnostics import verify_module
+    from warpforge.pass_manager import PassOptions, instantiate, parse_pass_pipeline, run_passes
     from warpforge.passes import get_all_passes
 
-    def verify(_prev: object, mod: ModuleOp, _next: object) -> None:
-        verify_module(mod)
-
-    PassPipeline.parse_spec(get_all_passes(), expand(spec), verify if verify_each else None).apply(make_context(), module)
-    if not verify_each:
-        verify_module(module)
+    passes = instantiate(parse_pass_pipeline(spec), get_all_passes(), spec)
+    options = PassOptions(verify_each=verify_each, crash_reproducer=bool(os.environ.get("WARPFORGE_REPRODUCER_DIR")))
+    run_passes(make_context(), module, passes, options)
 
 
 # --------------------------------------------------------------------------- the Tile model

@@ -272,7 +272,7 @@ def _stage_passes(chip: str, features: str, module: str) -> list[tuple[str, str]
     nvvm_end = TILE_GPU_TO_LLVM.index("check-nvvm-target") + 1
     return [
         ("tile", "kernel-to-tile"),
-        ("gpu", f'lower-kernel-control-flow,tile-to-gpu{{chip={chip} features="{features}" module={module}}},canonicalize,cse'),
+        ("gpu", f'lower-kernel-control-flow,tile-to-gpu{{chip="{chip}" features="{features}" module={module}}},canonicalize,cse'),
         ("nvvm", ",".join(TILE_GPU_TO_LLVM[:nvvm_end])),
         ("llvm", ",".join(TILE_GPU_TO_LLVM[nvvm_end:])),
     ]

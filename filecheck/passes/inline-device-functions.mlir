@@ -39,8 +39,8 @@ builtin.module {
 // -----
 
 // Recursion is refused (the frontend refuses it first; hand-written IR gets a diagnostic too).
-// CHECK: @f calls itself (recursion is not supported on the GPU)
 builtin.module {
+  // expected-error @+1 {{@f calls itself (recursion is not supported on the GPU)}}
   kernel.func @k(%x: f32) attributes {kernel} {
     %y = kernel.call @f(%x) : (f32) -> f32
     kernel.return
