@@ -61,6 +61,11 @@ def lower(
         raise ValueError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(STAGES)}")
     if STAGES.index(until) < STAGES.index(start):
         raise ValueError(f"cannot lower from '{start}' back to '{until}'")
+    from warpforge.knobs import apply_stage_hooks, text_stage
+
+    symbol = module_name.removesuffix("_module")  # WARPFORGE_DUMP_IR / _KERNEL_OVERRIDE file names
+    if start == "kernel":
+        apply_stage_hooks(symbol, "kernel", module)
     if until == start:
         return module
     steps = (
@@ -71,12 +76,13 @@ def lower(
     for stage, passes in steps:
         if STAGES.index(stage) > STAGES.index(start):
             run_pipeline(module, passes(), verify_each=False)  # verified once per stage
+            apply_stage_hooks(symbol, stage, module)
         if until == stage:
             return module
-    llvm_ir = str(export_llvm_ir(module))
+    llvm_ir = text_stage(symbol, "ll", lambda: str(export_llvm_ir(module)))
     if until == "ll":
         return llvm_ir
-    return compile_ptx(llvm_ir, NVPTXOptions(chip=target.chip, features=target.features))
+    return text_stage(symbol, "ptx", lambda: compile_ptx(llvm_ir, NVPTXOptions(chip=target.chip, features=target.features)))
 
 
 @dataclass(frozen=True)

@@ -400,6 +400,16 @@ def _make_locating_parser() -> type:
                 end = max(self._current_token.span.start, start + 1)
                 raise ParseError(Span(start, end, self.lexer.input), str(e)) from None
 
+        def parse_optional_argument(self, expect_type: bool = True):  # type: ignore[no-untyped-def,override]
+            # `%a: T loc(...)`: the printer writes block-argument locations (--print-debuginfo); accept
+            # them in every custom format that parses its arguments with parse_argument
+            arg = super().parse_optional_argument(expect_type)
+            if expect_type and arg is not None and self._current_token.text == "loc":
+                location = self.parse_optional_location()
+                if location is not None:
+                    arg = self.Argument(arg.name, arg.type, location)  # pyright: ignore
+            return arg
+
         def resolve_operand(self, operand: UnresolvedOperand, type: Attribute):  # type: ignore[override]
             if operand.operand_name not in self.ssa_values:
                 self._first_use.setdefault(operand.operand_name, operand.span)
@@ -410,6 +420,8 @@ def _make_locating_parser() -> type:
                 return op_type
             # the name was just read: point at it, not at the token after it
             at = self._text.rfind(name, 0, self._current_token.span.start)
+            if at > 0 and self._text[at - 1] == '"':  # the generic form: point at the opening quote
+                at -= 1
             where = Span(at, at + len(name), self.lexer.input) if at >= 0 else None
             hint = _suggest_op(self.ctx, name)
             self.raise_error(f"operation '{name}' is not registered{hint}; pass --allow-unregistered-dialect to accept unknown ops", where)
@@ -455,6 +467,17 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """`" (did you mean 'x'?)"` for the closest of `candidates` to `name`, or `""`."""
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def print_ir(op: Operation, *, debuginfo: bool = False, generic: bool = False) -> str:
+    """`op` as MLIR text (as `str(op)`); `debuginfo`: with each op's `loc(...)`."""
+    from io import StringIO
+
+    from xdsl.printer import Printer
+
+    out = StringIO()
+    Printer(stream=out, print_debuginfo=debuginfo, print_generic_format=generic).print_op(op)
+    return out.getvalue()
 
 
 def kernel_symbol(op: Operation) -> str | None:

@@ -287,25 +287,33 @@ def lower_module(module: Any, until: str, symbol: str, chip: str, features: str,
 
     if until not in TILE_STAGES:
         raise ValueError(f"unknown stage '{until}', expected one of {', '.join(TILE_STAGES)}")
+    from warpforge.knobs import apply_stage_hooks, text_stage
+
+    if start == "kernel":
+        apply_stage_hooks(symbol, "kernel", module)  # WARPFORGE_DUMP_IR / WARPFORGE_KERNEL_OVERRIDE
     if until == "kernel":
         return module
     for stage, passes in _stage_passes(chip, features, symbol + "_module"):
         if TILE_STAGES.index(stage) <= TILE_STAGES.index(start):
             continue
         run_pipeline(module, passes)
+        apply_stage_hooks(symbol, stage, module)
         if stage == until:
             return module
-    llvm_ir = str(export_llvm_ir(module))
+    llvm_ir = text_stage(symbol, "ll", lambda: str(export_llvm_ir(module)))
     if until == "ll":
         return llvm_ir
-    return compile_ptx(llvm_ir, NVPTXOptions(chip=chip, features=features))
+    return text_stage(symbol, "ptx", lambda: compile_ptx(llvm_ir, NVPTXOptions(chip=chip, features=features)))
 
 
-def lower_specialization(kernel: Any, spec: Specialization, stage: str, chip: str = "sm_90", features: str = "+ptx80") -> str:
-    """The kernel for `spec` at `stage` (`kernel`, `tile`, `gpu`, `nvvm`, `llvm`, `ll`, `ptx`), as text."""
+def lower_specialization(kernel: Any, spec: Specialization, stage: str, chip: str = "sm_90", features: str = "+ptx80", *, debuginfo: bool = False) -> str:
+    """The kernel for `spec` at `stage` (`kernel`, `tile`, `gpu`, `nvvm`, `llvm`, `ll`, `ptx`), as text
+    (`debuginfo`: MLIR stages print op locations)."""
+    from warpforge.diagnostics import print_ir
+
     kir = frontend(kernel, spec)
     out = lower_module(kir.module, stage, kir.symbol, chip, features)
-    return out if isinstance(out, str) else str(out)
+    return out if isinstance(out, str) else print_ir(out, debuginfo=debuginfo)
 
 
 def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90", features: str = "+ptx80") -> CompiledTileKernel:
@@ -333,7 +341,10 @@ def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90
             checked = len(op.function_type.inputs) > len(kir.params)
     sites = error_sites(module, kir.symbol)
     lower_module(module, "llvm", kir.symbol, chip, features, start="gpu")
-    ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip=chip, features=features))
+    from warpforge.knobs import text_stage
+
+    ll = text_stage(kir.symbol, "ll", lambda: str(export_llvm_ir(module)))
+    ptx = text_stage(kir.symbol, "ptx", lambda: compile_ptx(ll, NVPTXOptions(chip=chip, features=features)))
     kinds = {"partition": "disjoint_slice", "input": "slice", "atomic": "atomic_slice"}
     params = []
     for p in kir.params:

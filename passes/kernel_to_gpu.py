@@ -1360,13 +1360,16 @@ class KernelToGpuPass(ModulePass):
 
     chip: str = "sm_90"
     features: str = "+ptx80"
-    module: str = "kernels"
+    module: str = ""
+    """The `gpu.module`'s name; empty: `<first kernel's symbol>_module`, the name `warpforge compile` uses."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         funcs = [f for f in op.ops if isinstance(f, kernel.FuncOp)]
         if not funcs:
             return
-        gpu_module = gpu.ModuleOp(self.module, [], [NVVMTargetAttr(self.chip, self.features)])
+        first = next((f for f in funcs if f.is_kernel), funcs[0])
+        name = self.module or f"{first.sym_name.data}_module"
+        gpu_module = gpu.ModuleOp(name, [], [NVVMTargetAttr(self.chip, self.features)])
         lowering = ModuleLowering(gpu_module)
         for f in funcs:
             if not f.is_kernel:

@@ -149,3 +149,231 @@ def test_doctor_reports_each_component() -> None:
     for name in ("python", "xdsl", "llvmlite NVPTX", "ptxas", "libdevice", "CUDA driver", "GPUs"):
         assert name in proc.stdout
     assert proc.returncode == 0
+
+
+# --------------------------------------------------------------------------- warpforge-opt for compiler developers
+
+def opt(*args: str) -> tuple[int, str, str]:
+    """Run `warpforge-opt` in this process (fast): (exit status, stdout, stderr)."""
+    import contextlib
+    import io
+
+    from warpforge.driver.opt import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(list(args))
+            code = 0
+        except SystemExit as e:
+            code = int(e.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+KERNEL_MLIR = """kernel.func @k(%a: si32) attributes {kernel} {
+  %c = kernel.truediv %a, %a : si32
+  kernel.return
+}
+"""
+
+
+@pytest.fixture
+def kernel_file(tmp_path: Path) -> Path:
+    path = tmp_path / "k.mlir"
+    path.write_text(run("warpforge", "compile", "examples/vecadd.py", "--emit", "kernel").stdout)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("args", "located"),
+    [
+        # issue 14 §4 and issue 16: each once a traceback, a wrong message or exit 0 with nothing done
+        (("-p", "kernel-to-gpu{chip=}"), "pass-pipeline:1:20: error: expected a value after '='"),
+        (("-p", "kernel-to-gpu{"), "pass-pipeline:1:14: error: '{' is never closed"),
+        (("-p", "gpu-to-llvm{"), "pass-pipeline:1:12: error: '{' is never closed"),
+        (("-t", "ptx{"), "target:1:4: error: '{' is never closed"),
+        (("-t", "ptx{opt=9}"), "target:1:1: error: target 'ptx': opt must be 0, 1, 2 or 3"),
+        (("-p", "simt-to-llvm{chip=sm_80}"), "pass-pipeline:1:1: error: 'simt-to-llvm' is a pipeline"),
+        (("-p", "kernel-to-gpu{chp=sm_80}"), "pass 'kernel-to-gpu' has no option 'chp' (did you mean 'chip'?)"),
+        (("-p", "cse,kernel-to-gpx"), "pass-pipeline:1:5: error: unknown pass or pipeline 'kernel-to-gpx' (did you mean 'kernel-to-gpu'?)"),
+        (("-p", "cse", "--mlir-print-ir-after", "csee"), "unknown pass 'csee' (did you mean 'cse'?)"),
+        (("-t", "ptx"), "cannot emit -t ptx: 'kernel.func' cannot be exported to LLVM IR"),  # IR that is not lowered
+    ],
+)
+def test_opt_pipeline_and_option_errors_are_located_diagnostics(kernel_file: Path, args: tuple[str, ...], located: str) -> None:
+    code, out, err = opt(str(kernel_file), *args)
+    assert code == 1, err
+    assert located in err
+    assert "Traceback" not in err and "internal error" not in err
+    assert out == ""
+
+
+def test_opt_file_errors_are_diagnostics(tmp_path: Path, kernel_file: Path) -> None:
+    code, _, err = opt(str(tmp_path / "missing.mlir"))
+    assert (code, err.strip()) == (1, f"error: cannot open input file '{tmp_path / 'missing.mlir'}': no such file")
+    (tmp_path / "k.txt").write_text("builtin.module {}")
+    code, _, err = opt(str(tmp_path / "k.txt"))
+    assert code == 1 and "unknown file extension '.txt'" in err
+    code, _, err = opt(str(kernel_file), "-o", str(tmp_path / "no" / "such" / "dir" / "out.mlir"))
+    assert code == 1 and "cannot write output file" in err and "No such file or directory" in err
+    assert "Traceback" not in err
+
+
+def test_opt_verifier_and_parse_errors_name_file_line_col_op_and_pass(tmp_path: Path) -> None:
+    path = tmp_path / "t.mlir"
+    path.write_text(KERNEL_MLIR)
+    code, _, err = opt(str(path))
+    assert code == 1
+    assert err.splitlines() == [f"{path}:2:3: error: 'kernel.truediv' op is not defined on integers (si32)", "  %c = kernel.truediv %a, %a : si32", "  ^"]
+    # a parse error on line 3 is reported on line 3 (it was 4:1), an undefined %b on line 2 at its use (was 5:1)
+    path.write_text("func.func @f() {\n  %0 = arith.constant 1 : i32\n  %1 = arith.addi %0 : i32\n  func.return\n}\n")
+    assert f"{path}:3:" in opt(str(path))[2]
+    path.write_text("func.func @f() -> i32 {\n  func.return %b : i32\n}\n")
+    assert opt(str(path))[2].startswith(f"{path}:2:15: error: use of undefined value '%b'")
+    # an unregistered op at its name, not <unknown>:0:0
+    path.write_text('builtin.module {\n  "test.nope"() : () -> ()\n}\n')
+    code, _, err = opt(str(path))
+    assert code == 1 and err.startswith(f"{path}:2:3: error: operation 'test.nope' is not registered")
+    # a pass that refuses the IR: the op's loc(...), the op and the pass
+    path.write_text(
+        'gpu.module @old [#nvvm.target<chip = "sm_75", features = "+ptx63">] {\n'
+        "  gpu.func @f(%x: i32) -> i32 {\n    %m = arith.constant -1 : i32\n"
+        '    %r = nvvm.redux.sync.add %x, %m : (i32, i32) -> i32 loc("k.py":4:7)\n'
+        "    gpu.return %r : i32\n  }\n}\n"
+    )
+    code, _, err = opt(str(path), "-p", "check-nvvm-target")
+    assert code == 1
+    assert err.startswith("k.py:4:7: error: 'nvvm.redux.sync.add' op needs sm_80 and PTX 7.0, but gpu.module @old targets sm_75 (PTX 6.3) (in pass 'check-nvvm-target')")
+
+
+def test_opt_unterminated_string_is_refused_fast_at_its_position(tmp_path: Path) -> None:
+    import time
+
+    path = tmp_path / "s.mlir"
+    # xDSL's string-literal regex backtracks exponentially on this (minutes for one line)
+    path.write_text('func.func @f() attributes {a = "' + "ab " * 40 + "\n  func.return\n}\n")
+    start = time.perf_counter()
+    code, _, err = opt(str(path))
+    assert time.perf_counter() - start < 5
+    assert code == 1 and err.startswith(f"{path}:1:32: error: unterminated string literal")
+    path.write_text('func.func @f() attributes {a = "bad \\q escape"} {\n  func.return\n}\n')
+    code, _, err = opt(str(path))
+    assert code == 1 and err.startswith(f"{path}:1:37: error: invalid escape in string literal")
+
+
+def test_opt_repeated_passes_flags_run_in_order_and_accept_mlir_spelling(kernel_file: Path) -> None:
+    code, _, err = opt(str(kernel_file), "-p", "kernel-to-gpu-pipeline", "--pass-pipeline", "builtin.module(convert-gpu-to-nvvm)", "-p", "cse", "--dump-pass-pipeline")
+    assert code == 0, err
+    assert err.splitlines()[1] == "builtin.module(lower-kernel-control-flow,inline-device-functions,kernel-to-gpu,canonicalize,cse,convert-gpu-to-nvvm,cse)"
+    code, a, _ = opt(str(kernel_file), "--pass-pipeline=builtin.module(simt-to-llvm)")
+    code2, b, _ = opt(str(kernel_file), "-p", "simt-to-llvm")
+    assert code == code2 == 0 and a == b and "llvm.func" in a
+
+
+def test_opt_verify_diagnostics_fails_on_a_wrong_expectation(tmp_path: Path) -> None:
+    path = tmp_path / "v.mlir"
+    path.write_text("kernel.func @k(%a: si32) attributes {kernel} {\n  // expected-error @+1 {{is not defined on integers (si32)}}\n" + KERNEL_MLIR.split("\n", 1)[1])
+    assert opt(str(path), "--verify-diagnostics")[0] == 0
+    path.write_text(path.read_text().replace("integers", "floats"))
+    code, _, err = opt(str(path), "--verify-diagnostics")
+    assert code == 1
+    assert f"{path}:3:3: error: unexpected error: 'kernel.truediv' op is not defined on integers (si32)" in err
+    assert f"{path}:2:6: error: expected error \"is not defined on floats (si32)\" was not produced" in err
+    # a chunk with an expectation and no error fails too (it passed with exit 0 before)
+    path.write_text("func.func @f() {\n  // expected-error @+1 {{anything}}\n  func.return\n}\n")
+    assert opt(str(path), "--verify-diagnostics")[0] == 1
+
+
+def _crashing_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Register `test-crash`, a pass with a bug (it raises ZeroDivisionError)."""
+    from dataclasses import dataclass
+
+    from xdsl.passes import ModulePass
+
+    import warpforge.passes as registry
+
+    @dataclass(frozen=True)
+    class CrashPass(ModulePass):
+        """A pass with a bug."""
+
+        name = "test-crash"
+
+        def apply(self, ctx, op) -> None:  # type: ignore[no-untyped-def]
+            _ = 1 // 0
+
+    original = registry.get_all_passes
+    monkeypatch.setattr(registry, "get_all_passes", lambda: {**original(), "test-crash": lambda: CrashPass})
+
+
+def test_opt_crash_writes_a_reproducer_that_replays(tmp_path: Path, kernel_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _crashing_pass(monkeypatch)
+    repro = tmp_path / "repro.mlir"
+    code, _, err = opt(str(kernel_file), "-p", "kernel-to-gpu,test-crash,cse", f"--mlir-pass-pipeline-crash-reproducer={repro}")
+    assert code == 1
+    assert "internal error: pass 'test-crash' failed with ZeroDivisionError" in err and str(repro) in err
+    text = repro.read_text()
+    assert text.startswith("// RUN: warpforge-opt %s --pass-pipeline='builtin.module(test-crash,cse)'")
+    assert '"gpu.func"' in text and "kernel.func" not in text  # the IR just before the crashing pass
+    code, _, err = opt(str(repro), "--run-reproducer")
+    assert code == 1 and "pass 'test-crash' failed with ZeroDivisionError" in err
+    # the reproducer's IR resumes without the crashing pass
+    code, out, err = opt(str(repro), "-p", "cse")
+    assert code == 0 and "gpu.func @vecadd" in out, err
+
+
+def test_python_api_crash_writes_a_reproducer_in_warpforge_reproducer_dir(tmp_path: Path, kernel_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from warpforge.context import parse_module
+    from warpforge.pass_manager import PassCrashError
+    from warpforge.pipelines import run_pipeline
+
+    _crashing_pass(monkeypatch)
+    monkeypatch.setenv("WARPFORGE_REPRODUCER_DIR", str(tmp_path / "repros"))
+    with pytest.raises(PassCrashError) as info:
+        run_pipeline(parse_module(kernel_file.read_text()), "lower-kernel-control-flow,test-crash")
+    assert info.value.reproducer is not None and Path(info.value.reproducer).parent == tmp_path / "repros"
+    assert "--pass-pipeline='builtin.module(test-crash)'" in Path(info.value.reproducer).read_text()
+
+
+def test_opt_instrumentation_flags(kernel_file: Path) -> None:
+    code, out, err = opt(str(kernel_file), "-p", "kernel-to-gpu,cse", "--mlir-print-ir-after=kernel-to-gpu", "--mlir-timing", "--mlir-pass-statistics", "--verify-each=0")
+    assert code == 0, err
+    assert "// -----// IR Dump After kernel-to-gpu //----- //" in err and "IR Dump After cse" not in err
+    assert "Execution time report" in err and "Pass statistics report" in err
+    assert "gpu.func @vecadd" in out
+    assert opt(str(kernel_file), "--verify-each=maybe")[0] == 2  # argparse: a bad flag value
+
+
+def test_opt_info_flags_show_warpforge_and_hide_upstream() -> None:
+    code, out, _ = opt("--list-passes")
+    assert code == 0
+    assert "kernel-to-gpu" in out and "chip=str (default 'sm_90')" in out and "tile-dialect-to-llvm" in out
+    assert "riscv" not in out and "--upstream" in out
+    assert "convert-riscv" in "".join(opt("--list-passes", "--upstream")[1]) or "riscv" in opt("--list-passes", "--upstream")[1]
+    code, out, _ = opt("--show-dialects")
+    assert code == 0 and "warpforge's: kernel, tile, gpu, nvvm, llvm" in out and "riscv" not in out
+    code, out, _ = opt("--help")
+    assert code == 0 and "--mlir-print-ir-after-failure" in out and "simt-to-llvm" in out and "riscv" not in out
+
+
+def test_opt_broken_pipe_is_quiet(kernel_file: Path) -> None:
+    proc = subprocess.run(f"{BIN / 'warpforge-opt'} {kernel_file} -p simt-to-llvm | head -1", shell=True, capture_output=True, text=True)
+    assert proc.stdout == "builtin.module {\n"
+    assert proc.stderr == ""
+
+
+def test_python_api_compile_with_a_bad_chip_is_a_warpforge_error() -> None:
+    sys.path.insert(0, str(ROOT / "examples"))
+    import vecadd  # noqa: E402
+
+    from warpforge.errors import WarpforgeError
+
+    for chip in ("", "gfx90a"):
+        with pytest.raises(WarpforgeError):
+            vecadd.vecadd.compile(chip)
+
+
+@pytest.mark.parametrize("args", [("--chip", ""), ("--features", '"')])
+def test_compile_with_bad_chip_or_features_is_a_diagnostic(args: tuple[str, ...]) -> None:
+    proc = run("warpforge", "compile", "examples/vecadd.py", "--emit", "ptx", *args)
+    assert proc.returncode == 1
+    assert "error:" in proc.stderr and "Traceback" not in proc.stderr and "ArgSpecParseError" not in proc.stderr

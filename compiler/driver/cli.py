@@ -68,14 +68,19 @@ def cmd_compile(args: argparse.Namespace) -> int:
     else:
         selected = kernels
     chunks = []
+    mlir = args.emit not in ("ll", "ptx")
     for name, k in selected.items():
-        text = k.ir(args.emit, chip=args.chip, features=args.features)
-        chunks.append(text if len(selected) == 1 else f"// ----- kernel {name}\n{text}")
-    out = "\n".join(chunks)
+        text = k.ir(args.emit, chip=args.chip, features=args.features, debuginfo=args.print_debuginfo) if mlir else k.ir(args.emit, chip=args.chip, features=args.features)
+        chunks.append(text.rstrip("\n") if len(selected) == 1 or not mlir else f"// kernel {name}\n{text.rstrip(chr(10))}")
+    # MLIR stages: one module per kernel, separated as `warpforge-opt --split-input-file` reads them
+    out = ("\n// -----\n" if mlir else "\n").join(chunks) + "\n"
     if args.output:
-        Path(args.output).write_text(out)
+        try:
+            Path(args.output).write_text(out)
+        except OSError as e:
+            return _fail(f"cannot write output file '{args.output}': {e.strerror or e}")
     else:
-        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+        sys.stdout.write(out)
     return 0
 
 
@@ -208,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--chip", default="sm_90")
     c.add_argument("--features", default="+ptx80", help="PTX version feature, e.g. +ptx80")
     c.add_argument("-o", "--output")
+    c.add_argument("--print-debuginfo", action="store_true", help="MLIR stages: print each op's loc(...) (kept when warpforge-opt resumes)")
     c.set_defaults(func=cmd_compile)
 
     r = sub.add_parser("run", help="run FILE.py's main() on the GPU (without one: compile and check every kernel, then run on the CPU simulator)")

@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     add = p.add_argument
     add("input_file", nargs="?", default="-", help="the .mlir input ('-' or nothing: stdin)")
     add("-h", "--help", action="store_true", help="show this help (warpforge's dialects, passes, pipelines and targets) and exit")
-    add("--upstream", action="store_true", help="with --help or --list-passes: also list xDSL's upstream passes")
+    add("--upstream", action="store_true", help="with --help, --list-passes or --show-dialects: also list xDSL's other passes and dialects")
     g = p.add_argument_group("pipeline and output")
     g.add_argument("-p", "--passes", dest="pipeline", action="append", default=[], metavar="PIPELINE", help="passes and pipelines, comma-separated (repeatable: run in order)")
     g.add_argument("--pass-pipeline", dest="pipeline", action="append", metavar="PIPELINE", help="the same in MLIR's spelling: 'builtin.module(a,b{opt=1})'")
@@ -148,25 +148,29 @@ def list_targets() -> str:
     return "\n".join(lines)
 
 
-def show_dialects() -> str:
+_OUR_DIALECTS = ("kernel", "tile", "gpu", "nvvm", "llvm")
+_UPSTREAM_DIALECTS = ("builtin", "arith", "math", "scf", "cf", "func", "memref", "vector", "index", "ub")
+"""The xDSL dialects warpforge's stages use (as xDSL defines them)."""
+
+
+def show_dialects(upstream: bool = False) -> str:
+    """The dialects, as `--show-dialects` prints them (all of xDSL's with `--upstream`)."""
     from warpforge.dialects import get_all_dialects
 
-    ours = {"kernel", "gpu", "tile", "nvvm", "llvm", "kernel_tile"}
     names = sorted(get_all_dialects())
-    lines = ["Available Dialects: " + ", ".join(names)]
-    lines.append("warpforge's own (or replaced): " + ", ".join(n for n in names if n in ours))
+    ours = [n for n in _OUR_DIALECTS if n in names]
+    used = [n for n in _UPSTREAM_DIALECTS if n in names]
+    rest = [n for n in names if n not in ours and n not in used]
+    lines = ["Available Dialects:", "  warpforge's: " + ", ".join(ours), "  xDSL's, used by warpforge's stages: " + ", ".join(used)]
+    if upstream:
+        lines.append("  other xDSL dialects: " + ", ".join(rest))
+    else:
+        lines.append(f"  ({len(rest)} other xDSL dialects are registered: --show-dialects --upstream lists them)")
     return "\n".join(lines) + "\n"
 
 
 def help_text(parser: argparse.ArgumentParser) -> str:
-    from warpforge.dialects import get_all_dialects
-
-    ours = [n for n in ("kernel", "tile", "gpu", "nvvm", "llvm") if n in get_all_dialects()]
-    return (
-        parser.format_help()
-        + f"\nDialects: warpforge's {', '.join(ours)}; xDSL's builtin, arith, math, scf, cf, func, memref, vector, ... (--show-dialects)\n\n"
-        + list_passes(upstream=False)
-    )
+    return parser.format_help() + "\n" + show_dialects() + "\n" + list_passes(upstream=False)
 
 
 # --------------------------------------------------------------------------- --verify-diagnostics
@@ -444,7 +448,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.help:
         sys.stdout.write(help_text(parser))
         if args.upstream:
-            sys.stdout.write(list_passes(upstream=True).split("\n(", 1)[0])
+            sys.stdout.write("\n" + list_passes(upstream=True).rsplit("\nOther xDSL", 1)[-1].join(["Other xDSL", ""]))
         return 0
     if args.version:
         from importlib.metadata import version
@@ -455,7 +459,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(list_passes(args.upstream))
         return 0
     if args.show_dialects:
-        sys.stdout.write(show_dialects())
+        sys.stdout.write(show_dialects(args.upstream))
         return 0
 
     available = get_all_passes()
