@@ -377,3 +377,199 @@ def test_compile_with_bad_chip_or_features_is_a_diagnostic(args: tuple[str, ...]
     proc = run("warpforge", "compile", "examples/vecadd.py", "--emit", "ptx", *args)
     assert proc.returncode == 1
     assert "error:" in proc.stderr and "Traceback" not in proc.stderr and "ArgSpecParseError" not in proc.stderr
+
+
+# --------------------------------------------------------------------------- round trips
+
+TWO_KERNELS_PY = '''
+import warpforge as wf
+from warpforge import simt, f32
+
+
+@simt.kernel(contract=simt.Contract(domain=1, block=(256, 1, 1)))
+def {prefix}_add(a: simt.Slice[f32], b: simt.Slice[f32], c: simt.DisjointSlice[f32]):
+    idx = simt.index_1d()
+    i = idx.get()
+    c[idx] = a[i] + b[i]
+
+
+@simt.kernel(contract=simt.Contract(domain=1, block=(256, 1, 1)))
+def {prefix}_scale(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
+    idx = simt.index_1d()
+    c[idx] = a[idx.get()] * 2.0
+'''
+
+
+def _kernels_file(tmp_path: Path, prefix: str) -> Path:
+    path = tmp_path / f"{prefix}_kernels.py"
+    path.write_text(TWO_KERNELS_PY.format(prefix=prefix))
+    return path
+
+
+def _load(path: Path, name: str):  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("stage", ["kernel", "gpu", "nvvm", "llvm"])
+def test_multi_kernel_output_splits_back_into_modules(tmp_path: Path, stage: str) -> None:
+    src = _kernels_file(tmp_path, "rt")
+    out = tmp_path / f"both.{stage}.mlir"
+    proc = run("warpforge", "compile", str(src), "--emit", stage, "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert text.endswith("}\n")  # -o keeps the trailing newline
+    assert text.count("\n// -----\n") == 1  # MLIR's separator, nothing after it on the line
+    pipeline = {"kernel": "simt-to-llvm", "gpu": "gpu-to-llvm", "nvvm": "gpu-to-llvm", "llvm": ""}[stage]
+    code, ptx, err = opt(str(out), "--split-input-file", *(["-p", pipeline] if pipeline else []), "-t", "ptx")
+    assert code == 0, err
+    assert ".visible .entry rt_add(" in ptx and ".visible .entry rt_scale(" in ptx
+
+
+def test_locations_survive_compile_and_resume_down_to_ptx(tmp_path: Path) -> None:
+    src = _kernels_file(tmp_path, "loc")
+    out = tmp_path / "k.mlir"
+    assert run("warpforge", "compile", str(src), "--kernel", "loc_add", "--emit", "kernel", "--print-debuginfo", "-o", str(out)).returncode == 0
+    text = out.read_text()
+    assert f'loc("{src}":10:' in text  # the line of `c[idx] = a[i] + b[i]`
+    code, printed, _ = opt(str(out), "--print-debuginfo")
+    assert code == 0 and printed == text  # locations round-trip through warpforge-opt
+    code, ptx, _ = opt(str(out), "-p", "simt-to-llvm", "-t", "ptx")
+    assert code == 0
+    assert f'.file\t2 "{src}"' in ptx or str(src) in ptx
+    assert "\t.loc\t2 10 " in ptx
+
+
+def test_compile_and_opt_name_the_gpu_module_alike(tmp_path: Path, kernel_file: Path) -> None:
+    compiled = run("warpforge", "compile", "examples/vecadd.py", "--emit", "gpu").stdout
+    code, resumed, _ = opt(str(kernel_file), "-p", "kernel-to-gpu-pipeline")
+    assert code == 0
+    assert "gpu.module @vecadd_module" in compiled and "gpu.module @vecadd_module" in resumed
+
+
+def test_every_stage_of_a_tile_kernel_resumes(tmp_path: Path) -> None:
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    stages: dict[str, Path] = {}
+    for stage in ("kernel", "gpu", "nvvm", "llvm"):
+        stages[stage] = tmp_path / f"tile_sum.{stage}.mlir"
+        proc = run("warpforge", "compile", "examples/tile_sum.py", "--emit", stage, "-o", str(stages[stage]))
+        assert proc.returncode == 0, proc.stderr
+    assert "vector.load" in stages["gpu"].read_text()  # what gpu-to-llvm lacked (convert-vector-to-llvm)
+    tile_stage = tmp_path / "tile_sum.tile.mlir"
+    assert opt(str(stages["kernel"]), "-p", "kernel-to-tile", "-o", str(tile_stage))[0] == 0
+    for path, pipeline in ((stages["kernel"], "tile-to-llvm"), (tile_stage, "tile-dialect-to-llvm"), (stages["gpu"], "gpu-to-llvm"), (stages["nvvm"], "gpu-to-llvm"), (stages["llvm"], "")):
+        code, ptx, err = opt(str(path), "--split-input-file", *(["-p", pipeline] if pipeline else []), "-t", "ptx")
+        assert code == 0, f"{path.name} -p {pipeline}: {err}"
+        assert ".visible .entry tile_sum" in ptx
+        if find_ptxas() is not None:
+            run_ptxas(ptx.split("\n// -----\n")[0], "sm_90", verbose=False)
+
+
+# --------------------------------------------------------------------------- WARPFORGE_DUMP_IR / WARPFORGE_KERNEL_OVERRIDE
+
+def test_dump_ir_writes_every_stage_named_by_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    monkeypatch.setenv("WARPFORGE_DUMP_IR", str(tmp_path / "dump"))
+    module = _load(_kernels_file(tmp_path, "dump"), "dump_kernels")
+    module.dump_add.compile("sm_90")
+    names = sorted(p.name for p in (tmp_path / "dump").iterdir())
+    assert names == [f"dump_add.{s}" for s in ("gpu.mlir", "kernel.mlir", "ll", "llvm.mlir", "nvvm.mlir", "ptx")]
+    assert 'loc("' in (tmp_path / "dump" / "dump_add.kernel.mlir").read_text()  # printed with locations
+    code, ptx, err = opt(str(tmp_path / "dump" / "dump_add.gpu.mlir"), "-p", "gpu-to-llvm", "-t", "ptx")
+    assert code == 0, err
+    import re
+
+    def same(text: str) -> str:  # LLVM numbers call sequences per process
+        return re.sub(r"callseq \d+", "callseq", text)
+
+    assert same(ptx) == same((tmp_path / "dump" / "dump_add.ptx").read_text())  # the dumped stage resumes to the same PTX
+    if find_ptxas() is not None:
+        run_ptxas(ptx, "sm_90", verbose=False)
+    # tile kernels: named by their specialization, with the tile stage
+    monkeypatch.setenv("WARPFORGE_DUMP_IR", str(tmp_path / "tile"))
+    tile_module = _load(ROOT / "examples" / "tile_vecadd.py", "dump_tile_vecadd")
+    tile_module.add.compile("sm_90")
+    tile_names = sorted(p.name for p in (tmp_path / "tile").iterdir())
+    assert len(tile_names) == 7 and any(n.endswith(".tile.mlir") for n in tile_names) and all(n.startswith("add__") for n in tile_names)
+
+
+def _override_kernel_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefix: str) -> object:
+    """`<prefix>_add` with its kernel stage overridden: `a[i] + b[i]` edited into `a[i] - b[i]`."""
+    monkeypatch.setenv("WARPFORGE_DUMP_IR", str(tmp_path / "dump"))
+    _load(_kernels_file(tmp_path, prefix), f"{prefix}_first").__dict__[f"{prefix}_add"].ir("kernel")
+    monkeypatch.delenv("WARPFORGE_DUMP_IR")
+    edited = (tmp_path / "dump" / f"{prefix}_add.kernel.mlir").read_text()
+    assert edited.count("kernel.add ") == 1
+    (tmp_path / "override").mkdir()
+    (tmp_path / "override" / f"{prefix}_add.kernel.mlir").write_text(edited.replace("kernel.add ", "kernel.sub "))
+    monkeypatch.setenv("WARPFORGE_KERNEL_OVERRIDE", str(tmp_path / "override"))
+    return _load(tmp_path / f"{prefix}_kernels.py", f"{prefix}_second").__dict__[f"{prefix}_add"]
+
+
+def test_kernel_override_replaces_a_stage_on_the_simulator(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    import warpforge as wf
+
+    kernel = _override_kernel_stage(tmp_path, monkeypatch, "ovr")
+    assert "arith.subf" in kernel.ir("gpu") and "arith.addf" not in kernel.ir("gpu")  # pyright: ignore
+    rng = np.random.default_rng(14)
+    n = 1024  # whole blocks: the kernel reads a[i] before the store checks c
+    a_host, b_host = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    dev = wf.Device.simulator()
+    stream = dev.create_stream()
+    a, b = wf.DeviceBuffer.from_host(stream, a_host), wf.DeviceBuffer.from_host(stream, b_host)
+    c = wf.DeviceBuffer.from_host(stream, np.full(n, np.nan, dtype=np.float32))  # poisoned
+    prepared = kernel.prepare(wf.LaunchConfig(grid=(n + 255) // 256, block=256, shmem_size=0), device=dev)  # pyright: ignore
+    kernel.launch(stream, prepared, a, b, c)  # pyright: ignore
+    np.testing.assert_array_equal(c.to_host(stream), a_host - b_host)
+
+
+def test_a_broken_override_is_a_located_diagnostic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from warpforge.diagnostics import IRDiagnosticError
+
+    (tmp_path / "override").mkdir()
+    (tmp_path / "override" / "bad_add.kernel.mlir").write_text("builtin.module {\n  kernel.nope\n}\n")
+    monkeypatch.setenv("WARPFORGE_KERNEL_OVERRIDE", str(tmp_path / "override"))
+    kernel = _load(_kernels_file(tmp_path, "bad"), "bad_kernels").bad_add
+    with pytest.raises(IRDiagnosticError, match=r"override/bad_add.kernel.mlir:2:3: error: operation 'kernel.nope' is not registered"):
+        kernel.compile("sm_90")
+
+
+@pytest.mark.gpu
+def test_kernel_override_of_the_ptx_runs_on_the_gpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    import warpforge as wf
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    monkeypatch.setenv("WARPFORGE_DUMP_IR", str(tmp_path / "dump"))
+    _load(_kernels_file(tmp_path, "gpuovr"), "gpuovr_first").gpuovr_add.compile("sm_90")
+    monkeypatch.delenv("WARPFORGE_DUMP_IR")
+    ptx = (tmp_path / "dump" / "gpuovr_add.ptx").read_text()
+    assert ptx.count("add.rn.f32") == 1
+    edited = ptx.replace("add.rn.f32", "sub.rn.f32")
+    if find_ptxas() is not None:
+        run_ptxas(edited, "sm_90", verbose=False)
+    (tmp_path / "override").mkdir()
+    (tmp_path / "override" / "gpuovr_add.ptx").write_text(edited)
+    monkeypatch.setenv("WARPFORGE_KERNEL_OVERRIDE", str(tmp_path / "override"))
+    kernel = _load(tmp_path / "gpuovr_kernels.py", "gpuovr_second").gpuovr_add
+    assert kernel.compile("sm_90").ptx == edited
+    rng = np.random.default_rng(1414)
+    n = 3072  # whole blocks: the kernel reads a[i] before the store checks c
+    a_host, b_host = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    dev = wf.Device(0)
+    stream = dev.create_stream()
+    a, b = wf.DeviceBuffer.from_host(stream, a_host), wf.DeviceBuffer.from_host(stream, b_host)
+    c = wf.DeviceBuffer.from_host(stream, np.full(n, np.nan, dtype=np.float32))  # poisoned
+    prepared = kernel.prepare(wf.LaunchConfig(grid=(n + 255) // 256, block=256, shmem_size=0), device=dev)
+    kernel.launch(stream, prepared, a, b, c)
+    np.testing.assert_array_equal(c.to_host(stream), a_host - b_host)
