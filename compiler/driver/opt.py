@@ -99,6 +99,13 @@ def _doc_line(obj: object) -> str:
     return doc[0].strip() if doc else ""
 
 
+_UPSTREAM_SUMMARIES = {
+    "cse": "Eliminate common subexpressions (pure ops with equal operands and attributes).",
+    "reconcile-unrealized-casts": "Fold chains of builtin.unrealized_conversion_cast that cancel out.",
+}
+"""One-line summaries for the xDSL passes warpforge's pipelines use whose classes have no docstring."""
+
+
 def _our_pass_names() -> list[str]:
     from warpforge.passes import available_passes
 
@@ -119,7 +126,8 @@ def list_passes(upstream: bool) -> str:
     lines = ["Passes:"]
     for name in [*ours, *used_upstream]:
         cls = every[name]()
-        lines.append(f"  {name:30} {_doc_line(cls)}" + ("  [xDSL]" if name not in ours else ""))
+        summary = _doc_line(cls) or _UPSTREAM_SUMMARIES.get(name, "")
+        lines.append(f"  {name:30} {summary}" + ("  [xDSL]" if name not in ours else ""))
         for opt, typ, default in pass_options(cls):
             lines.append(f"      {opt}={typ}" + (f" (default {default})" if default != "" else ""))
     lines.append("\nPipelines (expand into their passes):")
