@@ -250,8 +250,10 @@ def error_at(op: Operation, message: str, *, notes: Sequence[tuple[Operation | S
 # --------------------------------------------------------------------------- verification
 
 def verify_module(module: Operation) -> None:
-    """Verify `module` op by op (parents before the ops they hold) as `Operation.verify` does, and
-    report the first failure as an `IRDiagnosticError` located at the op that failed.
+    """Verify `module` op by op (parents before the ops they hold), with the checks of xDSL's
+    `Operation.verify` (operands not erased, successors and terminators where they belong, non-empty
+    single-block regions) and each op's own verifier, and report the first failure as an
+    `IRDiagnosticError` located at the op that failed.
 
     Raises `IRDiagnosticError`. A verifier that raises something other than `VerifyException` (an
     `IndexError` on malformed input, say) is a bug in that verifier; it is still reported at the op,
@@ -259,16 +261,38 @@ def verify_module(module: Operation) -> None:
     """
     for op in module.walk():
         try:
-            op.verify(verify_nested_ops=False)
-            for region in op.regions:
-                if len(region.blocks) == 1 and region.block.first_op is None and not op.has_trait(NoTerminator):
-                    raise VerifyException(f"Operation {op.name} contains empty block in single-block region that expects at least a terminator")
+            _verify_structure(op)
+            op.verify_()
         except IRDiagnosticError:
             raise
         except VerifyException as e:
             raise error_at(op, _verify_message(op, e)) from None
         except Exception as e:  # a verifier bug on malformed input: located all the same
             raise error_at(op, f"verifier failed with {type(e).__name__}: {e} (a bug in the verifier; please report it)") from e
+
+
+def _verify_structure(op: Operation) -> None:
+    from xdsl.ir import ErasedSSAValue
+    from xdsl.traits import IsTerminator
+
+    if any(isinstance(v, ErasedSSAValue) for v in op.operands):
+        raise VerifyException("uses a value that was erased")
+    block = op.parent
+    region = block.parent if block is not None else None
+    if op.successors:
+        if block is None or region is None or block.last_op is not op:
+            raise VerifyException("has successors, so it must terminate its block")
+        if any(succ.parent is not region for succ in op.successors):
+            raise VerifyException("branches to a block of another region")
+    if block is not None and region is not None and block.last_op is op:
+        parent = region.parent
+        needs_terminator = len(region.blocks) > 1 or (parent is not None and not parent.has_trait(NoTerminator))
+        if needs_terminator and not op.has_trait(IsTerminator):
+            raise VerifyException(f"ends a block of '{parent.name if parent else 'a region'}' but is not a terminator")
+    for r in op.regions:
+        for b in r.blocks:
+            if b.first_op is None and (len(r.blocks) > 1 or not op.has_trait(NoTerminator)):
+                raise VerifyException("has an empty block (a block needs at least its terminator)")
 
 
 def _verify_message(op: Operation, e: VerifyException) -> str:
@@ -286,35 +310,32 @@ def _verify_message(op: Operation, e: VerifyException) -> str:
 _STRING_ESCAPE = re.compile(r'["nt\\]|[0-9A-Fa-f]{2}')
 
 
+_STRING_OR_COMMENT = re.compile(r'//[^\n]*|"')
+_STRING_RUN = re.compile(r'[^"\\\n\v\f]*')
+
+
 def check_string_literals(text: str, filename: str) -> None:
     """Refuse text whose string literals xDSL's lexer would backtrack on for exponential time: a `"`
     never closed on its line, or a backslash escape MLIR does not define (`\\"`, `\\n`, `\\t`, `\\\\`,
     two hex digits). `//` comments are skipped. Raises `IRDiagnosticError` at the literal's line:col."""
     i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "/" and text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j + 1
+    while (m := _STRING_OR_COMMENT.search(text, i)) is not None:
+        if m.group(0) != '"':  # a comment
+            i = m.end()
             continue
-        if c != '"':
-            i += 1
-            continue
-        start = i
-        i += 1
+        start = m.start()
+        i = m.end()
         while True:
+            i = _STRING_RUN.match(text, i).end()  # pyright: ignore[reportOptionalMemberAccess]
             if i >= n or text[i] in "\n\v\f":
                 raise _parse_diagnostic(filename, text, start, "unterminated string literal (a '\"' is missing before the end of the line)")
             if text[i] == '"':
                 i += 1
                 break
-            if text[i] == "\\":
-                m = _STRING_ESCAPE.match(text, i + 1)
-                if m is None:
-                    raise _parse_diagnostic(filename, text, i, "invalid escape in string literal (MLIR allows \\\", \\n, \\t, \\\\ and two hex digits)")
-                i = m.end()
-                continue
-            i += 1
+            escape = _STRING_ESCAPE.match(text, i + 1)  # text[i] is a backslash
+            if escape is None:
+                raise _parse_diagnostic(filename, text, i, "invalid escape in string literal (MLIR allows \\\", \\n, \\t, \\\\ and two hex digits)")
+            i = escape.end()
 
 
 def _offset_to_loc(filename: str, text: str, offset: int) -> SourceLoc:

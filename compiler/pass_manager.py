@@ -239,8 +239,10 @@ class PassOptions:
     allow_unregistered: bool = False
     stream: IO[str] | None = None
     """Where IR dumps and reports go (default: stderr)."""
-    timings: list[tuple[str, float]] = field(default_factory=list[tuple[str, float]])
-    stats: list[tuple[str, int, int]] = field(default_factory=list[tuple[str, int, int]])
+    timings: list[tuple[int, str, float]] = field(default_factory=list[tuple[int, str, float]])
+    """(position in the pipeline, pass name, seconds) of each pass run."""
+    stats: list[tuple[int, str, int, int]] = field(default_factory=list[tuple[int, str, int, int]])
+    """(position, pass name, ops created, ops erased) of each pass run (with `statistics`)."""
 
 
 def _print_ir(module: ModuleOp, debuginfo: bool) -> str:
@@ -271,12 +273,20 @@ def run_passes(ctx: Context, module: ModuleOp, passes: Sequence[ModulePass], opt
         start = time.perf_counter()
         try:
             p.apply(ctx, module)
-        except (IRDiagnosticError, WarpforgeError, DiagnosticException) as e:
-            opts.timings.append((name, time.perf_counter() - start))
+        except IRDiagnosticError as e:
+            opts.timings.append((index, name, time.perf_counter() - start))
+            _after_failure(opts, stream, name, module)
+            raise e.in_pass(name)
+        except WarpforgeError:  # a CompileError and the like: the caller may expect its own type
+            opts.timings.append((index, name, time.perf_counter() - start))
+            _after_failure(opts, stream, name, module)
+            raise
+        except DiagnosticException as e:
+            opts.timings.append((index, name, time.perf_counter() - start))
             _after_failure(opts, stream, name, module)
             raise _as_diagnostic(e, module).in_pass(name) from None
         except Exception as e:  # a bug in the pass
-            opts.timings.append((name, time.perf_counter() - start))
+            opts.timings.append((index, name, time.perf_counter() - start))
             _after_failure(opts, stream, name, module)
             path = write_reproducer(snapshot, passes[index:], opts.reproducer, allow_unregistered=opts.allow_unregistered) if snapshot is not None else None
             if path:
@@ -284,10 +294,10 @@ def run_passes(ctx: Context, module: ModuleOp, passes: Sequence[ModulePass], opt
             else:
                 where = "; set WARPFORGE_REPRODUCER_DIR=DIR for a reproducer" if snapshot is None else ""
             raise PassCrashError(f"error: internal error: pass '{name}' failed with {type(e).__name__}: {e} (a bug in the pass){where}", path) from e
-        opts.timings.append((name, time.perf_counter() - start))
+        opts.timings.append((index, name, time.perf_counter() - start))
         if opts.statistics:
             after_ops = set(module.walk())
-            opts.stats.append((name, len(after_ops - before_ops), len(before_ops - after_ops)))
+            opts.stats.append((index, name, len(after_ops - before_ops), len(before_ops - after_ops)))
         if opts.verify_each:
             try:
                 verify_module(module)
@@ -314,9 +324,15 @@ def _after_failure(opts: PassOptions, stream: IO[str], name: str, module: Module
         stream.write(f"// -----// IR Dump After {name} Failed //----- //\n{text}\n\n")
 
 
-def _as_diagnostic(e: Exception, module: ModuleOp) -> IRDiagnosticError:
+def _as_diagnostic(e: Exception, module: ModuleOp | None = None) -> IRDiagnosticError:
+    """Any error as a located `IRDiagnosticError` (a `CompileError`'s own location; a message that
+    starts with `file:line:col:`; else the first op's location)."""
+    from warpforge.errors import CompileError
+
     if isinstance(e, IRDiagnosticError):
         return e
+    if isinstance(e, CompileError):
+        return IRDiagnosticError(Diagnostic("error", e.message, SourceLoc(e.filename, e.line, e.col) if e.line else None))
     text = str(e.args[0]) if e.args else str(e)
     loc = None
     m = re.match(r"^(?:error: )?([^\s:]+):(\d+):(\d+): (?:error: )?(.*)$", text, re.S)
@@ -324,7 +340,7 @@ def _as_diagnostic(e: Exception, module: ModuleOp) -> IRDiagnosticError:
         loc, text = SourceLoc(m.group(1), int(m.group(2)), int(m.group(3))), m.group(4)
     elif text.startswith("error: "):
         text = text[len("error: ") :]
-    if loc is None:
+    if loc is None and module is not None:
         loc = nearest_location(next(iter(module.ops), module))
     return IRDiagnosticError(Diagnostic("error", text, loc))
 
@@ -384,9 +400,12 @@ def read_reproducer(text: str) -> str | None:
 
 # --------------------------------------------------------------------------- reports
 
-def timing_report(timings: Sequence[tuple[str, float]], parse_s: float, output_s: float) -> str:
-    """MLIR's `--mlir-timing` table: wall time per pass, parser and output included."""
-    rows = [("Parser", parse_s), *timings, ("Output", output_s)]
+def timing_report(timings: Sequence[tuple[int, str, float]], parse_s: float, output_s: float) -> str:
+    """MLIR's `--mlir-timing` table: wall time per pass of the pipeline, parser and output included."""
+    per_pass: dict[tuple[int, str], float] = {}
+    for index, name, t in timings:  # several chunks (--split-input-file): summed per pipeline position
+        per_pass[(index, name)] = per_pass.get((index, name), 0.0) + t
+    rows = [("Parser", parse_s), *((name, t) for (_, name), t in per_pass.items()), ("Output", output_s)]
     total = sum(t for _, t in rows) or 1e-12
     bar = "===" + "-" * 73 + "==="
     lines = [bar, "... Execution time report ...".center(79).rstrip(), bar, f"  Total Execution Time: {total:.4f} seconds", "", "  ----Wall Time----  ----Name----"]
@@ -396,11 +415,16 @@ def timing_report(timings: Sequence[tuple[str, float]], parse_s: float, output_s
     return "\n".join(lines) + "\n"
 
 
-def statistics_report(stats: Sequence[tuple[str, int, int]]) -> str:
+def statistics_report(stats: Sequence[tuple[int, str, int, int]]) -> str:
     """MLIR's `--mlir-pass-statistics` report: ops created and erased by each pass."""
     bar = "===" + "-" * 73 + "==="
     lines = [bar, "... Pass statistics report ...".center(79).rstrip(), bar]
-    for name, created, erased in stats:
+    summed: dict[tuple[int, str], list[int]] = {}
+    for index, name, created, erased in stats:
+        entry = summed.setdefault((index, name), [0, 0])
+        entry[0] += created
+        entry[1] += erased
+    for (_, name), (created, erased) in summed.items():
         lines.append(f"'{name}'")
         lines.append(f"  (S) {created:5} ops-created - Number of operations created by the pass")
         lines.append(f"  (S) {erased:5} ops-erased  - Number of operations erased by the pass")

@@ -439,7 +439,7 @@ def _open_output(path: str | None) -> IO[str]:
 
 def _render(e: Exception, filename: str) -> str:
     if isinstance(e, IRDiagnosticError):
-        if e.diagnostic.loc is None and e.diagnostic.filename_hint is None:
+        if e.diagnostic.loc is None and e.diagnostic.filename_hint is None and filename:
             e.diagnostic.filename_hint = filename
         return e.diagnostic.render()
     text = str(e)
@@ -518,7 +518,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             with collect_diagnostics() as warnings:
                 try:
                     out = _process_chunk(state, chunk)
-                except (IRDiagnosticError, PassCrashError) as e:  # reported; the next chunk still runs
+                except WarpforgeError as e:  # reported; the next chunk still runs
                     print(_render(e, filename), file=sys.stderr)
                     status = 1
                     continue
@@ -555,6 +555,10 @@ def _verify_chunk(state: Run, chunk: Chunk, output: IO[str]) -> int:
         except PassCrashError as e:  # a crash is never an expected diagnostic
             print(_render(e, state.filename), file=sys.stderr)
             return 1
+        except WarpforgeError as e:  # a CompileError raised by a pass, say
+            from warpforge.pass_manager import _as_diagnostic  # pyright: ignore[reportPrivateUsage]
+
+            produced.append(_as_diagnostic(e).diagnostic)
     problems = check_diagnostics([*emitted, *produced], expected, state.filename)
     for p in problems:
         print(p, file=sys.stderr)
