@@ -290,9 +290,8 @@ def _verify_structure(op: Operation) -> None:
         if needs_terminator and not op.has_trait(IsTerminator):
             raise VerifyException(f"ends a block of '{parent.name if parent else 'a region'}' but is not a terminator")
     for r in op.regions:
-        for b in r.blocks:
-            if b.first_op is None and (len(r.blocks) > 1 or not op.has_trait(NoTerminator)):
-                raise VerifyException("has an empty block (a block needs at least its terminator)")
+        if len(r.blocks) == 1 and r.block.first_op is None and not op.has_trait(NoTerminator):
+            raise VerifyException("has an empty block in a single-block region that expects at least a terminator")
 
 
 def _verify_message(op: Operation, e: VerifyException) -> str:
