@@ -400,6 +400,15 @@ def {prefix}_scale(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
 '''
 
 
+def _assemble_each(ptx: str) -> None:
+    """ptxas (when installed) on each PTX module of a `--split-input-file` output."""
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    if find_ptxas() is not None:
+        for module in ptx.split("\n// -----\n"):
+            run_ptxas(module, "sm_90", verbose=False)
+
+
 def _kernels_file(tmp_path: Path, prefix: str) -> Path:
     path = tmp_path / f"{prefix}_kernels.py"
     path.write_text(TWO_KERNELS_PY.format(prefix=prefix))
@@ -429,6 +438,7 @@ def test_multi_kernel_output_splits_back_into_modules(tmp_path: Path, stage: str
     code, ptx, err = opt(str(out), "--split-input-file", *(["-p", pipeline] if pipeline else []), "-t", "ptx")
     assert code == 0, err
     assert ".visible .entry rt_add(" in ptx and ".visible .entry rt_scale(" in ptx
+    _assemble_each(ptx)
 
 
 def test_locations_survive_compile_and_resume_down_to_ptx(tmp_path: Path) -> None:
@@ -443,6 +453,7 @@ def test_locations_survive_compile_and_resume_down_to_ptx(tmp_path: Path) -> Non
     assert code == 0
     assert f'.file\t2 "{src}"' in ptx or str(src) in ptx
     assert "\t.loc\t2 10 " in ptx
+    _assemble_each(ptx)
 
 
 def test_compile_and_opt_name_the_gpu_module_alike(tmp_path: Path, kernel_file: Path) -> None:
@@ -453,8 +464,6 @@ def test_compile_and_opt_name_the_gpu_module_alike(tmp_path: Path, kernel_file: 
 
 
 def test_every_stage_of_a_tile_kernel_resumes(tmp_path: Path) -> None:
-    from warpforge.backend.toolkit import find_ptxas, run_ptxas
-
     stages: dict[str, Path] = {}
     for stage in ("kernel", "gpu", "nvvm", "llvm"):
         stages[stage] = tmp_path / f"tile_sum.{stage}.mlir"
@@ -467,8 +476,7 @@ def test_every_stage_of_a_tile_kernel_resumes(tmp_path: Path) -> None:
         code, ptx, err = opt(str(path), "--split-input-file", *(["-p", pipeline] if pipeline else []), "-t", "ptx")
         assert code == 0, f"{path.name} -p {pipeline}: {err}"
         assert ".visible .entry tile_sum" in ptx
-        if find_ptxas() is not None:
-            run_ptxas(ptx.split("\n// -----\n")[0], "sm_90", verbose=False)
+        _assemble_each(ptx)
 
 
 # --------------------------------------------------------------------------- WARPFORGE_DUMP_IR / WARPFORGE_KERNEL_OVERRIDE
