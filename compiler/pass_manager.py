@@ -33,7 +33,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
-from warpforge.diagnostics import Diagnostic, IRDiagnosticError, SourceLoc, did_you_mean, nearest_location, verify_module
+from warpforge.diagnostics import Diagnostic, IRDiagnosticError, SourceLoc, did_you_mean, verify_module
 from warpforge.errors import WarpforgeError
 
 PassFactory = Callable[[], type[ModulePass]]
@@ -325,8 +325,8 @@ def _after_failure(opts: PassOptions, stream: IO[str], name: str, module: Module
 
 
 def _as_diagnostic(e: Exception, module: ModuleOp | None = None) -> IRDiagnosticError:
-    """Any error as a located `IRDiagnosticError` (a `CompileError`'s own location; a message that
-    starts with `file:line:col:`; else the first op's location)."""
+    """Any error as an `IRDiagnosticError`, located where the error says (a `CompileError`'s own
+    location, a message that starts with `file:line:col:`), else unlocated."""
     from warpforge.errors import CompileError
 
     if isinstance(e, IRDiagnosticError):
@@ -340,8 +340,7 @@ def _as_diagnostic(e: Exception, module: ModuleOp | None = None) -> IRDiagnostic
         loc, text = SourceLoc(m.group(1), int(m.group(2)), int(m.group(3))), m.group(4)
     elif text.startswith("error: "):
         text = text[len("error: ") :]
-    if loc is None and module is not None:
-        loc = nearest_location(next(iter(module.ops), module))
+    # no location in the message: none is better than a guessed one (the driver names the input file)
     return IRDiagnosticError(Diagnostic("error", text, loc))
 
 

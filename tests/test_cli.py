@@ -581,3 +581,44 @@ def test_kernel_override_of_the_ptx_runs_on_the_gpu(tmp_path: Path, monkeypatch:
     prepared = kernel.prepare(wf.LaunchConfig(grid=(n + 255) // 256, block=256, shmem_size=0), device=dev)
     kernel.launch(stream, prepared, a, b, c)
     np.testing.assert_array_equal(c.to_host(stream), a_host - b_host)
+
+
+def test_verify_diagnostics_matches_severity_line_notes_and_unknown_locations() -> None:
+    from warpforge.diagnostics import Diagnostic, SourceLoc
+    from warpforge.driver.opt import check_diagnostics, parse_expectations
+
+    text = "\n".join(
+        [
+            "%a = test.op  // expected-warning {{careful}}",
+            "// expected-remark @below {{fyi}}",
+            "// expected-note @below {{see here}}",
+            "%b = test.op",
+            "// expected-error @unknown {{nowhere}}",
+            "// expected-error-re @-5 {{bad {{[0-9]+}} things}}",
+        ]
+    )
+    expected = parse_expectations(text, "f.mlir", 10)  # the chunk starts on line 10 of f.mlir
+    assert [(e.severity, e.line) for e in expected] == [("warning", 10), ("remark", 13), ("note", 13), ("error", None), ("error", 10)]
+    at = lambda line: SourceLoc("f.mlir", line, 1)  # noqa: E731
+    produced = [
+        Diagnostic("warning", "be careful", at(10)),
+        Diagnostic("error", "bad 42 things", at(10), notes=[Diagnostic("note", "see here", at(13))]),
+        Diagnostic("remark", "fyi", at(13)),
+        Diagnostic("error", "nowhere to be found", None),
+    ]
+    assert check_diagnostics(produced, expected, "f.mlir") == []
+    # each mismatch is reported: a wrong severity, a wrong line, an unlocated error without @unknown
+    expected = parse_expectations(text, "f.mlir", 10)
+    wrong = [Diagnostic("error", "be careful", at(10)), Diagnostic("remark", "fyi", at(14)), Diagnostic("error", "nowhere", at(99))]
+    problems = check_diagnostics(wrong, expected, "f.mlir")
+    assert "f.mlir:10:1: error: unexpected error: be careful" in problems
+    assert "f.mlir:14:1: error: unexpected remark: fyi" in problems
+    assert "f.mlir:99:1: error: unexpected error: nowhere" in problems
+    assert sum(p.endswith("was not produced") for p in problems) == 5
+
+
+def test_verify_diagnostics_refuses_a_malformed_annotation(tmp_path: Path) -> None:
+    path = tmp_path / "m.mlir"
+    path.write_text("func.func @f() {\n  // expected-error @sideways {{x}}\n  func.return\n}\n")
+    code, _, err = opt(str(path), "--verify-diagnostics")
+    assert code == 1 and f"{path}:2:6: error: malformed expected-* annotation" in err
