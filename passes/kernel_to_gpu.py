@@ -65,6 +65,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, kernel
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.rewriting import inherit_location
@@ -260,7 +261,7 @@ class FunctionLowering:
             clone = op.clone(value_mapper={o: self.v(o) for o in op.operands})
             self.values[op.results[0]] = emit(clone)
             return
-        raise DiagnosticException(f"kernel-to-gpu: cannot lower '{op.name}' at {_where(op)}")
+        raise error_at(op, "has no lowering in kernel-to-gpu")
 
     # ------------------------------------------------------------------ helpers
 
@@ -682,7 +683,7 @@ def _index_part(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
         return index.linear
     part = index.row if isinstance(op, kernel.IndexRowOp) else (index.plane if isinstance(op, kernel.IndexPlaneOp) else index.col)
     if part is None:
-        raise DiagnosticException(f"{_where(op)}: .row/.col exist only on an index_2d() ThreadIndex")
+        raise error_at(op, ".row/.col exist only on an index_2d() ThreadIndex")
     return part
 
 
@@ -755,7 +756,7 @@ def _store(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
 @lowers(kernel.ReturnOp)
 def _return(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     if op.operands:
-        raise DiagnosticException(f"{_where(op)}: a kernel returns nothing")
+        raise error_at(op, "a kernel returns nothing")
     emit(gpu.ReturnOp())
     return None
 
@@ -1216,7 +1217,7 @@ def _view_address(fl: FunctionLowering, op: kernel.ViewLoadOp | kernel.ViewStore
     conds: list[SSAValue] = []
     if kind == "tile":
         if index.row is None or index.col is None:
-            raise DiagnosticException(f"{_where(op)}: a tile view needs a 2-D ThreadIndex (simt.index_2d)")
+            raise error_at(op, "a tile view needs a 2-D ThreadIndex (simt.index_2d)")
         r, k = coords
         th, tw, n = sizes
         row = emit(arith.AddiOp(emit(arith.MuliOp(index.row, th)), r))
@@ -1373,7 +1374,7 @@ class KernelToGpuPass(ModulePass):
         lowering = ModuleLowering(gpu_module)
         for f in funcs:
             if not f.is_kernel:
-                raise DiagnosticException(f"{_where(f)}: kernel-to-gpu lowers kernels only; device function @{f.sym_name.data} must be inlined first")
+                raise error_at(f, f"kernel-to-gpu lowers kernels only; device function @{f.sym_name.data} must be inlined first")
             gpu_module.body.block.add_op(FunctionLowering(f, lowering).run())
         funcs[0].parent_block().insert_op_before(gpu_module, funcs[0])  # pyright: ignore[reportOptionalMemberAccess]
         for f in funcs:
