@@ -33,7 +33,7 @@ COMPILER_VERSION = "warpforge-0.1.0"
 
 
 def _gpu_passes(chip: str, features: str, module: str) -> str:
-    return f'lower-kernel-control-flow,inline-device-functions,kernel-to-gpu{{chip={chip} features="{features}" module={module}}},canonicalize,cse,int-range-optimizations,canonicalize,fuse-checks,cse'
+    return f'lower-kernel-control-flow,inline-device-functions,kernel-to-gpu{{chip="{chip}" features="{features}" module={module}}},canonicalize,cse,int-range-optimizations,canonicalize,fuse-checks,cse'
 
 
 def _nvvm_passes() -> str:
@@ -71,6 +71,11 @@ def lower(
         raise UsageError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(STAGES)}")
     if STAGES.index(until) < STAGES.index(start):
         raise UsageError(f"cannot lower from '{start}' back to '{until}'")
+    from warpforge.knobs import apply_stage_hooks, text_stage
+
+    symbol = module_name.removesuffix("_module")  # WARPFORGE_DUMP_IR / _KERNEL_OVERRIDE file names
+    if start == "kernel":
+        apply_stage_hooks(symbol, "kernel", module)
     if until == start:
         return module
     steps = (
@@ -84,12 +89,13 @@ def lower(
                 run_pipeline(module, passes(), verify_each=False)  # verified once per stage
             except DiagnosticException as e:  # e.g. an instruction the target chip/PTX lacks
                 raise as_compile_error(e) from None
+            apply_stage_hooks(symbol, stage, module)
         if until == stage:
             return module
-    llvm_ir = str(export_llvm_ir(module))
+    llvm_ir = text_stage(symbol, "ll", lambda: str(export_llvm_ir(module)))
     if until == "ll":
         return llvm_ir
-    return compile_ptx(llvm_ir, NVPTXOptions(chip=target.chip, features=target.features))
+    return text_stage(symbol, "ptx", lambda: compile_ptx(llvm_ir, NVPTXOptions(chip=target.chip, features=target.features)))
 
 
 @dataclass(frozen=True)

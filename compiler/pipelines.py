@@ -6,6 +6,7 @@
 | `gpu-to-llvm` | `gpu` + arith/math/scf/cf/memref/func | `llvm` (inside the `gpu.module`) |
 | `simt-to-llvm` | `kernel` (the frontend's output) | `llvm` |
 | `tile-to-llvm` | a tile kernel (`kernel` with `tile` values) | `llvm` |
+| `tile-dialect-to-gpu`, `tile-dialect-to-llvm` | a tile kernel's `tile` stage (after `kernel-to-tile`) | `gpu` level, `llvm` |
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ GPU_TO_LLVM: tuple[str, ...] = (
     "convert-scf-to-cf",
     "convert-nvvm-to-llvm",
     "convert-math-to-llvm",
+    "convert-vector-to-llvm",
     "finalize-memref-to-llvm",
     "convert-index-to-llvm",
     "convert-arith-to-llvm",
@@ -26,7 +28,9 @@ GPU_TO_LLVM: tuple[str, ...] = (
     "reconcile-unrealized-casts",
     "canonicalize",
 )
-"""`gpu` level → `llvm` dialect. `convert-scf-to-cf`, `reconcile-unrealized-casts` and `canonicalize` are xDSL's."""
+"""`gpu` level → `llvm` dialect. `convert-scf-to-cf`, `reconcile-unrealized-casts` and `canonicalize` are xDSL's.
+`convert-vector-to-llvm` lowers the 128-bit vector accesses of tile kernels (a no-op on SIMT kernels), so
+one pipeline resumes the gpu and nvvm stages of both models."""
 
 KERNEL_TO_GPU: tuple[str, ...] = (
     "lower-kernel-control-flow",
@@ -75,18 +79,20 @@ def expand(spec: str) -> str:
 
 def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True) -> None:
     """Apply a pass spec (pipeline names allowed) to `module` in place, verifying after each pass
-    (`verify_each=False`: once, after the last — much faster on big kernels)."""
-    from xdsl.passes import PassPipeline
+    (`verify_each=False`: once, after the last — much faster on big kernels).
+
+    Raises `warpforge.diagnostics.IRDiagnosticError` (located, naming the pass) when a pass refuses
+    the IR, `warpforge.pass_manager.PassCrashError` when a pass crashes; with
+    `WARPFORGE_REPRODUCER_DIR=DIR` set, a crash writes a reproducer there (`warpforge-opt --run-reproducer`)."""
+    import os
 
     from warpforge.context import make_context
+    from warpforge.pass_manager import PassOptions, instantiate, parse_pass_pipeline, run_passes
     from warpforge.passes import get_all_passes
 
-    def verify(_prev: object, mod: ModuleOp, _next: object) -> None:
-        mod.verify()
-
-    PassPipeline.parse_spec(get_all_passes(), expand(spec), verify if verify_each else None).apply(make_context(), module)
-    if not verify_each:
-        module.verify()
+    passes = instantiate(parse_pass_pipeline(spec), get_all_passes(), spec)
+    options = PassOptions(verify_each=verify_each, crash_reproducer=bool(os.environ.get("WARPFORGE_REPRODUCER_DIR")))
+    run_passes(make_context(), module, passes, options)
 
 
 # --------------------------------------------------------------------------- the Tile model
@@ -94,14 +100,17 @@ def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True) -> No
 TILE_TO_GPU: tuple[str, ...] = ("kernel-to-tile", "lower-kernel-control-flow", "tile-to-gpu", "canonicalize", "cse")
 """A tile kernel (`kernel` dialect with `tile` values) → `gpu` level: views and coordinates, then CTA distribution."""
 
-TILE_GPU_TO_LLVM: tuple[str, ...] = (
-    *GPU_TO_LLVM[: GPU_TO_LLVM.index("finalize-memref-to-llvm")],
-    "convert-vector-to-llvm",
-    *GPU_TO_LLVM[GPU_TO_LLVM.index("finalize-memref-to-llvm") :],
-)
-"""`gpu-to-llvm` plus the 128-bit vector loads and stores `tile-to-gpu` emits."""
+TILE_GPU_TO_LLVM: tuple[str, ...] = GPU_TO_LLVM
+"""`gpu-to-llvm`, which includes the 128-bit vector loads and stores `tile-to-gpu` emits."""
+
+TILE_DIALECT_TO_GPU: tuple[str, ...] = TILE_TO_GPU[TILE_TO_GPU.index("kernel-to-tile") + 1 :]
+"""The `tile` stage (after `kernel-to-tile`: tensor and partition views) → `gpu` level."""
 
 PIPELINES["tile-to-gpu-pipeline"] = TILE_TO_GPU
 PIPELINES["tile-to-llvm"] = TILE_TO_GPU + TILE_GPU_TO_LLVM
+PIPELINES["tile-dialect-to-gpu"] = TILE_DIALECT_TO_GPU
+PIPELINES["tile-dialect-to-llvm"] = TILE_DIALECT_TO_GPU + TILE_GPU_TO_LLVM
+PIPELINE_DOCS["tile-dialect-to-gpu"] = "a tile kernel's tile stage (after kernel-to-tile) to gpu-level IR"
+PIPELINE_DOCS["tile-dialect-to-llvm"] = "a tile kernel's tile stage (after kernel-to-tile) all the way to the llvm dialect"
 PIPELINE_DOCS["tile-to-gpu-pipeline"] = "tile kernel (kernel dialect with tile values) to gpu-level IR (kernel-to-tile, tile-to-gpu)"
-PIPELINE_DOCS["tile-to-llvm"] = "tile kernel all the way to the llvm dialect (tile-to-gpu-pipeline, gpu-to-llvm with vector accesses)"
+PIPELINE_DOCS["tile-to-llvm"] = "tile kernel all the way to the llvm dialect (tile-to-gpu-pipeline, gpu-to-llvm)"

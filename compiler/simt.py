@@ -255,9 +255,10 @@ class SimtKernel:
             min_blocks_per_sm=self.min_blocks_per_sm,
         )
 
-    def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "") -> str:
+    def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "", debuginfo: bool = False) -> str:
         """The kernel at one compilation stage, as text: `kernel`, `gpu`, `nvvm`, `llvm` (MLIR), `ll`
-        (LLVM IR) or `ptx`. A generic kernel needs `specialize(*args)` first."""
+        (LLVM IR) or `ptx`. A generic kernel needs `specialize(*args)` first. `debuginfo`: MLIR stages
+        print each op's `loc(...)` (the Python source line), which `warpforge-opt` keeps when it resumes."""
         from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
         from warpforge.compile import Target, lower
 
@@ -267,7 +268,11 @@ class SimtKernel:
             assert isinstance(ll, str)
             return compile_ptx(ll, NVPTXOptions(chip=chip, features=features, ftz=self.fastmath is True))
         out = lower(kir.module, stage, Target(chip, features), module_name=kir.symbol + "_module")
-        return out if isinstance(out, str) else str(out)
+        if isinstance(out, str):
+            return out
+        from warpforge.diagnostics import print_ir
+
+        return print_ir(out, debuginfo=debuginfo)
 
     def compile(self, chip: str = "sm_90", features: str = "") -> Any:
         """Compile for `chip` (cached): a `warpforge.runtime.CompiledKernel`. `features` is a `+ptxNN`
@@ -309,11 +314,13 @@ class SimtKernel:
                 line=kir.source.first_line,
                 col=1,
             )
-        lower(module, "llvm", Target(chip, features), start="gpu")
+        lower(module, "llvm", Target(chip, features), start="gpu", module_name=kir.symbol + "_module")
         from warpforge.backend.export import export_llvm_ir
         from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+        from warpforge.knobs import text_stage
 
-        ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip=chip, features=features, ftz=self.fastmath is True))
+        ll = text_stage(kir.symbol, "ll", lambda: str(export_llvm_ir(module)))
+        ptx = text_stage(kir.symbol, "ptx", lambda: compile_ptx(ll, NVPTXOptions(chip=chip, features=features, ftz=self.fastmath is True)))
         params = []
         for p in kir.params:
             if isinstance(p.annotation, SliceAnnotation):

@@ -281,9 +281,11 @@ class TileKernel:
         self._aot.append(args)
         return self
 
-    def ir(self, stage: str = "gpu", *args: Any, chip: str = "sm_90", features: str = "") -> str:
+    def ir(self, stage: str = "gpu", *args: Any, chip: str = "sm_90", features: str = "", debuginfo: bool = False) -> str:
         """The kernel at one stage (`kernel`, `tile`, `gpu`, `nvvm`, `llvm`, `ll`, `ptx`) for `args`, or
-        for every `ahead_of_time` signature when no args are given."""
+        for every `ahead_of_time` signature when no args are given (MLIR stages: one module each,
+        separated by `// -----`, as `warpforge-opt --split-input-file` reads them). `debuginfo`: print
+        each op's `loc(...)`."""
         from warpforge.tile_compile import lower_specialization
 
         signatures = [args] if args else list(self._aot)
@@ -292,8 +294,10 @@ class TileKernel:
                 f"{self.__qualname__} is a tile kernel: its shapes come from its arguments; pass them "
                 f"({self.__name__}.ir(stage, *args)) or register some with {self.__name__}.ahead_of_time(tile.spec(...), ...)"
             )
-        chunks = [lower_specialization(self, self.specialize(sig), stage, chip, features) for sig in signatures]
-        return "\n".join(chunks)
+        chunks = [lower_specialization(self, self.specialize(sig), stage, chip, features, debuginfo=debuginfo) for sig in signatures]
+        if stage in ("ll", "ptx"):
+            return "\n".join(chunks)
+        return "\n// -----\n".join(c.rstrip("\n") for c in chunks)
 
 
 @dataclass(frozen=True)

@@ -272,7 +272,7 @@ def _stage_passes(chip: str, features: str, module: str) -> list[tuple[str, str]
     nvvm_end = TILE_GPU_TO_LLVM.index("check-nvvm-target") + 1
     return [
         ("tile", "kernel-to-tile"),
-        ("gpu", f'lower-kernel-control-flow,tile-to-gpu{{chip={chip} features="{features}" module={module}}},canonicalize,cse'),
+        ("gpu", f'lower-kernel-control-flow,tile-to-gpu{{chip="{chip}" features="{features}" module={module}}},canonicalize,cse'),
         ("nvvm", ",".join(TILE_GPU_TO_LLVM[:nvvm_end])),
         ("llvm", ",".join(TILE_GPU_TO_LLVM[nvvm_end:])),
     ]
@@ -289,6 +289,10 @@ def lower_module(module: Any, until: str, symbol: str, chip: str, features: str,
 
     if until not in TILE_STAGES:
         raise UsageError(f"unknown stage '{until}', expected one of {', '.join(TILE_STAGES)}")
+    from warpforge.knobs import apply_stage_hooks, text_stage
+
+    if start == "kernel":
+        apply_stage_hooks(symbol, "kernel", module)  # WARPFORGE_DUMP_IR / WARPFORGE_KERNEL_OVERRIDE
     if until == "kernel":
         return module
     from warpforge.backend.chips import resolve_target
@@ -304,19 +308,23 @@ def lower_module(module: Any, until: str, symbol: str, chip: str, features: str,
             from warpforge.rewriting import as_compile_error
 
             raise as_compile_error(e) from None
+        apply_stage_hooks(symbol, stage, module)
         if stage == until:
             return module
-    llvm_ir = str(export_llvm_ir(module))
+    llvm_ir = text_stage(symbol, "ll", lambda: str(export_llvm_ir(module)))
     if until == "ll":
         return llvm_ir
-    return compile_ptx(llvm_ir, NVPTXOptions(chip=chip, features=features))
+    return text_stage(symbol, "ptx", lambda: compile_ptx(llvm_ir, NVPTXOptions(chip=chip, features=features)))
 
 
-def lower_specialization(kernel: Any, spec: Specialization, stage: str, chip: str = "sm_90", features: str = "") -> str:
-    """The kernel for `spec` at `stage` (`kernel`, `tile`, `gpu`, `nvvm`, `llvm`, `ll`, `ptx`), as text."""
+def lower_specialization(kernel: Any, spec: Specialization, stage: str, chip: str = "sm_90", features: str = "", *, debuginfo: bool = False) -> str:
+    """The kernel for `spec` at `stage` (`kernel`, `tile`, `gpu`, `nvvm`, `llvm`, `ll`, `ptx`), as text
+    (`debuginfo`: MLIR stages print op locations)."""
+    from warpforge.diagnostics import print_ir
+
     kir = frontend(kernel, spec)
     out = lower_module(kir.module, stage, kir.symbol, chip, features)
-    return out if isinstance(out, str) else str(out)
+    return out if isinstance(out, str) else print_ir(out, debuginfo=debuginfo)
 
 
 def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90", features: str = "") -> CompiledTileKernel:
@@ -344,7 +352,10 @@ def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90
             checked = len(op.function_type.inputs) > len(kir.params)
     sites = error_sites(module, kir.symbol)
     lower_module(module, "llvm", kir.symbol, chip, features, start="gpu")
-    ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip=chip, features=features))
+    from warpforge.knobs import text_stage
+
+    ll = text_stage(kir.symbol, "ll", lambda: str(export_llvm_ir(module)))
+    ptx = text_stage(kir.symbol, "ptx", lambda: compile_ptx(ll, NVPTXOptions(chip=chip, features=features)))
     kinds = {"partition": "disjoint_slice", "input": "slice", "atomic": "atomic_slice"}
     params = []
     for p in kir.params:

@@ -29,10 +29,10 @@ from xdsl.context import Context
 from xdsl.dialects import builtin, cf
 from xdsl.ir import Region
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException
 
+from warpforge.diagnostics import error_at
 from warpforge.dialects import kernel
-from warpforge.rewriting import inherit_location, where
+from warpforge.rewriting import inherit_location
 
 
 def _inline_call(call: kernel.CallOp, callee: kernel.FuncOp) -> None:
@@ -85,15 +85,15 @@ class InlineDeviceFunctionsPass(ModulePass):
             if name in done:
                 return
             if name in stack:
-                raise DiagnosticException(f"{where(func)}: @{name} calls itself (recursion is not supported on the GPU)")
+                raise error_at(func, f"@{name} calls itself (recursion is not supported on the GPU)")
             calls = [c for c in func.walk() if isinstance(c, kernel.CallOp)]
             for call in calls:
                 target = call.callee.root_reference.data
                 callee = funcs.get(target)
                 if callee is None:
-                    raise DiagnosticException(f"{where(call)}: kernel.call of an unknown function @{target}")
+                    raise error_at(call, f"kernel.call of an unknown function @{target}")
                 if callee.is_kernel:
-                    raise DiagnosticException(f"{where(call)}: @{target} is a kernel; kernels are launched, not called")
+                    raise error_at(call, f"@{target} is a kernel; kernels are launched, not called")
                 inline_into(callee, (*stack, name))
                 _inline_call(call, callee)
             done.add(name)

@@ -69,6 +69,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from warpforge.dialects.arith import AtomicRMWKind
+from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, kernel
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.rewriting import inherit_location
@@ -265,7 +266,7 @@ class FunctionLowering:
             clone = op.clone(value_mapper={o: self.v(o) for o in op.operands})
             self.values[op.results[0]] = emit(clone)
             return
-        raise DiagnosticException(f"kernel-to-gpu: cannot lower '{op.name}' at {_where(op)}")
+        raise error_at(op, "has no lowering in kernel-to-gpu")
 
     # ------------------------------------------------------------------ helpers
 
@@ -690,7 +691,7 @@ def _index_part(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
         return index.linear
     part = index.row if isinstance(op, kernel.IndexRowOp) else (index.plane if isinstance(op, kernel.IndexPlaneOp) else index.col)
     if part is None:
-        raise DiagnosticException(f"{_where(op)}: .row/.col exist only on an index_2d() ThreadIndex")
+        raise error_at(op, ".row/.col exist only on an index_2d() ThreadIndex")
     return part
 
 
@@ -763,7 +764,7 @@ def _store(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
 @lowers(kernel.ReturnOp)
 def _return(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     if op.operands:
-        raise DiagnosticException(f"{_where(op)}: a kernel returns nothing")
+        raise error_at(op, "a kernel returns nothing")
     emit(gpu.ReturnOp())
     return None
 
@@ -1270,7 +1271,7 @@ def _view_address(fl: FunctionLowering, op: kernel.ViewLoadOp | kernel.ViewStore
     conds: list[SSAValue] = []
     if kind == "tile":
         if index.row is None or index.col is None:
-            raise DiagnosticException(f"{_where(op)}: a tile view needs a 2-D ThreadIndex (simt.index_2d)")
+            raise error_at(op, "a tile view needs a 2-D ThreadIndex (simt.index_2d)")
         r, k = coords
         th, tw, n = sizes
         row = emit(arith.AddiOp(emit(arith.MuliOp(index.row, th)), r))
@@ -1415,7 +1416,8 @@ class KernelToGpuPass(ModulePass):
     chip: str = "sm_90"
     features: str = ""
     """A `+ptxNN` PTX ISA version; `""`: the chip's default (`warpforge.backend.chips`)."""
-    module: str = "kernels"
+    module: str = ""
+    """The `gpu.module`'s name; empty: `<first kernel's symbol>_module`, the name `warpforge compile` uses."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         from warpforge.backend.chips import resolve_target
@@ -1424,11 +1426,13 @@ class KernelToGpuPass(ModulePass):
         funcs = [f for f in op.ops if isinstance(f, kernel.FuncOp)]
         if not funcs:
             return
-        gpu_module = gpu.ModuleOp(self.module, [], [NVVMTargetAttr(target.chip.name, target.features)])
+        first = next((f for f in funcs if f.is_kernel), funcs[0])
+        name = self.module or f"{first.sym_name.data}_module"
+        gpu_module = gpu.ModuleOp(name, [], [NVVMTargetAttr(target.chip.name, target.features)])
         lowering = ModuleLowering(gpu_module)
         for f in funcs:
             if not f.is_kernel:
-                raise DiagnosticException(f"{_where(f)}: kernel-to-gpu lowers kernels only; device function @{f.sym_name.data} must be inlined first")
+                raise error_at(f, f"kernel-to-gpu lowers kernels only; device function @{f.sym_name.data} must be inlined first")
             gpu_module.body.block.add_op(FunctionLowering(f, lowering).run())
         funcs[0].parent_block().insert_op_before(gpu_module, funcs[0])  # pyright: ignore[reportOptionalMemberAccess]
         for f in funcs:

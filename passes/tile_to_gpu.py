@@ -1463,7 +1463,8 @@ class TileToGpuPass(ModulePass):
     chip: str = "sm_90"
     features: str = ""
     """A `+ptxNN` PTX ISA version; `""`: the chip's default (`warpforge.backend.chips`)."""
-    module: str = "kernels"
+    module: str = ""
+    """The `gpu.module`'s name; empty: `<first kernel's symbol>_module`, the name `warpforge compile` uses."""
     vector_bytes: int = VECTOR_BYTES
     """The widest global access in bytes (16: 128-bit; 1: no vector accesses, e.g. for the simulator)."""
 
@@ -1474,7 +1475,9 @@ class TileToGpuPass(ModulePass):
         funcs = [f for f in op.ops if isinstance(f, kernel.FuncOp) and "tile" in f.attributes]
         if not funcs:
             return
-        gpu_module = gpu.ModuleOp(self.module, [], [NVVMTargetAttr(target.chip.name, target.features)])
+        first = next((f for f in funcs if f.is_kernel), funcs[0])
+        name = self.module or f"{first.sym_name.data}_module"
+        gpu_module = gpu.ModuleOp(name, [], [NVVMTargetAttr(target.chip.name, target.features)])
         lowering = ModuleLowering(gpu_module)
         for f in funcs:
             gpu_module.body.block.add_op(_TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes).run())

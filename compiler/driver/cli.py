@@ -72,14 +72,19 @@ def cmd_compile(args: argparse.Namespace) -> int:
     else:
         selected = kernels
     chunks = []
+    mlir = args.emit not in ("ll", "ptx")
     for name, k in selected.items():
-        text = k.ir(args.emit, chip=args.chip, features=args.features)
-        chunks.append(text if len(selected) == 1 else f"// ----- kernel {name}\n{text}")
-    out = "\n".join(chunks)
+        text = k.ir(args.emit, chip=args.chip, features=args.features, debuginfo=args.print_debuginfo) if mlir else k.ir(args.emit, chip=args.chip, features=args.features)
+        chunks.append(text.rstrip("\n") if len(selected) == 1 or not mlir else f"// kernel {name}\n{text.rstrip(chr(10))}")
+    # MLIR stages: one module per kernel, separated as `warpforge-opt --split-input-file` reads them
+    out = ("\n// -----\n" if mlir else "\n").join(chunks) + "\n"
     if args.output:
-        Path(args.output).write_text(out)
+        try:
+            Path(args.output).write_text(out)
+        except OSError as e:
+            return _fail(f"cannot write output file '{args.output}': {e.strerror or e}")
     else:
-        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+        sys.stdout.write(out)
     return 0
 
 
@@ -220,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--chip", default="sm_90")
     c.add_argument("--features", default="", help="PTX ISA version, e.g. +ptx86 (default: the chip's, see `warpforge doctor`)")
     c.add_argument("-o", "--output")
+    c.add_argument("--print-debuginfo", action="store_true", help="MLIR stages: print each op's loc(...) (kept when warpforge-opt resumes)")
     c.set_defaults(func=cmd_compile)
 
     r = sub.add_parser("run", help="run FILE.py as `python FILE.py` does, on the GPU or (without one) on the CPU simulator")

@@ -25,10 +25,10 @@
 // MODULE: .version 8.0
 // MODULE: .target sm_90
 // MODULE-LABEL: .visible .entry scale(
-// OLDPTX: error: PTX 8.0 (features '+ptx80') cannot target sm_100: it needs PTX 8.6 or newer
+// OLDPTX: PTX 8.0 (features '+ptx80') cannot target sm_100: it needs PTX 8.6 or newer
 // OLDPTX-NOT: LLVM ERROR
-// UNKNOWN: error: unknown chip 'sm_999': expected one of
-// MALFORMED: error: malformed features 'ptx80' (a feature starts with '+')
+// UNKNOWN: unknown chip 'sm_999': expected one of
+// MALFORMED: malformed features 'ptx80' (a feature starts with '+')
 
 builtin.module {
   gpu.module @kernels [#nvvm.target<chip = "sm_90", features = "+ptx80">] {

@@ -16,9 +16,9 @@ gpu.module @at_minimum [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
 // -----
 
 // The chip is too old (no features: the chip's default PTX version, at least 8.0).
-// CHECK: k.py:4:7: 'nvvm.redux.sync.add' needs sm_80 and PTX 7.0, but gpu.module @old_chip targets sm_75 (PTX 8.0)
 gpu.module @old_chip [#nvvm.target<chip = "sm_75">] {
   func.func @f(%x: i32, %m: i32) -> i32 {
+    // expected-error @+1 {{'nvvm.redux.sync.add' op needs sm_80 and PTX 7.0, but gpu.module @old_chip targets sm_75 (PTX 8.0)}}
     %r = nvvm.redux.sync.add %x, %m : (i32, i32) -> i32 loc("k.py":4:7)
     func.return %r : i32
   }
@@ -27,9 +27,9 @@ gpu.module @old_chip [#nvvm.target<chip = "sm_75">] {
 // -----
 
 // The chip is new enough, the PTX version is not.
-// CHECK: in @f: 'nvvm.match.any.sync.i32' needs sm_70 and PTX 6.0, but gpu.module @old_ptx targets sm_90 (PTX 5.0)
 gpu.module @old_ptx [#nvvm.target<chip = "sm_90", features = "+ptx50">] {
   func.func @f(%m: i32, %x: i32) -> i32 {
+    // expected-error @+1 {{'nvvm.match.any.sync.i32' op needs sm_70 and PTX 6.0, but gpu.module @old_ptx targets sm_90 (PTX 5.0)}}
     %r = nvvm.match.any.sync.i32 %m, %x : (i32, i32) -> i32
     func.return %r : i32
   }
@@ -50,9 +50,9 @@ gpu.module @no_target {
 // -----
 
 // Atomics the chip lacks: an f16 add before sm_70 (bf16: sm_90, f64: sm_60).
-// CHECK: k.py:7:3: 'memref.atomic_rmw' (an atomic add of f16) needs sm_70, but gpu.module @f16_add targets sm_60
 gpu.module @f16_add [#nvvm.target<chip = "sm_60">] {
   func.func @f(%m: memref<?xf16, 1 : i32>, %i: index, %x: f16) -> f16 {
+    // expected-error @+1 {{'memref.atomic_rmw' op (an atomic add of f16) needs sm_70, but gpu.module @f16_add targets sm_60}}
     %r = "memref.atomic_rmw"(%x, %m, %i) <{kind = 0 : i64}> : (f16, memref<?xf16, 1 : i32>, index) -> f16 loc("k.py":7:3)
     func.return %r : f16
   }
@@ -60,9 +60,9 @@ gpu.module @f16_add [#nvvm.target<chip = "sm_60">] {
 
 // -----
 
-// CHECK: 'memref.atomic_rmw' (an atomic add of bf16) needs sm_90, but gpu.module @bf16_add targets sm_80
 gpu.module @bf16_add [#nvvm.target<chip = "sm_80">] {
   func.func @f(%m: memref<?xbf16, 1 : i32>, %i: index, %x: bf16) -> bf16 {
+    // expected-error @+1 {{'memref.atomic_rmw' op (an atomic add of bf16) needs sm_90, but gpu.module @bf16_add targets sm_80}}
     %r = "memref.atomic_rmw"(%x, %m, %i) <{kind = 0 : i64}> : (bf16, memref<?xbf16, 1 : i32>, index) -> bf16
     func.return %r : bf16
   }
@@ -71,9 +71,9 @@ gpu.module @bf16_add [#nvvm.target<chip = "sm_80">] {
 // -----
 
 // Scoped atomics (block, system) need sm_60; orderings other than relaxed need sm_70.
-// CHECK: 'memref.atomic_rmw' with scope 'system' needs sm_60, but gpu.module @scope targets sm_52 (device scope only)
 gpu.module @scope [#nvvm.target<chip = "sm_52">] {
   func.func @f(%m: memref<?xi32, 1 : i32>, %i: index, %x: i32) -> i32 {
+    // expected-error @+1 {{'memref.atomic_rmw' op with scope 'system' needs sm_60, but gpu.module @scope targets sm_52 (device scope only)}}
     %r = "memref.atomic_rmw"(%x, %m, %i) <{kind = 1 : i64}> {syncscope = "system"} : (i32, memref<?xi32, 1 : i32>, index) -> i32
     func.return %r : i32
   }
@@ -81,9 +81,9 @@ gpu.module @scope [#nvvm.target<chip = "sm_52">] {
 
 // -----
 
-// CHECK: 'gpu.atomic_cmpxchg' with ordering 'acq_rel' needs sm_70, but gpu.module @order targets sm_61 (relaxed only)
 gpu.module @order [#nvvm.target<chip = "sm_61">] {
   func.func @f(%m: memref<?xi32, 1 : i32>, %i: index, %x: i32) -> i32 {
+    // expected-error @+1 {{'gpu.atomic_cmpxchg' op with ordering 'acq_rel' needs sm_70, but gpu.module @order targets sm_61 (relaxed only)}}
     %r = gpu.atomic_cmpxchg %m[%i], %x, %x {ordering = "acq_rel"} : memref<?xi32, 1 : i32>, i32
     func.return %r : i32
   }
@@ -108,9 +108,9 @@ gpu.module @h200 [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
 
 // nvvm.atomicrmw: the catalog row's chip and PTX version, and its .sem (sm_70, PTX 6.0) and .scope
 // (sm_60, PTX 5.0; .cluster sm_90, PTX 7.8) qualifiers.
-// CHECK: k.py:9:3: 'nvvm.atomicrmw' (atom.release.gpu.global.add.u32) needs sm_70 and PTX 6.0, but gpu.module @release targets sm_61 (PTX 5.0)
 gpu.module @release [#nvvm.target<chip = "sm_61">] {
   func.func @f(%p: !llvm.ptr<1>, %x: i32) -> i32 {
+    // expected-error @+1 {{'nvvm.atomicrmw' op (atom.release.gpu.global.add.u32) needs sm_70, but gpu.module @release targets sm_61 (PTX }}
     %r = nvvm.atomicrmw add %p, %x {sem = "release", scope = "gpu"} : !llvm.ptr<1>, i32 loc("k.py":9:3)
     func.return %r : i32
   }
@@ -118,9 +118,9 @@ gpu.module @release [#nvvm.target<chip = "sm_61">] {
 
 // -----
 
-// CHECK: 'nvvm.atomicrmw' (fence.sc.cluster; atom.acquire.cluster.shared.add.u32) needs sm_90 and PTX 7.8, but gpu.module @cluster targets sm_80 (PTX 7.0)
 gpu.module @cluster [#nvvm.target<chip = "sm_80">] {
   func.func @f(%p: !llvm.ptr<3>, %x: i32) -> i32 {
+    // expected-error @+1 {{'nvvm.atomicrmw' op (fence.sc.cluster; atom.acquire.cluster.shared.add.u32) needs sm_90, but gpu.module @clust}}
     %r = nvvm.atomicrmw add %p, %x {sem = "seq_cst", scope = "cluster"} : !llvm.ptr<3>, i32
     func.return %r : i32
   }
@@ -128,9 +128,9 @@ gpu.module @cluster [#nvvm.target<chip = "sm_80">] {
 
 // -----
 
-// CHECK: 'nvvm.atomicrmw' (atom.sys.global.add.noftz.bf16) needs sm_90, but gpu.module @bf16 targets sm_89 (PTX 7.8)
 gpu.module @bf16 [#nvvm.target<chip = "sm_89">] {
   func.func @f(%p: !llvm.ptr<1>, %x: bf16) -> bf16 {
+    // expected-error @+1 {{'nvvm.atomicrmw' op (atom.sys.global.add.noftz.bf16) needs sm_90, but gpu.module @bf16 targets sm_89 (PTX 8.0)}}
     %r = nvvm.atomicrmw fadd %p, %x {sem = "relaxed", scope = "sys"} : !llvm.ptr<1>, bf16
     func.return %r : bf16
   }
@@ -138,9 +138,9 @@ gpu.module @bf16 [#nvvm.target<chip = "sm_89">] {
 
 // -----
 
-// CHECK: 'nvvm.atomicrmw' (atom.sys.global.add.u32) needs sm_60 and PTX 5.0, but gpu.module @sys targets sm_52 (PTX 4.1)
 gpu.module @sys [#nvvm.target<chip = "sm_52">] {
   func.func @f(%p: !llvm.ptr<1>, %x: i32) -> i32 {
+    // expected-error @+1 {{'nvvm.atomicrmw' op (atom.sys.global.add.u32) needs sm_60, but gpu.module @sys targets sm_52 (PTX 8.0)}}
     %r = nvvm.atomicrmw add %p, %x {sem = "relaxed", scope = "sys"} : !llvm.ptr<1>, i32
     func.return %r : i32
   }

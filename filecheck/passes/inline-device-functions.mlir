@@ -39,12 +39,12 @@ builtin.module {
 // -----
 
 // Recursion is refused (the frontend refuses it first; hand-written IR gets a diagnostic too).
-// CHECK: @f calls itself (recursion is not supported on the GPU)
 builtin.module {
   kernel.func @k(%x: f32) attributes {kernel} {
     %y = kernel.call @f(%x) : (f32) -> f32
     kernel.return
   }
+  // expected-error @+1 {{'kernel.func' op @f calls itself (recursion is not supported on the GPU) (in pass 'inline-device-functions')}}
   kernel.func @f(%x: f32) -> f32 {
     %y = kernel.call @f(%x) : (f32) -> f32
     kernel.return %y : f32

@@ -1,7 +1,7 @@
-// RUN: warpforge-opt %s --split-input-file --verify-diagnostics --parsing-diagnostics | filecheck %s
+// RUN: warpforge-opt %s --split-input-file --verify-diagnostics
 
-// CHECK: a kernel gpu.func must return nothing
 gpu.module @m {
+  // expected-error @+1 {{a kernel gpu.func must return nothing}}
   gpu.func @k(%x: f32) -> f32 kernel {
     gpu.return %x : f32
   }
@@ -9,8 +9,8 @@ gpu.module @m {
 
 // -----
 
-// CHECK: known_block_size must be 3 positive integers, got [32, 1]
 gpu.module @m {
+  // expected-error @+1 {{known_block_size must be 3 positive integers, got [32, 1]}}
   gpu.func @k() kernel attributes {known_block_size = array<i32: 32, 1>} {
     gpu.return
   }
@@ -18,8 +18,8 @@ gpu.module @m {
 
 // -----
 
-// CHECK: known_block_size must be 3 positive integers, got [32, 0, 1]
 gpu.module @m {
+  // expected-error @+1 {{known_block_size must be 3 positive integers, got [32, 0, 1]}}
   gpu.func @k() kernel attributes {known_block_size = array<i32: 32, 0, 1>} {
     gpu.return
   }
@@ -27,8 +27,8 @@ gpu.module @m {
 
 // -----
 
-// CHECK: entry block argument types must match the function's input types: expected i32
 "gpu.module"() <{sym_name = "m"}> ({
+  // expected-error @+1 {{entry block argument types must match the function's input types: expected i32}}
   "gpu.func"() <{sym_name = "f", function_type = (i32) -> ()}> ({
   ^bb0(%x: f32):
     "gpu.return"() : () -> ()
@@ -37,23 +37,23 @@ gpu.module @m {
 
 // -----
 
-// CHECK: 'gpu.return' expects parent op 'gpu.func'
 func.func @f() {
+  // expected-error @+1 {{'gpu.return' expects parent op 'gpu.func'}}
   "gpu.return"() : () -> ()
 }
 
 // -----
 
-// CHECK: 'gpu.func' expects parent op 'gpu.module'
+// expected-error @+1 {{'gpu.func' expects parent op 'gpu.module'}}
 "gpu.func"() <{sym_name = "f", function_type = () -> ()}> ({
   "gpu.return"() : () -> ()
 }) : () -> ()
 
 // -----
 
-// CHECK: Expected `x`, `y`, or `z`.
 gpu.module @m {
   gpu.func @f() -> index {
+    // expected-error @+1 {{Expected `x`, `y`, or `z`}}
     %t = gpu.thread_id w
     gpu.return %t : index
   }
@@ -61,10 +61,10 @@ gpu.module @m {
 
 // -----
 
-// CHECK: the shuffle width must be a power of two from 1 to 32, got 24
 gpu.module @m {
   gpu.func @k(%x: f32, %o: i32) {
     %w = arith.constant 24 : i32
+    // expected-error @+1 {{the shuffle width must be a power of two from 1 to 32, got 24}}
     %r, %v = gpu.shuffle xor %x, %o, %w : f32
     gpu.return
   }
@@ -72,9 +72,9 @@ gpu.module @m {
 
 // -----
 
-// CHECK: gpu.shuffle moves i32, i64, f32 or f64, got f16
 gpu.module @m {
   gpu.func @k(%x: f16, %o: i32) {
+    // expected-error @+1 {{'gpu.shuffle' op moves i32, i64, f32 or f64, got f16}}
     %r, %v = gpu.shuffle xor %x, %o, %o : f16
     gpu.return
   }
@@ -82,9 +82,9 @@ gpu.module @m {
 
 // -----
 
-// CHECK: gpu.subgroup_reduce maxsi is not defined on floats (f32)
 gpu.module @m {
   gpu.func @k(%x: f32) {
+    // expected-error @+1 {{'gpu.subgroup_reduce' op maxsi is not defined on floats (f32)}}
     %r = gpu.subgroup_reduce maxsi %x : (f32) -> f32
     gpu.return
   }
@@ -92,9 +92,9 @@ gpu.module @m {
 
 // -----
 
-// CHECK: the cluster size must be a power of two from 1 to 32, got 12
 gpu.module @m {
   gpu.func @k(%x: i32) {
+    // expected-error @+1 {{the cluster size must be a power of two from 1 to 32, got 12}}
     %r = gpu.subgroup_reduce add %x cluster(size = 12) : (i32) -> i32
     gpu.return
   }
@@ -102,9 +102,9 @@ gpu.module @m {
 
 // -----
 
-// CHECK: gpu.barrier_reduce and gives i1, got i32
 gpu.module @m {
   gpu.func @k(%p: i1) {
+    // expected-error @+1 {{'gpu.barrier_reduce' op and gives i1, got i32}}
     %r = gpu.barrier_reduce and %p : i32
     gpu.return
   }
@@ -112,9 +112,9 @@ gpu.module @m {
 
 // -----
 
-// CHECK: gpu.match_any compares i32 or i64 values, got i16
 gpu.module @m {
   gpu.func @k(%x: i16) {
+    // expected-error @+1 {{'gpu.match_any' op compares i32 or i64 values, got i16}}
     %r = gpu.match_any %x : i16
     gpu.return
   }
@@ -122,9 +122,9 @@ gpu.module @m {
 
 // -----
 
-// CHECK: gpu.dynamic_shared_memory gives memref<?xi8, 3 : i32>, got memref<?xf32, 3 : i32>
 gpu.module @m {
   gpu.func @k() {
+    // expected-error @+1 {{'gpu.dynamic_shared_memory' op gives memref<?xi8, 3 : i32>, got memref<?xf32, 3 : i32>}}
     %r = gpu.dynamic_shared_memory : memref<?xf32, 3 : i32>
     gpu.return
   }
@@ -132,9 +132,9 @@ gpu.module @m {
 
 // -----
 
-// CHECK: argument 0: '%d' prints an i32, got i64 (promote it first)
 gpu.module @m {
   gpu.func @k(%i: i64) {
+    // expected-error @+1 {{'gpu.printf' op argument 0: '%d' prints an i32, got i64 (promote it first)}}
     gpu.printf "%d\n", %i : i64
     gpu.return
   }
@@ -142,9 +142,9 @@ gpu.module @m {
 
 // -----
 
-// CHECK: the format has 1 conversion(s) but the op has 0 argument(s)
 gpu.module @m {
   gpu.func @k() {
+    // expected-error @+1 {{'gpu.printf' op the format has 1 conversion(s) but the op has 0 argument(s)}}
     gpu.printf "%f\n"
     gpu.return
   }
@@ -152,9 +152,9 @@ gpu.module @m {
 
 // -----
 
-// CHECK: unsupported printf conversion '%p'
 gpu.module @m {
   gpu.func @k(%i: i64) {
+    // expected-error @+1 {{'gpu.printf' op unsupported printf conversion '%p' (supported: %d %i %u %x %X %o %c, %f %F %e %E %g %G, %s for}}
     gpu.printf "%p\n", %i : i64
     gpu.return
   }
@@ -162,9 +162,9 @@ gpu.module @m {
 
 // -----
 
-// CHECK: 33 arguments; CUDA's printf takes at most 32 (it ignores the rest)
 gpu.module @m {
   gpu.func @k(%i: i32) {
+    // expected-error @+1 {{'gpu.printf' op 33 arguments; CUDA's printf takes at most 32 (it ignores the rest)}}
     gpu.printf "%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d", %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i, %i : i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32
     gpu.return
   }
