@@ -54,3 +54,8 @@ class DeviceError(WarpforgeError):
 
 class MovedValueError(WarpforgeError):
     """A tensor consumed by `partition()` was used again; names where it was created and consumed."""
+
+
+class CompileWarning(UserWarning):
+    """A kernel compiled, but something about it will hurt (it spills registers to local memory, or
+    lowers to so many ops that compiling is slow); shown at the kernel's source line with a hint."""

@@ -63,9 +63,10 @@ def expand(spec: str) -> str:
     return ",".join(out)
 
 
-def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True) -> None:
+def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True, verify_end: bool = True) -> None:
     """Apply a pass spec (pipeline names allowed) to `module` in place, verifying after each pass
-    (`verify_each=False`: once, after the last — much faster on big kernels)."""
+    (`verify_each=False`: once, after the last — much faster on big kernels; `verify_end=False` too:
+    not at all, for a caller that verifies where it stops)."""
     from xdsl.passes import PassPipeline
 
     from warpforge.context import make_context
@@ -75,7 +76,7 @@ def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True) -> No
         mod.verify()
 
     PassPipeline.parse_spec(get_all_passes(), expand(spec), verify if verify_each else None).apply(make_context(), module)
-    if not verify_each:
+    if not verify_each and verify_end:
         module.verify()
 
 
@@ -95,3 +96,36 @@ PIPELINES["tile-to-gpu-pipeline"] = TILE_TO_GPU
 PIPELINES["tile-to-llvm"] = TILE_TO_GPU + TILE_GPU_TO_LLVM
 PIPELINE_DOCS["tile-to-gpu-pipeline"] = "tile kernel (kernel dialect with tile values) to gpu-level IR (kernel-to-tile, tile-to-gpu)"
 PIPELINE_DOCS["tile-to-llvm"] = "tile kernel all the way to the llvm dialect (tile-to-gpu-pipeline, gpu-to-llvm with vector accesses)"
+
+
+# --------------------------------------------------------------------------- the stages the compile driver runs
+
+GPU_TO_NVVM: tuple[str, ...] = GPU_TO_LLVM[: GPU_TO_LLVM.index("check-nvvm-target") + 1]
+"""The `nvvm` stage: `gpu` ops → `nvvm` ops, then the target check (first part of `gpu-to-llvm`)."""
+
+TARGET_PASSES = frozenset({"kernel-to-gpu", "tile-to-gpu"})
+"""Passes that take the target (`chip`, `features`) and the `gpu.module`'s name as options."""
+
+
+def stage_pipelines(model: str, *, chip: str, features: str, module: str) -> tuple[tuple[str, str], ...]:
+    """What `warpforge.compile` runs: (stage reached, pass spec that reaches it from the previous
+    stage) for `model` `"simt"` or `"tile"`, cut from the named pipelines above (`simt-to-llvm`,
+    `tile-to-llvm`) so the two never drift apart. Raises `ValueError` for another model."""
+
+    def spec(passes: tuple[str, ...]) -> str:
+        options = f'{{chip={chip} features="{features}" module={module}}}'
+        return ",".join(p + options if p in TARGET_PASSES else p for p in passes)
+
+    if model == "simt":
+        to_llvm = GPU_TO_LLVM[len(GPU_TO_NVVM) :]
+        return (("gpu", spec(KERNEL_TO_GPU)), ("nvvm", spec(GPU_TO_NVVM)), ("llvm", spec(to_llvm)))
+    if model == "tile":
+        assert TILE_GPU_TO_LLVM[: len(GPU_TO_NVVM)] == GPU_TO_NVVM
+        to_llvm = TILE_GPU_TO_LLVM[len(GPU_TO_NVVM) :]
+        return (
+            ("tile", spec(TILE_TO_GPU[:1])),
+            ("gpu", spec(TILE_TO_GPU[1:])),
+            ("nvvm", spec(GPU_TO_NVVM)),
+            ("llvm", spec(to_llvm)),
+        )
+    raise ValueError(f"unknown programming model {model!r}: expected 'simt' or 'tile'")

@@ -2,12 +2,14 @@
 
     warpforge compile FILE.py [--kernel NAME] --emit {kernel,gpu,nvvm,llvm,ll,ptx} [--chip sm_90] [-o OUT]
     warpforge run FILE.py [--simulate]
+    warpforge cache {info,clear}
     warpforge doctor
 
 `compile` prints a kernel at any stage (MLIR text for `kernel`/`gpu`/`nvvm`/`llvm`, LLVM IR for `ll`,
 PTX for `ptx`); `run` runs the file's `main()` on the GPU, or, without one (or with `--simulate`),
 compiles every kernel in the file, checks the PTX with ptxas, then runs `main()` on the CPU simulator
-(`WARPFORGE_SIMULATE=1`; exit status 1 when it fails); `doctor` checks the installation.
+(`WARPFORGE_SIMULATE=1`; exit status 1 when it fails); `cache` shows or empties the on-disk kernel
+cache (`warpforge.cache`) all three share; `doctor` checks the installation.
 Errors are diagnostics (file:line:col for kernels) and exit status 1, never a traceback.
 """
 
@@ -71,6 +73,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
     for name, k in selected.items():
         text = k.ir(args.emit, chip=args.chip, features=args.features)
         chunks.append(text if len(selected) == 1 else f"// ----- kernel {name}\n{text}")
+        if args.report:  # ptxas -v's registers, spills, shared and local memory, on stderr
+            print(k.report(chip=args.chip, features=args.features), file=sys.stderr)
     out = "\n".join(chunks)
     if args.output:
         Path(args.output).write_text(out)
@@ -109,6 +113,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         main()
     else:  # no main(): run the file as a script
         runpy.run_path(args.file, run_name="__main__")
+    return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from warpforge.cache import DiskCache, cache_dir
+
+    store = DiskCache(cache_dir())
+    if args.action == "info":
+        print(store.info())
+    else:
+        removed = store.clear()
+        print(f"removed {removed} entries from {store.root}")
     return 0
 
 
@@ -208,7 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--chip", default="sm_90")
     c.add_argument("--features", default="+ptx80", help="PTX version feature, e.g. +ptx80")
     c.add_argument("-o", "--output")
+    c.add_argument("--report", action="store_true", help="print each kernel's registers, spills, shared and local memory (ptxas -v) on stderr")
     c.set_defaults(func=cmd_compile)
+
+    k = sub.add_parser("cache", help="the on-disk kernel cache ($WARPFORGE_CACHE_DIR or ~/.cache/warpforge)")
+    k.add_argument("action", choices=("info", "clear"), help="info: where, how many entries, how big; clear: remove every entry")
+    k.set_defaults(func=cmd_cache)
 
     r = sub.add_parser("run", help="run FILE.py's main() on the GPU (without one: compile and check every kernel, then run on the CPU simulator)")
     r.add_argument("file")
