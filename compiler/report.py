@@ -143,9 +143,9 @@ def warn_spills(compiled: Any, k: KernelResources) -> None:
     filename, line = compiled.source if getattr(compiled, "source", None) else ("<unknown>", 0)
     warnings.warn_explicit(
         f"{compiled.name}: ptxas spills registers to local memory ({k.spill_stores} bytes stored, {k.spill_loads} bytes "
-        f"loaded per thread; {k.registers} registers): use smaller tiles or fewer values live at once (a smaller "
-        "simt.local_array / static_range), or more warps / fewer blocks per SM (min_blocks_per_sm) so each thread "
-        "may use more registers",
+        f"loaded per thread; {k.registers} registers): keep fewer values live (smaller tiles, a smaller "
+        "simt.local_array, fewer simt.static_range iterations), spread a tile over more threads (num_warps), or "
+        "let each thread use more registers (a smaller launch_bounds or min_blocks_per_sm)",
         CompileWarning,
         filename,
         line,
