@@ -38,6 +38,7 @@ from warpforge.dtypes import (  # noqa: E402
 from warpforge.errors import (  # noqa: E402
     AliasError,
     CompileError,
+    CompileWarning,
     DeviceError,
     KernelError,
     LaunchError,
@@ -73,6 +74,7 @@ __all__ = [
     "Constant",
     "AliasError",
     "CompileError",
+    "CompileWarning",
     "DType",
     "DeviceError",
     "KernelError",

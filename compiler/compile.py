@@ -13,8 +13,9 @@
 The pass lists come from `warpforge.pipelines.stage_pipelines`, cut from the named pipelines
 `warpforge-opt` runs, so the Python API, the CLI and `warpforge-opt` compile the same way. Every stage
 is MLIR text that `warpforge-opt` parses and resumes from. The module is verified once where a
-lowering stops (and before export), not after every pass: the frontend verifies its own output, and
-the passes' patterns build ops through their verified builders.
+lowering stops at an MLIR stage, not after every pass; compiling to PTX verifies it at the `gpu`
+stage (structured control flow, before the lowering to blocks, where xDSL's verifier is quadratic in
+the number of blocks) and LLVM verifies the exported module.
 
 `compile_simt` and `compile_tile` are what `SimtKernel.compile` and `TileKernel.compile` call: they
 look the kernel up in the on-disk cache (`warpforge.cache`) first, and write what they compile there.
@@ -93,7 +94,7 @@ def lower(
     Returns the (verified) module for MLIR stages and text for `ll` and `ptx`. `ftz`: flush f32
     denormals in libdevice too (fast-math kernels). Raises `ValueError` for an unknown stage, and what
     the passes raise (`CompileError`, `LoweringError`) for kernels they cannot lower. `verify=False`
-    skips verifying an MLIR stage where it stops (the compile path, which verifies before export).
+    skips verifying the MLIR stage where it stops.
     """
     stages = MODEL_STAGES.get(model)
     if stages is None:
@@ -111,7 +112,8 @@ def lower(
             if verify:
                 module.verify()
             return module
-    module.verify()
+    # `ll`/`ptx`: no MLIR verification of the llvm stage (xDSL's verifier is quadratic in the blocks
+    # of a region, and LLVM verifies the module it parses); the compile path verifies at `gpu`
     from warpforge.backend.export import export_llvm_ir
 
     llvm_ir = str(export_llvm_ir(module))
@@ -435,7 +437,7 @@ def _compile_simt(kernel: Any, chip: str, features: str, key: str) -> CompiledKe
     target = Target(chip, features)
     kir = kernel.kernel_ir()
     module = kir.module
-    lower(module, "gpu", target, module_name=kir.symbol + "_module", verify=False)
+    lower(module, "gpu", target, module_name=kir.symbol + "_module")
     sites = error_sites(module, kir.symbol)  # recorded by kernel-to-gpu on the gpu.func
     res = resources(module)
     if res.static_shared_bytes > 48 * 1024:
@@ -530,7 +532,7 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
     target = Target(chip, features)
     kir = frontend(kernel, spec)
     module = kir.module
-    lower(module, "gpu", target, model="tile", module_name=kir.symbol + "_module", verify=False)
+    lower(module, "gpu", target, model="tile", module_name=kir.symbol + "_module")
     block, shared, checked = 0, 0, False
     for op in module.walk():
         if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol:

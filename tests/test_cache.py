@@ -381,3 +381,40 @@ def test_large_kernels_warn_at_their_source_line(cache: DiskCache, tmp_path: Pat
     (w,) = [w for w in caught if issubclass(w.category, CompileWarning)]
     assert w.filename == str(path) and w.lineno == VECADD.splitlines().index("@simt.kernel(contract=simt.Contract(domain=1, block=(256, 1, 1)), checks={checks})") + 1
     assert "ops at the gpu stage" in str(w.message) and "static_range" in str(w.message)
+
+
+# --------------------------------------------------------------------------- on the GPU: cubins skip the driver JIT
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("use_ptxas", [True, False])
+def test_gpu_loads_the_cached_cubin_and_runs_it(cache: DiskCache, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, use_ptxas: bool) -> None:
+    import numpy as np
+
+    import warpforge as wf
+    from warpforge.backend.toolkit import find_ptxas
+    from warpforge.runtime import module as rt_module
+
+    if use_ptxas and find_ptxas() is None:
+        pytest.skip("ptxas not installed")
+    if not use_ptxas:
+        monkeypatch.setenv("WARPFORGE_PTXAS", "0")
+    monkeypatch.setattr(rt_module, "_cache", {})
+    k = load(write_kernel(tmp_path / "k.py", scale=3.0)).vecadd
+    dev = wf.Device(0)
+    stream = dev.create_stream()
+    rng = np.random.default_rng(13)
+    n = 5000
+    a_host = rng.standard_normal(n).astype(np.float32)
+    b_host = rng.standard_normal(n).astype(np.float32)
+    a = wf.DeviceBuffer.from_host(stream, a_host)
+    b = wf.DeviceBuffer.from_host(stream, b_host)
+    c = wf.DeviceBuffer.from_host(stream, np.full(n, np.nan, np.float32))  # poisoned
+    prepared = k.prepare(wf.LaunchConfig(grid=(n + 255) // 256, block=256), device=dev)
+    k.launch(stream, prepared, a, b, c)
+    out = c.to_host(stream)
+    np.testing.assert_allclose(out, a_host * np.float32(2.0) + b_host * np.float32(3.0), rtol=1e-6, atol=1e-6)
+    loaded = rt_module.load_kernel(k.compile(dev.chip), dev)
+    assert loaded.from_cubin is use_ptxas
+    if use_ptxas:
+        assert len(entries(cache, "cubin")) == 1  # the next process loads it without ptxas or the JIT

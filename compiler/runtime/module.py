@@ -34,6 +34,8 @@ class LoadedKernel:
     object_code: Any
     device_ordinal: int
     max_dynamic_shared: int = 0
+    from_cubin: bool = False
+    """True when ptxas's cubin was loaded (no driver JIT), False when the driver JIT-compiled the PTX."""
 
 
 _cache: dict[tuple[int, str, str], LoadedKernel] = {}
@@ -103,7 +105,7 @@ def _load_cubin(kernel: CompiledKernel, device: Device) -> LoadedKernel | None:
         _driver.check(drv.cuKernelGetFunction(function.handle), "cuKernelGetFunction")
     except Exception:  # e.g. a cubin from a newer ptxas than the driver: let the driver JIT the PTX
         return None
-    return LoadedKernel(function, code, device.ordinal)
+    return LoadedKernel(function, code, device.ordinal, from_cubin=True)
 
 
 def _load_failure(kernel: CompiledKernel, device: Device, e: BaseException) -> str:
