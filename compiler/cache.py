@@ -9,7 +9,8 @@ Two kinds of entries, both files under `cache_dir()/kernels/`:
 | `cubin` | SHA-256 of the PTX, the chip, and the ptxas binary (path, size, mtime) | the cubin `ptxas -v` made of that PTX and its log (registers, spills, shared and local memory) |
 
 Where: `$WARPFORGE_CACHE_DIR`, else `$XDG_CACHE_HOME/warpforge`, else `~/.cache/warpforge`.
-`WARPFORGE_CACHE=0` turns the cache off (nothing read or written). `WARPFORGE_CACHE_MAX_BYTES` bounds
+`WARPFORGE_CACHE=0` turns the cache off (nothing read or written; compiled kernels also bypass it
+while `WARPFORGE_DUMP_IR` or `WARPFORGE_KERNEL_OVERRIDE` is set). `WARPFORGE_CACHE_MAX_BYTES` bounds
 its size (default 1 GiB): after each write the least recently used entries (by file mtime; a hit
 touches its file) are removed until the cache fits.
 
@@ -46,9 +47,19 @@ stats: Counter[str] = Counter()
 _lock = threading.Lock()
 
 
+BYPASS_ENVIRONMENT = ("WARPFORGE_DUMP_IR", "WARPFORGE_KERNEL_OVERRIDE")
+"""Variables that make a compile do more than the key says (dump each stage, replace a stage's IR):
+while one is set, compiled kernels are neither read from nor written to the cache."""
+
+
 def enabled() -> bool:
     """False when `WARPFORGE_CACHE` is `0` (or `false`, `off`, `no`)."""
     return os.environ.get("WARPFORGE_CACHE", "1").strip().lower() not in ("0", "false", "off", "no")
+
+
+def bypassed() -> bool:
+    """True while a variable of `BYPASS_ENVIRONMENT` is set (compiles then run every stage)."""
+    return any(os.environ.get(name) for name in BYPASS_ENVIRONMENT)
 
 
 def cache_dir() -> Path:

@@ -370,10 +370,16 @@ def kernel_from_json(d: dict[str, Any], ptx: str) -> CompiledKernel:
     )
 
 
+def _kernel_store(key: str | None) -> Any:
+    from warpforge import cache
+
+    return cache.default_cache() if key is not None and not cache.bypassed() else None
+
+
 def _load(key: str | None) -> tuple[CompiledKernel, dict[str, Any]] | None:
     from warpforge import cache
 
-    store = cache.default_cache() if key is not None else None
+    store = _kernel_store(key)
     if store is None or key is None:
         return None
     sections = store.get("kernel", key)
@@ -389,9 +395,7 @@ def _load(key: str | None) -> tuple[CompiledKernel, dict[str, Any]] | None:
 
 
 def _store(key: str | None, compiled: CompiledKernel, extra: dict[str, Any]) -> None:
-    from warpforge import cache
-
-    store = cache.default_cache() if key is not None else None
+    store = _kernel_store(key)
     if store is None or key is None:
         return
     meta = {"kernel": kernel_to_json(compiled), **extra}

@@ -418,3 +418,12 @@ def test_gpu_loads_the_cached_cubin_and_runs_it(cache: DiskCache, tmp_path: Path
     assert loaded.from_cubin is use_ptxas
     if use_ptxas:
         assert len(entries(cache, "cubin")) == 1  # the next process loads it without ptxas or the JIT
+
+
+@pytest.mark.parametrize("variable", wf_cache.BYPASS_ENVIRONMENT)
+def test_ir_hooks_bypass_the_cache(cache: DiskCache, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str) -> None:
+    path = write_kernel(tmp_path / "k.py")
+    load(path).vecadd.compile()  # an entry exists ...
+    monkeypatch.setenv(variable, str(tmp_path / "hook"))
+    load(path).vecadd.compile()  # ... but a compile that dumps or overrides IR runs every stage
+    assert wf_cache.stats["hit"] == 0 and wf_cache.stats["write"] == 1

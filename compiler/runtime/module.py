@@ -3,8 +3,8 @@
 `load_kernel` loads the cubin ptxas makes of `CompiledKernel.ptx` when ptxas is installed (cached on
 disk with the kernel, see `warpforge.report`: the driver's JIT is skipped), else the PTX itself with
 `cuda.core.ObjectCode.from_ptx(ptx_bytes)` (bytes: a str would be taken as a file path), and looks up
-`.entry`; the driver then JIT-compiles the PTX (and keeps its own disk cache, `~/.nv/ComputeCache`). Loaded kernels are cached per
-(device ordinal, `cache_key` — or the PTX's SHA-256 when the key is empty — entry symbol).
+`.entry`; the driver then JIT-compiles the PTX (and keeps its own disk cache, `~/.nv/ComputeCache`).
+Loaded kernels are cached per (device ordinal, the PTX's SHA-256, entry symbol).
 
 When the driver rejects the PTX, `DeviceError` carries the driver's message and, where `ptxas` is
 installed, ptxas's diagnostics for the same PTX (the driver's JIT gives no log through cuda.core).
