@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warpforge import unsafe
-from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation
+from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice
 from warpforge.frontend.device_function import device
 
 KERNEL_FUNCTIONS = (
