@@ -26,7 +26,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -102,11 +101,22 @@ def compiler_fingerprint() -> str:
     for package in ("warpforge", "warpforge.dialects", "warpforge.passes"):
         spec = find_spec(package)
         for location in (spec.submodule_search_locations or []) if spec is not None else []:
-            root = Path(location)
-            for path in sorted(root.rglob("*.py")):
-                st = path.stat()  # any edit (or checkout) changes size or mtime; reading ~1 MB does not pay
-                h.update(f"{path.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+            # any edit (or checkout) changes a file's size or mtime; reading ~1 MB would not pay
+            for rel, size, mtime in sorted(_python_files(location, "")):
+                h.update(f"{rel}\0{size}\0{mtime}\n".encode())
     return h.hexdigest()
+
+
+def _python_files(directory: str, prefix: str) -> list[tuple[str, int, int]]:
+    out: list[tuple[str, int, int]] = []
+    with os.scandir(directory) as it:
+        for entry in it:
+            if entry.is_dir() and entry.name != "__pycache__":
+                out += _python_files(entry.path, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".py"):
+                st = entry.stat()
+                out.append((prefix + entry.name, st.st_size, st.st_mtime_ns))
+    return out
 
 
 def digest(*parts: object) -> str:
@@ -196,6 +206,8 @@ class DiskCache:
     def put(self, kind: str, key: str, sections: dict[str, bytes]) -> bool:
         """Write an entry atomically (temp file + rename), then evict down to the bound. Returns
         False when the directory cannot be written (the cache then just misses)."""
+        import tempfile
+
         data = encode(kind, key, sections)
         try:
             self.entries.mkdir(parents=True, exist_ok=True)

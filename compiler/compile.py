@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import linecache
 import types
 import warnings
 from dataclasses import dataclass
@@ -259,19 +260,25 @@ def _plain(value: object) -> bool:
 
 
 def source_fingerprint(fn: Any) -> tuple[Any, ...] | None:
-    """Everything in the source a kernel compiles from: its own source (file, first line, text), what
+    """Everything in the source a kernel compiles from: its file (name and text) and first line, what
     each name it reads from outside is (constants by value, modules, functions and types by name),
-    and, recursively, the same for every `@simt.device` function it names. None when the source is
-    not available (then nothing is cached)."""
+    and, recursively, the same for every `@simt.device` function it names (in whatever file). None
+    when the source is not available (then nothing is cached)."""
     from warpforge.frontend.device_function import DeviceFunction
 
     seen: set[int] = set()
 
     def visit(f: Any) -> tuple[Any, ...]:
         seen.add(id(f))
-        lines, first = inspect.getsourcelines(f)
-        # the file and line numbers are part of the code too (PTX `.loc`, error sites)
-        source = (inspect.getsourcefile(f), first, "".join(lines))
+        # the whole file's text (as numba's cache keys on the file): cheaper than cutting the function
+        # out (tokenizing), and it covers module-level code the function's text does not show; the file
+        # name and first line are part of the code too (PTX `.loc`, error sites)
+        code = f.__code__
+        linecache.checkcache(code.co_filename)  # a file rewritten since it was read (as inspect does)
+        lines = linecache.getlines(code.co_filename, f.__globals__)
+        if not lines:
+            raise OSError(f"no source for {f.__qualname__}")
+        source = (code.co_filename, code.co_firstlineno, hashlib.sha256("".join(lines).encode()).hexdigest())
         deps: list[Any] = []
         try:
             captured = inspect.getclosurevars(f)
@@ -294,7 +301,7 @@ def source_fingerprint(fn: Any) -> tuple[Any, ...] | None:
 
     try:
         return visit(fn)
-    except (OSError, TypeError):
+    except (OSError, TypeError, AttributeError):
         return None
 
 

@@ -427,3 +427,33 @@ def test_ir_hooks_bypass_the_cache(cache: DiskCache, tmp_path: Path, monkeypatch
     monkeypatch.setenv(variable, str(tmp_path / "hook"))
     load(path).vecadd.compile()  # ... but a compile that dumps or overrides IR runs every stage
     assert wf_cache.stats["hit"] == 0 and wf_cache.stats["write"] == 1
+
+
+def test_a_device_function_in_another_file_is_part_of_the_key(cache: DiskCache, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    helper = tmp_path / "cache_helper_mod.py"
+    kernel = tmp_path / "uses_helper.py"
+    kernel.write_text(
+        textwrap.dedent(
+            """
+            from warpforge import f32, simt
+            from cache_helper_mod import twice
+
+            @simt.kernel
+            def k(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
+                idx = simt.index_1d()
+                c[idx] = twice(a[idx.get()])
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def compile_with(factor: str):
+        helper.write_text(f"from warpforge import simt\n\n@simt.device\ndef twice(x):\n    return x * {factor}\n")
+        sys.modules.pop("cache_helper_mod", None)
+        return load(kernel).k.compile()
+
+    two = compile_with("2.0")
+    assert compile_with("2.0") == two and wf_cache.stats["hit"] == 1
+    three = compile_with("3.0")  # only the other file changed
+    assert wf_cache.stats["hit"] == 1 and wf_cache.stats["write"] == 2
+    assert three.ptx != two.ptx
