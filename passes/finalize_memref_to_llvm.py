@@ -78,7 +78,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -90,6 +89,7 @@ from warpforge.dialects import gpu
 from warpforge.dialects.llvm import AtomicRMWOp
 from warpforge.rewriting import dialect_of, enclosing_op, fail, i64
 from warpforge.rewriting import inherit_location, replace_op
+from warpforge.rewriting import TypedPatternApplier
 
 SHARED = 3
 """NVPTX address space of shared memory (`.shared`)."""
@@ -492,7 +492,7 @@ class FinalizeMemRefToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypedPatternApplier(
                 [
                     ConvertLoadOp(),
                     ConvertStoreOp(),
