@@ -5,7 +5,7 @@ Two kinds of entries, both files under `cache_dir()/kernels/`:
 
 | kind | key | holds |
 |---|---|---|
-| `kernel` | `compile.kernel_key(...)`: source (the kernel's and every `@simt.device` function it reaches), closure constants, signature / specialization, options, chip, PTX version, and `compiler_fingerprint()` | the PTX and everything the runtime needs (`CompiledKernel`: parameter ABI, error sites, launch contract, shared memory; for tile kernels the grid parameter, block and `load_tile_like` pairs) |
+| `kernel` | `compile.kernel_key(...)`: the source files (text, name, first line) of the kernel and of every `@simt.device` function it reaches, the names it reads from outside (constants by value), signature / specialization, options, chip, PTX version, and `compiler_fingerprint()` | the PTX and everything the runtime needs (`CompiledKernel`: parameter ABI, error sites, launch contract, shared memory; for tile kernels the grid parameter, block and `load_tile_like` pairs) |
 | `cubin` | SHA-256 of the PTX, the chip, and the ptxas binary (path, size, mtime) | the cubin `ptxas -v` made of that PTX and its log (registers, spills, shared and local memory) |
 
 Where: `$WARPFORGE_CACHE_DIR`, else `$XDG_CACHE_HOME/warpforge`, else `~/.cache/warpforge`.
