@@ -10,7 +10,13 @@
 
 from __future__ import annotations
 
+import functools
+from typing import TYPE_CHECKING
+
 from xdsl.dialects.builtin import ModuleOp
+
+if TYPE_CHECKING:
+    from xdsl.passes import ModulePass
 
 GPU_TO_LLVM: tuple[str, ...] = (
     "convert-gpu-to-nvvm",
@@ -63,6 +69,18 @@ def expand(spec: str) -> str:
     return ",".join(out)
 
 
+@functools.lru_cache(maxsize=256)
+def parse_passes(spec: str) -> tuple[ModulePass, ...]:
+    """The passes of an expanded spec, parsed once per spec (a few ms each time: xDSL reads each
+    pass's options with `typing.get_type_hints`). Passes are frozen dataclasses, so one instance
+    serves every module. Raises `ValueError` for an unknown pass or bad options."""
+    from xdsl.passes import PassPipeline
+
+    from warpforge.passes import get_all_passes
+
+    return PassPipeline.parse_spec(get_all_passes(), spec).passes
+
+
 def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True, verify_end: bool = True) -> None:
     """Apply a pass spec (pipeline names allowed) to `module` in place, verifying after each pass
     (`verify_each=False`: once, after the last — much faster on big kernels; `verify_end=False` too:
@@ -70,12 +88,11 @@ def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True, verif
     from xdsl.passes import PassPipeline
 
     from warpforge.context import make_context
-    from warpforge.passes import get_all_passes
 
     def verify(_prev: object, mod: ModuleOp, _next: object) -> None:
         mod.verify()
 
-    PassPipeline.parse_spec(get_all_passes(), expand(spec), verify if verify_each else None).apply(make_context(), module)
+    PassPipeline(parse_passes(expand(spec)), verify if verify_each else None).apply(make_context(), module)
     if not verify_each and verify_end:
         module.verify()
 
