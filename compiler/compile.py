@@ -1,48 +1,58 @@
-"""The compilation pipeline as stages, from the frontend's `kernel` module to PTX.
+"""The compile driver of both programming models: stages, pass pipelines, PTX and the disk cache.
 
-| stage | what | produced by |
-|---|---|---|
-| `kernel` | the `kernel` dialect (Python semantics) | the frontend |
-| `gpu` | gpu/arith/math/scf/cf/memref/func in a `gpu.module` | `lower-kernel-control-flow`, `kernel-to-gpu` |
-| `nvvm` | special registers and barriers as `nvvm` ops, checked against the target | `convert-gpu-to-nvvm`, `check-nvvm-target` |
-| `llvm` | the `llvm` dialect | the rest of `gpu-to-llvm` |
-| `ll` | LLVM IR text (`nvptx64-nvidia-cuda`) | `warpforge.backend.export` |
-| `ptx` | PTX text, O3, libdevice linked when used | `warpforge.backend.nvptx` |
+| stage | what | SIMT (`@simt.kernel`) | Tile (`@tile.kernel`) |
+|---|---|---|---|
+| `kernel` | the `kernel` dialect (Python semantics) | the frontend | the frontend |
+| `tile` | tensor views and tile coordinates (`tile` dialect) | — | `kernel-to-tile` |
+| `gpu` | gpu/arith/math/scf/cf/memref/func in a `gpu.module` | `kernel-to-gpu-pipeline` | `tile-to-gpu-pipeline` less `kernel-to-tile` |
+| `nvvm` | special registers and barriers as `nvvm` ops, checked against the target | `convert-gpu-to-nvvm`, `check-nvvm-target` | the same |
+| `llvm` | the `llvm` dialect | the rest of `gpu-to-llvm` | the same, with `convert-vector-to-llvm` |
+| `ll` | LLVM IR text (`nvptx64-nvidia-cuda`) | `warpforge.backend.export` | the same |
+| `ptx` | PTX text, O3, libdevice linked when used | `warpforge.backend.nvptx` | the same |
 
-Every stage is MLIR text that `warpforge-opt` parses and resumes from.
+The pass lists come from `warpforge.pipelines.stage_pipelines`, cut from the named pipelines
+`warpforge-opt` runs, so the Python API, the CLI and `warpforge-opt` compile the same way. Every stage
+is MLIR text that `warpforge-opt` parses and resumes from. The module is verified once where a
+lowering stops at an MLIR stage, not after every pass; compiling to PTX verifies it at the `gpu`
+stage (structured control flow, before the lowering to blocks, where xDSL's verifier is quadratic in
+the number of blocks) and LLVM verifies the exported module.
+
+`compile_simt` and `compile_tile` are what `SimtKernel.compile` and `TileKernel.compile` call: they
+look the kernel up in the on-disk cache (`warpforge.cache`) first, and write what they compile there.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
+import json
+import linecache
+import types
+import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
-from xdsl.utils.exceptions import DiagnosticException
-
-from warpforge.backend.export import export_llvm_ir
-from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
 from warpforge.errors import UsageError
-from warpforge.pipelines import GPU_TO_LLVM, run_pipeline
-from warpforge.rewriting import as_compile_error
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+    from warpforge.runtime.compiled import CompiledKernel
 
 STAGES = ("kernel", "gpu", "nvvm", "llvm", "ll", "ptx")
+"""The stages of a SIMT kernel."""
+
+TILE_STAGES = ("kernel", "tile", "gpu", "nvvm", "llvm", "ll", "ptx")
+"""The stages of a tile kernel."""
+
+MODEL_STAGES: dict[str, tuple[str, ...]] = {"simt": STAGES, "tile": TILE_STAGES}
 
 COMPILER_VERSION = "warpforge-0.1.0"
-"""Part of every cache key: a new compiler never reuses an old compiler's PTX."""
+"""Part of every in-memory cache key (the disk cache adds `warpforge.cache.compiler_fingerprint()`)."""
 
-
-def _gpu_passes(chip: str, features: str, module: str) -> str:
-    return f'lower-kernel-control-flow,inline-device-functions,kernel-to-gpu{{chip="{chip}" features="{features}" module={module}}},canonicalize,cse,int-range-optimizations,canonicalize,fuse-checks,cse'
-
-
-def _nvvm_passes() -> str:
-    return "convert-gpu-to-nvvm,check-nvvm-target"
-
-
-def _llvm_passes() -> str:
-    rest = GPU_TO_LLVM[GPU_TO_LLVM.index("check-nvvm-target") + 1 :]
-    return ",".join(rest)
+OP_COUNT_WARNING = 40_000
+"""A kernel whose `gpu`-level IR has more ops than this gets a `CompileWarning` (compile time grows
+with it): usually a `simt.static_range` loop or a tile shape too large for one CTA."""
 
 
 @dataclass(frozen=True)
@@ -60,16 +70,54 @@ class Target:
         object.__setattr__(self, "features", resolve_target(self.chip, self.features).features)
 
 
+# --------------------------------------------------------------------------- stages
+
+
+def stage_passes(model: str, target: Target, module_name: str) -> tuple[tuple[str, str], ...]:
+    """(stage, pass spec reaching it from the stage before) for `model` (`"simt"` or `"tile"`)."""
+    from warpforge.pipelines import stage_pipelines
+
+    return stage_pipelines(model, chip=target.chip, features=target.features, module=module_name)
+
+
+def run_stage(module: ModuleOp, stage: str, passes: str) -> None:
+    """Run one stage's passes on `module` in place. The one place every stage of every model passes
+    through: per-stage hooks (IR dumps, overrides) belong here."""
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from warpforge.pipelines import run_pipeline
+    from warpforge.rewriting import as_compile_error
+
+    try:
+        run_pipeline(module, passes, verify_each=False, verify_end=False)
+    except DiagnosticException as e:  # e.g. an instruction the target chip/PTX lacks: a located CompileError
+        raise as_compile_error(e) from None
+
+
 def lower(
-    module: ModuleOp, until: str, target: Target = Target(), *, module_name: str = "kernels", start: str = "kernel"
+    module: ModuleOp,
+    until: str,
+    target: Target = Target(),
+    *,
+    model: str = "simt",
+    module_name: str = "kernels",
+    start: str = "kernel",
+    ftz: bool = False,
+    verify: bool = True,
 ) -> ModuleOp | str:
     """Lower a module (modified in place) from stage `start` through the stages up to `until`.
 
-    Returns the module for MLIR stages (`kernel`, `gpu`, `nvvm`, `llvm`) and text for `ll` and `ptx`.
+    Returns the (verified) module for MLIR stages and text for `ll` and `ptx`. `ftz`: flush f32
+    denormals in libdevice too (fast-math kernels). Raises `ValueError` for an unknown stage, and what
+    the passes raise (`CompileError`, `LoweringError`) for kernels they cannot lower. `verify=False`
+    skips verifying the MLIR stage where it stops.
     """
-    if until not in STAGES or start not in STAGES[:4]:
-        raise UsageError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(STAGES)}")
-    if STAGES.index(until) < STAGES.index(start):
+    stages = MODEL_STAGES.get(model)
+    if stages is None:
+        raise UsageError(f"unknown programming model {model!r}: expected one of {', '.join(MODEL_STAGES)}")
+    if until not in stages or start not in stages[:-2]:
+        raise UsageError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(stages)}")
+    if stages.index(until) < stages.index(start):
         raise UsageError(f"cannot lower from '{start}' back to '{until}'")
     from warpforge.knobs import apply_stage_hooks, text_stage
 
@@ -78,24 +126,24 @@ def lower(
         apply_stage_hooks(symbol, "kernel", module)
     if until == start:
         return module
-    steps = (
-        ("gpu", lambda: _gpu_passes(target.chip, target.features, module_name)),
-        ("nvvm", _nvvm_passes),
-        ("llvm", _llvm_passes),
-    )
-    for stage, passes in steps:
-        if STAGES.index(stage) > STAGES.index(start):
-            try:
-                run_pipeline(module, passes(), verify_each=False)  # verified once per stage
-            except DiagnosticException as e:  # e.g. an instruction the target chip/PTX lacks
-                raise as_compile_error(e) from None
+    for stage, passes in stage_passes(model, target, module_name):
+        if stages.index(stage) > stages.index(start):
+            run_stage(module, stage, passes)
             apply_stage_hooks(symbol, stage, module)
         if until == stage:
+            if verify:
+                module.verify()
             return module
+    # `ll`/`ptx`: no MLIR verification of the llvm stage (xDSL's verifier is quadratic in the blocks
+    # of a region, and LLVM verifies the module it parses); the compile path verifies at `gpu`
+    from warpforge.backend.export import export_llvm_ir
+
     llvm_ir = text_stage(symbol, "ll", lambda: str(export_llvm_ir(module)))
     if until == "ll":
         return llvm_ir
-    return text_stage(symbol, "ptx", lambda: compile_ptx(llvm_ir, NVPTXOptions(chip=target.chip, features=target.features)))
+    from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+
+    return text_stage(symbol, "ptx", lambda: compile_ptx(llvm_ir, NVPTXOptions(chip=target.chip, features=target.features, ftz=ftz)))
 
 
 @dataclass(frozen=True)
@@ -113,6 +161,8 @@ class SiteInfo:
 
 def error_sites(module: ModuleOp, symbol: str) -> tuple[SiteInfo, ...]:
     """The checked-mode error sites of kernel `symbol`, in id order (ids start at 1)."""
+    from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, StringAttr
+
     for op in module.walk():
         name = op.properties.get("sym_name") or op.attributes.get("sym_name")
         if isinstance(name, StringAttr) and name.data == symbol:
@@ -139,6 +189,14 @@ def error_sites(module: ModuleOp, symbol: str) -> tuple[SiteInfo, ...]:
     return ()
 
 
+def site_message(site: Any) -> str:
+    """The message a `KernelError` shows for an error site (`"a[i] read out of range"`)."""
+    what = f"{site.text}: " if site.text else ""
+    if site.kind == "out-of-range read":
+        return f"{what}read out of range" if what else "read out of range"
+    return f"{what}{site.kind}" if what else site.kind
+
+
 WARP_COLLECTIVES = frozenset({"gpu.shuffle", "gpu.subgroup_reduce", "gpu.vote", "gpu.ballot", "gpu.match_any"})
 """gpu-level ops that need every lane of the warp (full-mask `shfl/vote/redux/match.sync`)."""
 
@@ -146,20 +204,23 @@ WARP_COLLECTIVES = frozenset({"gpu.shuffle", "gpu.subgroup_reduce", "gpu.vote", 
 @dataclass(frozen=True)
 class Resources:
     """What a gpu-level module asks of a launch: static shared memory (bytes per block, each array
-    16-byte aligned as the PTX declares it) and whether it needs whole warps."""
+    16-byte aligned as the PTX declares it), whether it needs whole warps, and its op count."""
 
     static_shared_bytes: int
     full_warps: bool
+    ops: int = 0
 
 
 def resources(module: ModuleOp) -> Resources:
     """The `Resources` of a gpu-level module (after `kernel-to-gpu`)."""
     from xdsl.dialects import memref
-    from xdsl.dialects.builtin import IntegerType, MemRefType
+    from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType
 
     shared = 0
     full_warps = False
+    ops = 0
     for op in module.walk():
+        ops += 1
         if isinstance(op, memref.GlobalOp) and isinstance(op.type, MemRefType):
             space = op.type.memory_space
             if isinstance(space, IntegerAttr) and space.value.data == 3:
@@ -171,15 +232,32 @@ def resources(module: ModuleOp) -> Resources:
                 shared += -(-size * count // 16) * 16
         elif op.name in WARP_COLLECTIVES:
             full_warps = True
-    return Resources(shared, full_warps)
+    return Resources(shared, full_warps, ops)
+
+
+def warn_if_large(name: str, ops: int, filename: str, line: int, hint: str) -> None:
+    """A `CompileWarning` at the kernel's source line when its `gpu`-level IR has more than
+    `OP_COUNT_WARNING` ops."""
+    if ops <= OP_COUNT_WARNING:
+        return
+    from warpforge.errors import CompileWarning
+
+    warnings.warn_explicit(
+        f"{name}: the kernel lowers to {ops} ops at the gpu stage (more than {OP_COUNT_WARNING}): compile time and "
+        f"register pressure grow with it; {hint}",
+        CompileWarning,
+        filename,
+        line,
+    )
+
+
+# --------------------------------------------------------------------------- cache keys
 
 
 def closure_fingerprint(fn: object) -> tuple[tuple[str, str], ...]:
     """The compile-time values a kernel's source reads from outside it (closure variables and globals
     that are numbers, strings or dtypes), so kernels made by one factory with different constants get
     different cache keys."""
-    import inspect
-
     try:
         captured = inspect.getclosurevars(fn)  # pyright: ignore[reportArgumentType]
     except (TypeError, ValueError):
@@ -199,6 +277,52 @@ def _plain(value: object) -> bool:
     return isinstance(value, tuple | frozenset) and all(_plain(v) for v in value)
 
 
+def source_fingerprint(fn: Any) -> tuple[Any, ...] | None:
+    """Everything in the source a kernel compiles from: its file (name and text) and first line, what
+    each name it reads from outside is (constants by value, modules, functions and types by name),
+    and, recursively, the same for every `@simt.device` function it names (in whatever file). None
+    when the source is not available (then nothing is cached)."""
+    from warpforge.frontend.device_function import DeviceFunction
+
+    seen: set[int] = set()
+
+    def visit(f: Any) -> tuple[Any, ...]:
+        seen.add(id(f))
+        # the whole file's text (as numba's cache keys on the file): cheaper than cutting the function
+        # out (tokenizing), and it covers module-level code the function's text does not show; the file
+        # name and first line are part of the code too (PTX `.loc`, error sites)
+        code = f.__code__
+        linecache.checkcache(code.co_filename)  # a file rewritten since it was read (as inspect does)
+        lines = linecache.getlines(code.co_filename, f.__globals__)
+        if not lines:
+            raise OSError(f"no source for {f.__qualname__}")
+        source = (code.co_filename, code.co_firstlineno, hashlib.sha256("".join(lines).encode()).hexdigest())
+        deps: list[Any] = []
+        try:
+            captured = inspect.getclosurevars(f)
+        except (TypeError, ValueError):
+            return (source, ())
+        for scope in (captured.nonlocals, captured.globals):
+            for name, value in sorted(scope.items()):
+                if _plain(value):
+                    deps.append((name, repr(value)))
+                elif isinstance(value, DeviceFunction):
+                    deps.append((name, "device", value.inline, visit(value.fn) if id(value.fn) not in seen else value.fn.__qualname__))
+                elif isinstance(value, types.ModuleType):
+                    deps.append((name, "module", value.__name__))
+                elif isinstance(value, types.FunctionType | types.BuiltinFunctionType | type):
+                    deps.append((name, "function", getattr(value, "__module__", None), value.__qualname__))
+                else:  # an object the frontend may read (its repr, unless that is just an address)
+                    text = repr(value)
+                    deps.append((name, "object", type(value).__qualname__, text if " at 0x" not in text else ""))
+        return (source, tuple(deps))
+
+    try:
+        return visit(fn)
+    except (OSError, TypeError, AttributeError):
+        return None
+
+
 def cache_key(*parts: object) -> str:
     """A stable hash of the parts (source, signature, chip, options) and the compiler version."""
     h = hashlib.sha256(COMPILER_VERSION.encode())
@@ -206,3 +330,300 @@ def cache_key(*parts: object) -> str:
         h.update(repr(p).encode())
         h.update(b"\0")
     return h.hexdigest()[:32]
+
+
+def kernel_key(model: str, fn: Any, *parts: object) -> str | None:
+    """The disk-cache key of a kernel: `model`, its file, qualified name and `source_fingerprint(fn)`, the
+    `parts` (signature, options, chip, PTX version) and `warpforge.cache.compiler_fingerprint()`.
+    None when the source is not available."""
+    from warpforge.cache import compiler_fingerprint, digest
+
+    source = source_fingerprint(fn)
+    if source is None:
+        return None
+    # the module's name is left out (`__main__` in a script, another under `warpforge compile`), so
+    # both share entries; its file is in `source`
+    return digest(model, getattr(fn, "__qualname__", ""), source, parts, compiler_fingerprint())
+
+
+# --------------------------------------------------------------------------- (de)serializing compiled kernels
+
+
+def kernel_to_json(k: CompiledKernel) -> dict[str, Any]:
+    """A `CompiledKernel` less its PTX, as JSON-able data (dtypes by warpforge name)."""
+    from warpforge.dtypes import from_numpy
+
+    return {
+        "name": k.name,
+        "entry": k.entry,
+        "chip": k.chip,
+        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim] for p in k.params],
+        "checked": k.checked,
+        "error_sites": [[s.id, s.kind, s.message, s.filename, s.line, s.col, list(s.operands)] for s in k.error_sites],
+        "exact_block": list(k.exact_block) if k.exact_block is not None else None,
+        "max_threads": k.max_threads,
+        "index_domain": k.index_domain,
+        "static_shared_bytes": k.static_shared_bytes,
+        "cache_key": k.cache_key,
+        "full_warps": k.full_warps,
+        "source": list(k.source) if k.source is not None else None,
+    }
+
+
+def kernel_from_json(d: dict[str, Any], ptx: str) -> CompiledKernel:
+    """The inverse of `kernel_to_json`. Raises `KeyError`/`TypeError`/`ValueError` on malformed data."""
+    from warpforge.dtypes import BY_NAME
+    from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
+
+    block = d["exact_block"]
+    source = d.get("source")
+    return CompiledKernel(
+        name=str(d["name"]),
+        entry=str(d["entry"]),
+        ptx=ptx,
+        chip=str(d["chip"]),
+        params=tuple(ParamSpec(str(n), str(kind), BY_NAME[dt].np, int(nd)) for n, kind, dt, nd in d["params"]),
+        checked=bool(d["checked"]),
+        error_sites=tuple(ErrorSite(int(i), str(kd), str(m), str(f), int(ln), int(c), (str(o[0]), str(o[1]))) for i, kd, m, f, ln, c, o in d["error_sites"]),
+        exact_block=(int(block[0]), int(block[1]), int(block[2])) if block is not None else None,
+        max_threads=None if d["max_threads"] is None else int(d["max_threads"]),
+        index_domain=None if d["index_domain"] is None else int(d["index_domain"]),
+        static_shared_bytes=int(d["static_shared_bytes"]),
+        cache_key=str(d["cache_key"]),
+        full_warps=bool(d["full_warps"]),
+        source=(str(source[0]), int(source[1])) if source is not None else None,
+    )
+
+
+def _kernel_store(key: str | None) -> Any:
+    from warpforge import cache
+
+    return cache.default_cache() if key is not None and not cache.bypassed() else None
+
+
+def _load(key: str | None) -> tuple[CompiledKernel, dict[str, Any]] | None:
+    from warpforge import cache
+
+    store = _kernel_store(key)
+    if store is None or key is None:
+        return None
+    sections = store.get("kernel", key)
+    if sections is None:
+        return None
+    try:
+        meta = json.loads(sections["meta"])
+        return kernel_from_json(meta["kernel"], sections["ptx"].decode()), meta
+    except (KeyError, TypeError, ValueError, IndexError, UnicodeDecodeError):
+        cache.stats["corrupt"] += 1
+        store.discard("kernel", key)
+        return None
+
+
+def _store(key: str | None, compiled: CompiledKernel, extra: dict[str, Any]) -> None:
+    store = _kernel_store(key)
+    if store is None or key is None:
+        return
+    meta = {"kernel": kernel_to_json(compiled), **extra}
+    store.put("kernel", key, {"meta": json.dumps(meta).encode(), "ptx": compiled.ptx.encode()})
+
+
+# --------------------------------------------------------------------------- SIMT kernels
+
+
+def simt_key(kernel: Any, chip: str, features: str) -> str | None:
+    """The disk-cache key of a `SimtKernel` for `chip`/`features`."""
+    return kernel_key(
+        "simt",
+        kernel.fn,
+        kernel.bindings,
+        chip,
+        features,
+        kernel.checks,
+        kernel.launch_bounds,
+        repr(kernel.contract),
+        kernel.fastmath,
+        kernel.min_blocks_per_sm,
+    )
+
+
+def compile_simt(kernel: Any, chip: str = "sm_90", features: str = "") -> CompiledKernel:
+    """Compile a `SimtKernel` (not generic: a specialization) to a `CompiledKernel`, through the disk
+    cache. Raises `CompileError` for kernels that do not compile."""
+    key = simt_key(kernel, chip, features)
+    hit = _load(key)
+    if hit is not None:
+        return hit[0]
+    compiled = _compile_simt(kernel, chip, features, key or "")
+    _store(key, compiled, {"model": "simt"})
+    return compiled
+
+
+def _compile_simt(kernel: Any, chip: str, features: str, key: str) -> CompiledKernel:
+    from warpforge.errors import CompileError
+    from warpforge.frontend.annotations import SliceAnnotation
+    from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
+
+    target = Target(chip, features)
+    kir = kernel.kernel_ir()
+    module = kir.module
+    lower(module, "gpu", target, module_name=kir.symbol + "_module")
+    sites = error_sites(module, kir.symbol)  # recorded by kernel-to-gpu on the gpu.func
+    res = resources(module)
+    if res.static_shared_bytes > 48 * 1024:
+        raise CompileError(
+            f"{kernel.__qualname__} needs {res.static_shared_bytes} bytes of static shared memory (its device functions "
+            "included); a block has at most 49152 bytes (48 KiB): use simt.dynamic_shared(dtype) for more",
+            filename=kir.source.filename,
+            line=kir.source.first_line,
+            col=1,
+        )
+    warn_if_large(
+        kernel.__qualname__, res.ops, kir.source.filename, kir.source.first_line,
+        "unroll less (fewer simt.static_range iterations) or move work into a loop",
+    )  # fmt: skip
+    ptx = lower(module, "ptx", target, start="gpu", module_name=kir.symbol + "_module", ftz=kernel.fastmath is True)
+    assert isinstance(ptx, str)
+    params = []
+    for p in kir.params:
+        if isinstance(p.annotation, SliceAnnotation):
+            assert p.annotation.dtype is not None
+            params.append(ParamSpec(p.name, p.annotation.kind, p.annotation.dtype.np, 1))
+        else:
+            params.append(ParamSpec(p.name, "scalar", p.annotation.np, 0))
+    # the most restrictive requirement of the indices used (index_1d: y = z = 1; index_2d: z = 1)
+    domain = min(d for d in kir.index_dims if d in (1, 2)) if kir.index_dims & {1, 2} else None
+    contract = kernel.contract
+    contract_domain = getattr(contract, "domain", None) if contract is not None else None
+    if contract_domain is not None:
+        domain = contract_domain if domain is None else min(domain, contract_domain)
+    return CompiledKernel(
+        name=kernel.__qualname__,
+        entry=kir.symbol,
+        ptx=ptx,
+        chip=chip,
+        params=tuple(params),
+        checked=kernel.checks,
+        error_sites=tuple(ErrorSite(s.id, s.kind, site_message(s), s.filename, s.line, s.col, s.operands) for s in sites),
+        exact_block=tuple(contract.block) if contract is not None and contract.block is not None else None,
+        max_threads=kernel.launch_bounds,
+        index_domain=domain,
+        static_shared_bytes=res.static_shared_bytes,
+        cache_key=key,
+        full_warps=res.full_warps,
+        source=(kir.source.filename, kir.source.first_line),
+    )
+
+
+def lower_simt(kernel: Any, stage: str, target: Target = Target(), *, debuginfo: bool = False) -> str:
+    """A `SimtKernel` at `stage`, as text (`ptx` comes from `compile_simt`, so it is cached).
+    `debuginfo`: MLIR stages print each op's `loc(...)`."""
+    if stage == "ptx":
+        return compile_simt(kernel, target.chip, target.features).ptx
+    kir = kernel.kernel_ir()
+    out = lower(kir.module, stage, target, module_name=kir.symbol + "_module", ftz=kernel.fastmath is True)
+    return out if isinstance(out, str) else _print(out, debuginfo)
+
+
+def _print(module: ModuleOp, debuginfo: bool) -> str:
+    from warpforge.diagnostics import print_ir
+
+    return print_ir(module, debuginfo=debuginfo)
+
+
+# --------------------------------------------------------------------------- tile kernels
+
+
+def tile_key(kernel: Any, spec: Any, chip: str, features: str) -> str | None:
+    """The disk-cache key of a `TileKernel` for one specialization and `chip`/`features`."""
+    return kernel_key("tile", kernel.fn, spec.key, chip, features, kernel.checks, kernel.num_warps)
+
+
+def compile_tile(kernel: Any, spec: Any, chip: str = "sm_90", features: str = "") -> Any:
+    """Compile a `TileKernel` for `spec` (a `tile_compile.Specialization`) to a `CompiledTileKernel`,
+    through the disk cache. Raises `CompileError` for kernels that do not compile."""
+    from warpforge.tile_compile import CompiledTileKernel
+
+    key = tile_key(kernel, spec, chip, features)
+    hit = _load(key)
+    if hit is not None:
+        compiled, meta = hit
+        try:
+            tile = meta["tile"]
+            pairs = tuple((str(a), str(b)) for a, b in tile["like_pairs"])
+            return CompiledTileKernel(compiled, int(tile["grid_param"]), int(tile["block"]), pairs, spec)
+        except (KeyError, TypeError, ValueError):
+            pass  # an entry of another shape: compile again (and overwrite it)
+    result = _compile_tile(kernel, spec, chip, features, key or "")
+    _store(key, result.kernel, {"model": "tile", "tile": {"grid_param": result.grid_param, "block": result.block, "like_pairs": [list(p) for p in result.like_pairs]}})
+    return result
+
+
+def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) -> Any:
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from warpforge.dialects import gpu
+    from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
+    from warpforge.tile_compile import CompiledTileKernel, frontend
+
+    target = Target(chip, features)
+    kir = frontend(kernel, spec)
+    module = kir.module
+    lower(module, "gpu", target, model="tile", module_name=kir.symbol + "_module")
+    block, shared, checked = 0, 0, False
+    for op in module.walk():
+        if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol:
+            bs = op.known_block_size
+            block = bs.get_values()[0] if bs is not None else 0
+            sh = op.attributes.get("tile.shared_bytes")
+            shared = sh.value.data if isinstance(sh, IntegerAttr) else 0
+            # a checked kernel with nothing to check gets no error record (tile-to-gpu drops it)
+            checked = len(op.function_type.inputs) > len(kir.params)
+    sites = error_sites(module, kir.symbol)
+    filename, line = _source_line(kernel.fn)
+    warn_if_large(kernel.__qualname__, resources(module).ops, filename, line, "use smaller tiles (partition into more tile blocks) or more warps (num_warps)")
+    ptx = lower(module, "ptx", target, model="tile", start="gpu", module_name=kir.symbol + "_module")
+    assert isinstance(ptx, str)
+    kinds = {"partition": "disjoint_slice", "input": "slice", "atomic": "atomic_slice"}
+    params = []
+    for p in kir.params:
+        if p.kind == "scalar":
+            params.append(ParamSpec(p.name, "scalar", p.dtype.np, 0))
+        else:
+            params.append(ParamSpec(p.name, kinds[p.kind], p.dtype.np, len(p.dims)))
+    compiled = CompiledKernel(
+        name=kernel.__qualname__,
+        entry=kir.symbol,
+        ptx=ptx,
+        chip=chip,
+        params=tuple(params),
+        checked=checked,
+        error_sites=tuple(ErrorSite(s.id, s.kind, site_message(s), s.filename, s.line, s.col, s.operands) for s in sites),
+        exact_block=(block, 1, 1),
+        max_threads=None,
+        index_domain=None,
+        static_shared_bytes=shared,
+        cache_key=key,
+        source=(filename, line),
+    )
+    grid = next(i for i, p in enumerate(kir.params) if p.kind == "partition")
+    return CompiledTileKernel(compiled, grid, block, kir.like_pairs, spec)
+
+
+def lower_tile(kernel: Any, spec: Any, stage: str, target: Target = Target(), *, debuginfo: bool = False) -> str:
+    """A `TileKernel` for `spec` at `stage`, as text (`ptx` comes from `compile_tile`, so it is cached).
+    `debuginfo`: MLIR stages print each op's `loc(...)`."""
+    from warpforge.tile_compile import frontend
+
+    if stage == "ptx":
+        return compile_tile(kernel, spec, target.chip, target.features).kernel.ptx
+    kir = frontend(kernel, spec)
+    out = lower(kir.module, stage, target, model="tile", module_name=kir.symbol + "_module")
+    return out if isinstance(out, str) else _print(out, debuginfo)
+
+
+def _source_line(fn: Any) -> tuple[str, int]:
+    try:
+        _, line = inspect.getsourcelines(fn)
+        return inspect.getsourcefile(fn) or "<unknown>", line
+    except (OSError, TypeError):
+        return "<unknown>", 0

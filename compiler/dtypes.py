@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects import builtin
-from xdsl.ir import Attribute
+
+if TYPE_CHECKING:  # xDSL loads when a kernel compiles, not at `import warpforge`
+    from xdsl.ir import Attribute
 
 from warpforge.errors import UsageError
 
@@ -63,6 +64,8 @@ class DType:
     @cached_property
     def mlir(self) -> Attribute:
         """The type in the `kernel` dialect: `i1`, `si32`, `ui8`, `f16`, `bf16`, `f32`, `f64`."""
+        from xdsl.dialects import builtin
+
         if self.is_bool:
             return builtin.i1
         if self.is_int:
@@ -73,6 +76,8 @@ class DType:
     @cached_property
     def signless(self) -> Attribute:
         """The type after lowering (`i1`, `i32`, `f32`…): signedness lives in the ops."""
+        from xdsl.dialects import builtin
+
         if self.is_bool:
             return builtin.i1
         if self.is_int:

@@ -77,3 +77,6 @@ class UsageError(WarpforgeError, TypeError, ValueError):
     bad annotation, a bad stage name), a kernel or device function called like a Python function, a
     kernel-only function called outside a kernel. Also a `TypeError` and a `ValueError`, what plain
     Python raises for such mistakes."""
+class CompileWarning(UserWarning):
+    """A kernel compiled, but something about it will hurt (it spills registers to local memory, or
+    lowers to so many ops that compiling is slow); shown at the kernel's source line with a hint."""

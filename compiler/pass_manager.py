@@ -229,6 +229,9 @@ class PassOptions:
     print_after_failure: bool = False
     print_debuginfo: bool = False
     verify_each: bool = True
+    verify_end: bool = True
+    """With `verify_each` off: verify once after the last pass (off too: not at all, for a caller
+    that verifies where it stops)."""
     timing: bool = False
     statistics: bool = False
     reproducer: str | None = None
@@ -311,7 +314,7 @@ def run_passes(ctx: Context, module: ModuleOp, passes: Sequence[ModulePass], opt
             after_text = _print_ir(module, opts.print_debuginfo)
             if after_text != before_text:
                 stream.write(f"// -----// IR Dump After {name} //----- //\n{after_text}\n\n")
-    if not opts.verify_each:
+    if not opts.verify_each and opts.verify_end:
         verify_module(module)
 
 

@@ -11,7 +11,13 @@
 
 from __future__ import annotations
 
+import functools
+from typing import TYPE_CHECKING
+
 from xdsl.dialects.builtin import ModuleOp
+
+if TYPE_CHECKING:
+    from xdsl.passes import ModulePass
 
 GPU_TO_LLVM: tuple[str, ...] = (
     "convert-gpu-to-nvvm",
@@ -77,9 +83,22 @@ def expand(spec: str) -> str:
     return ",".join(out)
 
 
-def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True) -> None:
+@functools.lru_cache(maxsize=256)
+def parse_passes(spec: str) -> tuple[ModulePass, ...]:
+    """The passes of an expanded spec, parsed once per spec (a few ms each time: xDSL reads each
+    pass's options with `typing.get_type_hints`). Passes are frozen dataclasses, so one instance
+    serves every module. Raises `ValueError` for an unknown pass or bad options."""
+    from xdsl.passes import PassPipeline
+
+    from warpforge.passes import get_all_passes
+
+    return PassPipeline.parse_spec(get_all_passes(), spec).passes
+
+
+def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True, verify_end: bool = True) -> None:
     """Apply a pass spec (pipeline names allowed) to `module` in place, verifying after each pass
-    (`verify_each=False`: once, after the last — much faster on big kernels).
+    (`verify_each=False`: once, after the last — much faster on big kernels; `verify_end=False` too:
+    not at all, for a caller that verifies where it stops).
 
     Raises `warpforge.diagnostics.IRDiagnosticError` (located, naming the pass) when a pass refuses
     the IR, `warpforge.pass_manager.PassCrashError` when a pass crashes; with
@@ -91,7 +110,7 @@ def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True) -> No
     from warpforge.passes import get_all_passes
 
     passes = instantiate(parse_pass_pipeline(spec), get_all_passes(), spec)
-    options = PassOptions(verify_each=verify_each, crash_reproducer=bool(os.environ.get("WARPFORGE_REPRODUCER_DIR")))
+    options = PassOptions(verify_each=verify_each, verify_end=verify_end, crash_reproducer=bool(os.environ.get("WARPFORGE_REPRODUCER_DIR")))
     run_passes(make_context(), module, passes, options)
 
 
@@ -113,4 +132,37 @@ PIPELINES["tile-dialect-to-llvm"] = TILE_DIALECT_TO_GPU + TILE_GPU_TO_LLVM
 PIPELINE_DOCS["tile-dialect-to-gpu"] = "a tile kernel's tile stage (after kernel-to-tile) to gpu-level IR"
 PIPELINE_DOCS["tile-dialect-to-llvm"] = "a tile kernel's tile stage (after kernel-to-tile) all the way to the llvm dialect"
 PIPELINE_DOCS["tile-to-gpu-pipeline"] = "tile kernel (kernel dialect with tile values) to gpu-level IR (kernel-to-tile, tile-to-gpu)"
-PIPELINE_DOCS["tile-to-llvm"] = "tile kernel all the way to the llvm dialect (tile-to-gpu-pipeline, gpu-to-llvm)"
+PIPELINE_DOCS["tile-to-llvm"] = "tile kernel all the way to the llvm dialect (tile-to-gpu-pipeline, gpu-to-llvm with vector accesses)"
+
+
+# --------------------------------------------------------------------------- the stages the compile driver runs
+
+GPU_TO_NVVM: tuple[str, ...] = GPU_TO_LLVM[: GPU_TO_LLVM.index("check-nvvm-target") + 1]
+"""The `nvvm` stage: `gpu` ops → `nvvm` ops, then the target check (first part of `gpu-to-llvm`)."""
+
+TARGET_PASSES = frozenset({"kernel-to-gpu", "tile-to-gpu"})
+"""Passes that take the target (`chip`, `features`) and the `gpu.module`'s name as options."""
+
+
+def stage_pipelines(model: str, *, chip: str, features: str, module: str) -> tuple[tuple[str, str], ...]:
+    """What `warpforge.compile` runs: (stage reached, pass spec that reaches it from the previous
+    stage) for `model` `"simt"` or `"tile"`, cut from the named pipelines above (`simt-to-llvm`,
+    `tile-to-llvm`) so the two never drift apart. Raises `ValueError` for another model."""
+
+    def spec(passes: tuple[str, ...]) -> str:
+        options = f'{{chip="{chip}" features="{features}" module={module}}}'
+        return ",".join(p + options if p in TARGET_PASSES else p for p in passes)
+
+    if model == "simt":
+        to_llvm = GPU_TO_LLVM[len(GPU_TO_NVVM) :]
+        return (("gpu", spec(KERNEL_TO_GPU)), ("nvvm", spec(GPU_TO_NVVM)), ("llvm", spec(to_llvm)))
+    if model == "tile":
+        assert TILE_GPU_TO_LLVM[: len(GPU_TO_NVVM)] == GPU_TO_NVVM
+        to_llvm = TILE_GPU_TO_LLVM[len(GPU_TO_NVVM) :]
+        return (
+            ("tile", spec(TILE_TO_GPU[:1])),
+            ("gpu", spec(TILE_TO_GPU[1:])),
+            ("nvvm", spec(GPU_TO_NVVM)),
+            ("llvm", spec(to_llvm)),
+        )
+    raise ValueError(f"unknown programming model {model!r}: expected 'simt' or 'tile'")

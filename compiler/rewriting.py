@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import NoReturn
+from dataclasses import dataclass
+from types import UnionType
+from typing import NoReturn, Union, get_args, get_origin
 
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
@@ -27,7 +29,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.rewriter import InsertPoint
 
 from warpforge.diagnostics import IRDiagnosticError, diagnostic_at
@@ -151,3 +154,46 @@ def intrinsic_suffix(typ: Attribute) -> str:
     if isinstance(typ, IntegerType):
         return f"i{typ.width.data}"
     raise ValueError(f"no LLVM intrinsic suffix for {typ}")
+
+
+@dataclass(eq=False, repr=False)
+class TypedPatternApplier(GreedyRewritePatternApplier):
+    """xDSL's `GreedyRewritePatternApplier` (dead ops erased first, then the patterns in order until
+    one rewrites), but each op is offered only to the patterns that can match its type: a pattern
+    written with `@op_type_rewrite_pattern` declares the op types it takes in its signature, and for
+    each op type the applier keeps the list of patterns that accept it. Same rewrites, same order;
+    without the hundreds of thousands of calls that only test an op's type and return (the
+    `convert-*-to-llvm` passes offer every op of a kernel to a dozen patterns). A pattern whose types
+    cannot be read is offered every op."""
+
+    def __post_init__(self) -> None:
+        self._by_type: dict[type[Operation], list[RewritePattern]] = {}
+        self._accepts = [_accepted_types(p) for p in self.rewrite_patterns]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if self.folding_enabled:  # folding needs the upstream path; none of our passes folds
+            return super().match_and_rewrite(op, rewriter)
+        if self.dce_enabled and is_trivially_dead(op):
+            rewriter.erase(op)
+            return
+        patterns = self._by_type.get(type(op))
+        if patterns is None:
+            patterns = [p for p, types in zip(self.rewrite_patterns, self._accepts) if types is None or issubclass(type(op), types)]
+            self._by_type[type(op)] = patterns
+        for pattern in patterns:
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+
+def _accepted_types(pattern: RewritePattern) -> tuple[type, ...] | None:
+    """The op types `pattern.match_and_rewrite` (an `@op_type_rewrite_pattern`) matches, or None."""
+    impl = type(pattern).match_and_rewrite
+    code = getattr(impl, "__code__", None)
+    if code is None or "expected_type" not in code.co_freevars or impl.__closure__ is None:
+        return None
+    expected = impl.__closure__[code.co_freevars.index("expected_type")].cell_contents
+    types = get_args(expected) if get_origin(expected) in (Union, UnionType) else (expected,)
+    if not types or not all(isinstance(t, type) and issubclass(t, Operation) for t in types):
+        return None
+    return tuple(types)

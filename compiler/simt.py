@@ -257,27 +257,18 @@ class SimtKernel:
 
     def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "", debuginfo: bool = False) -> str:
         """The kernel at one compilation stage, as text: `kernel`, `gpu`, `nvvm`, `llvm` (MLIR), `ll`
-        (LLVM IR) or `ptx`. A generic kernel needs `specialize(*args)` first. `debuginfo`: MLIR stages
-        print each op's `loc(...)` (the Python source line), which `warpforge-opt` keeps when it resumes."""
-        from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
-        from warpforge.compile import Target, lower
+        (LLVM IR) or `ptx` (the compiled kernel's, from the disk cache when there). A generic kernel
+        needs `specialize(*args)` first. `debuginfo`: MLIR stages print each op's `loc(...)` (the Python
+        source line), which `warpforge-opt` keeps when it resumes."""
+        from warpforge.compile import Target, lower_simt
 
-        kir = self.kernel_ir()
-        if stage == "ptx":  # fast-math kernels also flush libdevice's denormals (NVVMReflect ftz)
-            ll = lower(kir.module, "ll", Target(chip, features), module_name=kir.symbol + "_module")
-            assert isinstance(ll, str)
-            return compile_ptx(ll, NVPTXOptions(chip=chip, features=features, ftz=self.fastmath is True))
-        out = lower(kir.module, stage, Target(chip, features), module_name=kir.symbol + "_module")
-        if isinstance(out, str):
-            return out
-        from warpforge.diagnostics import print_ir
-
-        return print_ir(out, debuginfo=debuginfo)
+        return lower_simt(self, stage, Target(chip, features), debuginfo=debuginfo)
 
     def compile(self, chip: str = "sm_90", features: str = "") -> Any:
-        """Compile for `chip` (cached): a `warpforge.runtime.CompiledKernel`. `features` is a `+ptxNN`
-        PTX ISA version, `""` for the chip's default; an unknown chip or a PTX version too old for it
-        raises `TargetError` (the table: `warpforge.backend.chips`)."""
+        """Compile for `chip` (cached in memory and on disk, see `warpforge.cache`): a
+        `warpforge.runtime.CompiledKernel`. `features` is a `+ptxNN` PTX ISA version, `""` for the
+        chip's default; an unknown chip or a PTX version too old for it raises `TargetError` (the
+        table: `warpforge.backend.chips`)."""
         from warpforge.backend.chips import resolve_target
 
         from warpforge.driver.run import before_compile
@@ -289,71 +280,20 @@ class SimtKernel:
         with self._lock:
             if key in self._compiled:
                 return self._compiled[key]
-        compiled = self._compile(chip, features)
+        from warpforge.compile import compile_simt
+
+        compiled = compile_simt(self, chip, features)
         with self._lock:
             self._compiled[key] = compiled
         return compiled
 
-    def _compile(self, chip: str, features: str) -> Any:
-        import inspect
+    def report(self, chip: str = "sm_90", features: str = "") -> Any:
+        """What ptxas says this kernel uses (`ptxas -v`): a `warpforge.report.ResourceReport`
+        (registers, spill stores/loads, shared, local and constant memory per kernel). Needs ptxas
+        (`FileNotFoundError` otherwise); cached on disk with the cubin."""
+        from warpforge.report import report
 
-        from warpforge.compile import Target, cache_key, closure_fingerprint, error_sites, lower, resources
-        from warpforge.errors import CompileError
-        from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
-
-        kir = self.kernel_ir()
-        module = kir.module
-        lower(module, "gpu", Target(chip, features), module_name=kir.symbol + "_module")
-        sites = error_sites(module, kir.symbol)  # recorded by kernel-to-gpu on the gpu.func
-        res = resources(module)
-        if res.static_shared_bytes > 48 * 1024:
-            raise CompileError(
-                f"{self.__qualname__} needs {res.static_shared_bytes} bytes of static shared memory (its device functions "
-                "included); a block has at most 49152 bytes (48 KiB): use simt.dynamic_shared(dtype) for more",
-                filename=kir.source.filename,
-                line=kir.source.first_line,
-                col=1,
-            )
-        lower(module, "llvm", Target(chip, features), start="gpu", module_name=kir.symbol + "_module")
-        from warpforge.backend.export import export_llvm_ir
-        from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
-        from warpforge.knobs import text_stage
-
-        ll = text_stage(kir.symbol, "ll", lambda: str(export_llvm_ir(module)))
-        ptx = text_stage(kir.symbol, "ptx", lambda: compile_ptx(ll, NVPTXOptions(chip=chip, features=features, ftz=self.fastmath is True)))
-        params = []
-        for p in kir.params:
-            if isinstance(p.annotation, SliceAnnotation):
-                assert p.annotation.dtype is not None
-                params.append(ParamSpec(p.name, p.annotation.kind, p.annotation.dtype.np, 1))
-            else:
-                params.append(ParamSpec(p.name, "scalar", p.annotation.np, 0))
-        # the most restrictive requirement of the indices used (index_1d: y = z = 1; index_2d: z = 1)
-        domain = min(d for d in kir.index_dims if d in (1, 2)) if kir.index_dims & {1, 2} else None
-        contract_domain = getattr(self.contract, "domain", None) if self.contract is not None else None
-        if contract_domain is not None:
-            domain = contract_domain if domain is None else min(domain, contract_domain)
-        try:
-            source = inspect.getsource(self.fn)
-        except OSError:
-            source = self.__qualname__
-        return CompiledKernel(
-            name=self.__qualname__,
-            entry=kir.symbol,
-            ptx=ptx,
-            chip=chip,
-            params=tuple(params),
-            checked=self.checks,
-            error_sites=tuple(ErrorSite(s.id, s.kind, _site_message(s), s.filename, s.line, s.col, s.operands) for s in sites),
-            exact_block=tuple(self.contract.block) if self.contract is not None and self.contract.block is not None else None,
-            max_threads=self.launch_bounds,
-            index_domain=domain,
-            static_shared_bytes=res.static_shared_bytes,
-            cache_key=cache_key(
-                source, closure_fingerprint(self.fn), kir.symbol, chip, features, self.checks, self.launch_bounds, self.contract, self.fastmath, self.bindings, self.min_blocks_per_sm
-            ),
-            full_warps=res.full_warps,
-        )
+        return report(self.compile(chip, features))
 
     # ------------------------------------------------------------------ launching
 
@@ -432,13 +372,6 @@ class GenericPrepared:
             prepared = child.prepare(self.config, self.device)
             self._by_specialization[id(child)] = prepared
         return prepared
-
-
-def _site_message(site: Any) -> str:
-    what = f"{site.text}: " if site.text else ""
-    if site.kind == "out-of-range read":
-        return f"{what}read out of range" if what else "read out of range"
-    return f"{what}{site.kind}" if what else site.kind
 
 
 FASTMATH_FLAGS = ("afn", "arcp", "contract", "ninf", "nnan", "nsz", "reassoc")

@@ -259,12 +259,27 @@ class TileKernel:
         with self._lock:
             if key in self._compiled:
                 return self._compiled[key]
-        from warpforge.tile_compile import compile_specialization
+        from warpforge.compile import compile_tile
 
-        compiled = compile_specialization(self, spec, chip, features)
+        compiled = compile_tile(self, spec, chip, features)
         with self._lock:
             self._compiled[key] = compiled
         return compiled
+
+    def report(self, *args: Any, chip: str = "sm_90", features: str = "") -> Any:
+        """What ptxas says the kernel uses for `args` (or each `ahead_of_time` signature when none are
+        given): a `warpforge.report.ResourceReport` (registers, spills, shared, local and constant
+        memory per kernel). Needs ptxas (`FileNotFoundError` otherwise); cached on disk."""
+        from warpforge.report import ResourceReport, report
+
+        signatures = [args] if args else list(self._aot)
+        if not signatures:
+            raise TypeError(
+                f"{self.__qualname__} is a tile kernel: its shapes come from its arguments; pass them "
+                f"({self.__name__}.report(*args)) or register some with {self.__name__}.ahead_of_time(tile.spec(...), ...)"
+            )
+        reports = [report(self.compile(*sig, chip=chip, features=features).kernel) for sig in signatures]
+        return ResourceReport(tuple(k for r in reports for k in r.kernels), "".join(r.log for r in reports))
 
     def bind(self, *args: Any, device: Any = None) -> Any:
         """Prepare one launch on existing device memory, to enqueue again and again without the lazy
@@ -286,7 +301,7 @@ class TileKernel:
         for every `ahead_of_time` signature when no args are given (MLIR stages: one module each,
         separated by `// -----`, as `warpforge-opt --split-input-file` reads them). `debuginfo`: print
         each op's `loc(...)`."""
-        from warpforge.tile_compile import lower_specialization
+        from warpforge.compile import Target, lower_tile
 
         signatures = [args] if args else list(self._aot)
         if not signatures:
@@ -294,7 +309,7 @@ class TileKernel:
                 f"{self.__qualname__} is a tile kernel: its shapes come from its arguments; pass them "
                 f"({self.__name__}.ir(stage, *args)) or register some with {self.__name__}.ahead_of_time(tile.spec(...), ...)"
             )
-        chunks = [lower_specialization(self, self.specialize(sig), stage, chip, features, debuginfo=debuginfo) for sig in signatures]
+        chunks = [lower_tile(self, self.specialize(sig), stage, Target(chip, features), debuginfo=debuginfo) for sig in signatures]
         if stage in ("ll", "ptx"):
             return "\n".join(chunks)
         return "\n// -----\n".join(c.rstrip("\n") for c in chunks)

@@ -8,7 +8,7 @@ extent a multiple of 16 (which decides 128-bit vector accesses). The specializat
 Bad arguments are refused here, before anything runs: `LaunchError` for shapes or dtypes that do not
 line up, `CompileError` for a tile shape that is not a power of two.
 
-`compile_specialization` runs the frontend and the pipeline
+`warpforge.compile.compile_tile` runs the frontend (`frontend` here) and the pipeline
 `kernel` → `kernel-to-tile` → `tile` → `tile-to-gpu` → `gpu` → (the SIMT `gpu-to-llvm`) → PTX and
 returns a `CompiledTileKernel`: the runtime's `CompiledKernel` plus what the host chain needs (the
 grid parameter, the block size, the `load_tile_like` pairs).
@@ -262,128 +262,12 @@ def frontend(kernel: Any, spec: Specialization) -> Any:
     return compile_tile_kernel(kernel.fn, spec, num_warps=kernel.num_warps, checks=kernel.checks, symbol=_symbol(kernel, spec))
 
 
-TILE_STAGES = ("kernel", "tile", "gpu", "nvvm", "llvm", "ll", "ptx")
-
-
-def _stage_passes(chip: str, features: str, module: str) -> list[tuple[str, str]]:
-    """(stage reached, passes that reach it from the previous stage), per the `tile-to-llvm` pipeline."""
-    from warpforge.pipelines import TILE_GPU_TO_LLVM
-
-    nvvm_end = TILE_GPU_TO_LLVM.index("check-nvvm-target") + 1
-    return [
-        ("tile", "kernel-to-tile"),
-        ("gpu", f'lower-kernel-control-flow,tile-to-gpu{{chip="{chip}" features="{features}" module={module}}},canonicalize,cse'),
-        ("nvvm", ",".join(TILE_GPU_TO_LLVM[:nvvm_end])),
-        ("llvm", ",".join(TILE_GPU_TO_LLVM[nvvm_end:])),
-    ]
-
-
-def lower_module(module: Any, until: str, symbol: str, chip: str, features: str, start: str = "kernel") -> Any:
-    """Lower the frontend's module (in place) from stage `start` to `until`; the module, or text for
-    `ll` and `ptx`."""
-    from warpforge.backend.export import export_llvm_ir
-    from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
-    from xdsl.utils.exceptions import DiagnosticException
-
-    from warpforge.pipelines import run_pipeline
-
-    if until not in TILE_STAGES:
-        raise UsageError(f"unknown stage '{until}', expected one of {', '.join(TILE_STAGES)}")
-    from warpforge.knobs import apply_stage_hooks, text_stage
-
-    if start == "kernel":
-        apply_stage_hooks(symbol, "kernel", module)  # WARPFORGE_DUMP_IR / WARPFORGE_KERNEL_OVERRIDE
-    if until == "kernel":
-        return module
-    from warpforge.backend.chips import resolve_target
-
-    target = resolve_target(chip, features)  # TargetError before any pass option or LLVM sees a bad one
-    chip, features = target.chip.name, target.features
-    for stage, passes in _stage_passes(chip, features, symbol + "_module"):
-        if TILE_STAGES.index(stage) <= TILE_STAGES.index(start):
-            continue
-        try:
-            run_pipeline(module, passes)
-        except DiagnosticException as e:  # e.g. an instruction the target chip/PTX lacks
-            from warpforge.rewriting import as_compile_error
-
-            raise as_compile_error(e) from None
-        apply_stage_hooks(symbol, stage, module)
-        if stage == until:
-            return module
-    llvm_ir = text_stage(symbol, "ll", lambda: str(export_llvm_ir(module)))
-    if until == "ll":
-        return llvm_ir
-    return text_stage(symbol, "ptx", lambda: compile_ptx(llvm_ir, NVPTXOptions(chip=chip, features=features)))
-
-
-def lower_specialization(kernel: Any, spec: Specialization, stage: str, chip: str = "sm_90", features: str = "", *, debuginfo: bool = False) -> str:
-    """The kernel for `spec` at `stage` (`kernel`, `tile`, `gpu`, `nvvm`, `llvm`, `ll`, `ptx`), as text
-    (`debuginfo`: MLIR stages print op locations)."""
-    from warpforge.diagnostics import print_ir
-
-    kir = frontend(kernel, spec)
-    out = lower_module(kir.module, stage, kir.symbol, chip, features)
-    return out if isinstance(out, str) else print_ir(out, debuginfo=debuginfo)
-
-
 def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90", features: str = "") -> CompiledTileKernel:
-    """Compile `kernel` for `spec` to PTX (no GPU needed)."""
-    from xdsl.dialects.builtin import IntegerAttr
+    """Compile `kernel` for `spec` to PTX (no GPU needed; through the disk cache): see
+    `warpforge.compile.compile_tile`, which owns the pipeline."""
+    from warpforge.compile import compile_tile
 
-    from warpforge.backend.export import export_llvm_ir
-    from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
-    from warpforge.compile import cache_key, closure_fingerprint, error_sites
-    from warpforge.dialects import gpu
-    from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
-    from warpforge.simt import _site_message  # pyright: ignore[reportPrivateUsage]
-
-    kir = frontend(kernel, spec)
-    module = kir.module
-    lower_module(module, "gpu", kir.symbol, chip, features)
-    block, shared, checked = 0, 0, False
-    for op in module.walk():
-        if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol:
-            bs = op.known_block_size
-            block = bs.get_values()[0] if bs is not None else 0
-            sh = op.attributes.get("tile.shared_bytes")
-            shared = sh.value.data if isinstance(sh, IntegerAttr) else 0
-            # a checked kernel with nothing to check gets no error record (tile-to-gpu drops it)
-            checked = len(op.function_type.inputs) > len(kir.params)
-    sites = error_sites(module, kir.symbol)
-    lower_module(module, "llvm", kir.symbol, chip, features, start="gpu")
-    from warpforge.knobs import text_stage
-
-    ll = text_stage(kir.symbol, "ll", lambda: str(export_llvm_ir(module)))
-    ptx = text_stage(kir.symbol, "ptx", lambda: compile_ptx(ll, NVPTXOptions(chip=chip, features=features)))
-    kinds = {"partition": "disjoint_slice", "input": "slice", "atomic": "atomic_slice"}
-    params = []
-    for p in kir.params:
-        if p.kind == "scalar":
-            params.append(ParamSpec(p.name, "scalar", p.dtype.np, 0))
-        else:
-            params.append(ParamSpec(p.name, kinds[p.kind], p.dtype.np, len(p.dims)))
-    try:
-        source = inspect.getsource(kernel.fn)
-    except OSError:
-        source = kernel.__qualname__
-    compiled = CompiledKernel(
-        name=kernel.__qualname__,
-        entry=kir.symbol,
-        ptx=ptx,
-        chip=chip,
-        params=tuple(params),
-        checked=checked,
-        error_sites=tuple(ErrorSite(s.id, s.kind, _site_message(s), s.filename, s.line, s.col, s.operands) for s in sites),
-        exact_block=(block, 1, 1),
-        max_threads=None,
-        index_domain=None,
-        static_shared_bytes=shared,
-        cache_key=cache_key("tile", source, closure_fingerprint(kernel.fn), kir.symbol, spec.key, chip, features, kernel.checks, kernel.num_warps),
-    )
-    grid = next(i for i, p in enumerate(kir.params) if p.kind == "partition")
-    return CompiledTileKernel(compiled, grid, block, kir.like_pairs, spec)
-
+    return compile_tile(kernel, spec, chip, features)
 
 
 # --------------------------------------------------------------------------- the CPU simulator
@@ -404,16 +288,15 @@ _sim_cache: dict[tuple[int, Any], SimulationProgram] = {}
 
 def simulation_program(kernel: Any, spec: Specialization) -> SimulationProgram:
     """`kernel` for `spec`, lowered for the CPU simulator (cached)."""
+    from warpforge.compile import lower
     from warpforge.dialects import gpu
-    from warpforge.pipelines import run_pipeline
 
     key = (id(kernel), spec.key)
     if key in _sim_cache:
         return _sim_cache[key]
     kir = frontend(kernel, spec)
     module = kir.module
-    run_pipeline(module, "kernel-to-tile")
-    run_pipeline(module, f"lower-kernel-control-flow,tile-to-gpu{{module={kir.symbol}_module}},canonicalize,cse")
+    lower(module, "gpu", model="tile", module_name=kir.symbol + "_module")
     block = 0
     for op in module.walk():
         if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol and op.known_block_size is not None:

@@ -47,7 +47,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -58,6 +57,7 @@ from warpforge.dialects import llvm as wllvm
 from warpforge.dialects.arith import IndexCastUIOp
 from warpforge.rewriting import dialect_of, fail, intrinsic_suffix, llvm_fastmath
 from warpforge.rewriting import replace_op
+from warpforge.rewriting import TypedPatternApplier
 
 # --------------------------------------------------------------------------- tables
 
@@ -391,7 +391,7 @@ class ConvertArithToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypedPatternApplier(
                 [
                     ConvertConstantOp(),
                     ConvertIntOverflowOp(),

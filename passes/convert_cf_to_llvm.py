@@ -22,7 +22,6 @@ from xdsl.dialects.builtin import IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -33,6 +32,7 @@ from xdsl.rewriter import BlockInsertPoint, InsertPoint
 from warpforge.dialects.llvm import SwitchOp
 from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import inherit_location, replace_op
+from warpforge.rewriting import TypedPatternApplier
 
 
 @dataclass
@@ -87,7 +87,7 @@ class ConvertCfToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([ConvertBranchOp(), ConvertCondBranchOp(), ConvertSwitchOp()])
+            TypedPatternApplier([ConvertBranchOp(), ConvertCondBranchOp(), ConvertSwitchOp()])
         ).rewrite_module(op)
         leftovers: list[Operation] = [inner for inner in op.walk() if dialect_of(inner) == "cf"]
         for inner in leftovers:

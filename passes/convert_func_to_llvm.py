@@ -39,7 +39,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -50,6 +49,7 @@ from xdsl.rewriter import InsertPoint
 from warpforge.rewriting import dialect_of, fail, i64
 from warpforge.passes.finalize_memref_to_llvm import build_descriptor, descriptor_fields, descriptor_type
 from warpforge.rewriting import inherit_location, replace_op
+from warpforge.rewriting import TypedPatternApplier
 
 KERNEL_ATTR = "nvvm.kernel"
 
@@ -213,7 +213,7 @@ class ConvertFuncToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([ConvertFuncOp(), ConvertCallOp(), ConvertReturnOp()])
+            TypedPatternApplier([ConvertFuncOp(), ConvertCallOp(), ConvertReturnOp()])
         ).rewrite_module(op)
         for inner in op.walk():
             if dialect_of(inner) == "func":

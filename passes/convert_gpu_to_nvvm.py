@@ -58,7 +58,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -82,6 +81,7 @@ from warpforge.passes.finalize_memref_to_llvm import (
 )
 from warpforge.rewriting import dialect_of, enclosing_op, fail
 from warpforge.rewriting import replace_op
+from warpforge.rewriting import TypedPatternApplier
 
 _SREG: dict[type[gpu._DimensionOp], str] = {  # pyright: ignore[reportPrivateUsage]
     gpu.ThreadIdOp: "tid",
@@ -671,7 +671,7 @@ class ConvertGpuToNVVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypedPatternApplier(
                 [
                     ConvertFuncOp(),
                     ConvertReturnOp(),

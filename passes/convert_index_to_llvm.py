@@ -26,7 +26,6 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IndexType, IntegerT
 from xdsl.ir import Attribute, Operation, ParametrizedAttribute
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -36,6 +35,7 @@ from xdsl.pattern_rewriter import (
 from warpforge.dialects.arith import IndexCastUIOp
 from warpforge.rewriting import dialect_of, fail, i64
 from warpforge.rewriting import replace_op
+from warpforge.rewriting import TypedPatternApplier
 
 INDEX_DIALECTS_BEFORE = ("memref", "scf", "gpu", "affine", "vector", "tensor")
 """Dialects whose ops require `index` operands: they must be lowered before this pass runs."""
@@ -133,4 +133,4 @@ class ConvertIndexToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(ConvertIndexType(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertIndexCastOp(), ConvertIndexCastUIOp()])).rewrite_module(op)
+        PatternRewriteWalker(TypedPatternApplier([ConvertIndexCastOp(), ConvertIndexCastUIOp()])).rewrite_module(op)

@@ -43,12 +43,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from warpforge.rewriting import dialect_of, enclosing_op, fail, intrinsic_suffix, llvm_fastmath
 from warpforge.rewriting import replace_op
+from warpforge.rewriting import TypedPatternApplier
 
 # --------------------------------------------------------------------------- tables
 
@@ -232,7 +233,7 @@ class ConvertMathToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([ConvertLibdeviceOp(), ConvertIntrinsicOp(), ConvertCallIntrinsicOp()])
+            TypedPatternApplier([ConvertLibdeviceOp(), ConvertIntrinsicOp(), ConvertCallIntrinsicOp()])
         ).rewrite_module(op)
         for inner in op.walk():
             if dialect_of(inner) == "math":

@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -38,6 +37,7 @@ from xdsl.pattern_rewriter import (
 from warpforge.dialects.llvm import ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import Descriptor, load_value, natural_alignment, store_value
 from warpforge.rewriting import fail, replace_op
+from warpforge.rewriting import TypedPatternApplier
 
 
 def _alignment(op: Operation, vt: VectorType) -> int:
@@ -129,7 +129,7 @@ class ConvertVectorToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypedPatternApplier(
                 [ConvertLoadOp(), ConvertStoreOp(), ConvertExtractOp(), ConvertInsertOp(), ConvertBroadcastOp()]
             )
         ).rewrite_module(op)

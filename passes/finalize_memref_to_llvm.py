@@ -87,7 +87,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -101,6 +100,7 @@ from warpforge.dialects.nvvm_catalog import ATOM_OPS
 from warpforge.dialects.llvm import AtomicRMWOp
 from warpforge.rewriting import dialect_of, enclosing_op, fail, i64
 from warpforge.rewriting import inherit_location, replace_op
+from warpforge.rewriting import TypedPatternApplier
 
 SHARED = 3
 """NVPTX address space of shared memory (`.shared`)."""
@@ -554,7 +554,7 @@ class FinalizeMemRefToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypedPatternApplier(
                 [
                     ConvertLoadOp(),
                     ConvertStoreOp(),

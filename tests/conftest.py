@@ -1,6 +1,25 @@
-"""pytest setup: tests marked `gpu` are skipped cleanly when no CUDA driver or GPU is present."""
+"""pytest setup: tests marked `gpu` are skipped cleanly when no CUDA driver or GPU is present, and
+the on-disk kernel cache lives in a temporary directory (never the user's ~/.cache/warpforge)."""
+
+import os
+import shutil
+import tempfile
 
 import pytest
+
+_CACHE_DIR: str | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # set before any kernel compiles; subprocesses (the CLI tests) inherit it
+    global _CACHE_DIR
+    _CACHE_DIR = tempfile.mkdtemp(prefix="warpforge-test-cache-")
+    os.environ["WARPFORGE_CACHE_DIR"] = _CACHE_DIR
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _CACHE_DIR is not None:
+        shutil.rmtree(_CACHE_DIR, ignore_errors=True)
 
 
 def _gpu_available() -> bool:

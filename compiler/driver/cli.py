@@ -3,6 +3,7 @@
     warpforge compile FILE.py [--kernel NAME] --emit {kernel,gpu,nvvm,llvm,ll,ptx} [--chip sm_90] [--features +ptx86] [-o OUT]
     warpforge run FILE.py [--simulate] [--chip CHIP] [ARGS...]
     warpforge new NAME
+    warpforge cache {info,clear}
     warpforge doctor
     warpforge sanitize FILE.py [--tool memcheck|racecheck|synccheck|initcheck] [args...]
     warpforge --version
@@ -10,7 +11,8 @@
 `compile` prints a kernel at any stage (MLIR text for `kernel`/`gpu`/`nvvm`/`llvm`, LLVM IR for `ll`,
 PTX for `ptx`); `run` runs the file as `python FILE.py` does, on the GPU or, without one (or with
 `--simulate`), on the CPU simulator, with an early PTX check of the kernels that compile ahead of
-time (`warpforge.driver.run`); `new` creates a project that runs at once (`warpforge.driver.new`);
+time (`warpforge.driver.run`); `new` creates a project that runs at once (`warpforge.driver.new`); `cache` shows or empties the
+on-disk kernel cache (`warpforge.cache`) that `compile`, `run` and the Python API share;
 `doctor` checks the installation and lists the chips ptxas and the driver support
 (`warpforge.backend.chips`). Errors are diagnostics (file:line:col for kernels) and exit status 1,
 never a traceback (except the user's own exceptions under `run`, which show the user's traceback).
@@ -75,6 +77,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
     mlir = args.emit not in ("ll", "ptx")
     for name, k in selected.items():
         text = k.ir(args.emit, chip=args.chip, features=args.features, debuginfo=args.print_debuginfo) if mlir else k.ir(args.emit, chip=args.chip, features=args.features)
+        if args.report:  # ptxas -v's registers, spills, shared and local memory, on stderr
+            print(k.report(chip=args.chip, features=args.features), file=sys.stderr)
         chunks.append(text.rstrip("\n") if len(selected) == 1 or not mlir else f"// kernel {name}\n{text.rstrip(chr(10))}")
     # MLIR stages: one module per kernel, separated as `warpforge-opt --split-input-file` reads them
     out = ("\n// -----\n" if mlir else "\n").join(chunks) + "\n"
@@ -100,6 +104,18 @@ def cmd_new(args: argparse.Namespace) -> int:
     root = new_project(args.name)
     print(f"created {root}/ (kernels.py, main.py, test_kernels.py, README.md)")
     print(f"run it:  cd {args.name} && warpforge run main.py")
+    return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from warpforge.cache import DiskCache, cache_dir
+
+    store = DiskCache(cache_dir())
+    if args.action == "info":
+        print(store.info())
+    else:
+        removed = store.clear()
+        print(f"removed {removed} entries from {store.root}")
     return 0
 
 
@@ -225,8 +241,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--chip", default="sm_90")
     c.add_argument("--features", default="", help="PTX ISA version, e.g. +ptx86 (default: the chip's, see `warpforge doctor`)")
     c.add_argument("-o", "--output")
+    c.add_argument("--report", action="store_true", help="print each kernel's registers, spills, shared and local memory (ptxas -v) on stderr")
     c.add_argument("--print-debuginfo", action="store_true", help="MLIR stages: print each op's loc(...) (kept when warpforge-opt resumes)")
     c.set_defaults(func=cmd_compile)
+
+    k = sub.add_parser("cache", help="the on-disk kernel cache ($WARPFORGE_CACHE_DIR or ~/.cache/warpforge)")
+    k.add_argument("action", choices=("info", "clear"), help="info: where, how many entries, how big; clear: remove every entry")
+    k.set_defaults(func=cmd_cache)
 
     r = sub.add_parser("run", help="run FILE.py as `python FILE.py` does, on the GPU or (without one) on the CPU simulator")
     r.add_argument("file")

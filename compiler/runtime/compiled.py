@@ -104,8 +104,8 @@ class CompiledKernel:
     `index_domain`: 1 — the kernel uses `index_1d()`, so grid and block need y = z = 1;
     2 — `index_2d()`, so z = 1; None — no requirement.
     `static_shared_bytes`: the kernel's static shared memory, bytes per block.
-    `cache_key`: hash of source + signature + chip + compiler version (set by the frontend); the
-    runtime keys its loaded-module cache on it (or on the PTX's hash when empty).
+    `cache_key`: the disk-cache key (source, signature, options, chip, compiler; see
+    `warpforge.compile.kernel_key`), empty when the source was not available.
     `full_warps`: the kernel uses warp collectives (shuffles, votes, warp reductions), which need
     every lane of each warp: blocks must have a multiple of 32 threads.
     """
@@ -123,6 +123,8 @@ class CompiledKernel:
     static_shared_bytes: int = 0
     cache_key: str = ""
     full_warps: bool = False
+    source: tuple[str, int] | None = None
+    """(file, line) of the kernel's definition, for warnings about the compiled code (spills)."""
 
     @property
     def abi_param_count(self) -> int:

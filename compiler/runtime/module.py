@@ -1,9 +1,10 @@
 """Loading a kernel's PTX onto a device, cached in memory.
 
-`load_kernel` loads `CompiledKernel.ptx` with `cuda.core.ObjectCode.from_ptx(ptx_bytes)` (bytes: a
-str would be taken as a file path) and looks up `.entry`; the driver JIT-compiles the PTX (and keeps
-its own disk cache of the result, `~/.nv/ComputeCache`). Loaded kernels are cached per
-(device ordinal, `cache_key` — or the PTX's SHA-256 when the key is empty — entry symbol).
+`load_kernel` loads the cubin ptxas makes of `CompiledKernel.ptx` when ptxas is installed (cached on
+disk with the kernel, see `warpforge.report`: the driver's JIT is skipped), else the PTX itself with
+`cuda.core.ObjectCode.from_ptx(ptx_bytes)` (bytes: a str would be taken as a file path), and looks up
+`.entry`; the driver then JIT-compiles the PTX (and keeps its own disk cache, `~/.nv/ComputeCache`).
+Loaded kernels are cached per (device ordinal, the PTX's SHA-256, entry symbol).
 
 When the driver rejects the PTX, `DeviceError` carries the driver's message and, where `ptxas` is
 installed, ptxas's diagnostics for the same PTX (the driver's JIT gives no log through cuda.core).
@@ -33,6 +34,8 @@ class LoadedKernel:
     object_code: Any
     device_ordinal: int
     max_dynamic_shared: int = 0
+    from_cubin: bool = False
+    """True when ptxas's cubin was loaded (no driver JIT), False when the driver JIT-compiled the PTX."""
 
 
 _cache: dict[tuple[int, str, str], LoadedKernel] = {}
@@ -65,6 +68,9 @@ def load_kernel(kernel: CompiledKernel, device: Device) -> LoadedKernel:
 
 def _load(kernel: CompiledKernel, device: Device) -> LoadedKernel:
     device.make_current()
+    loaded = _load_cubin(kernel, device)
+    if loaded is not None:
+        return loaded
     try:
         import cuda.core as core
 
@@ -76,6 +82,30 @@ def _load(kernel: CompiledKernel, device: Device) -> LoadedKernel:
     except Exception as e:
         raise DeviceError(_load_failure(kernel, device, e)) from None
     return LoadedKernel(function, code, device.ordinal)
+
+
+def _load_cubin(kernel: CompiledKernel, device: Device) -> LoadedKernel | None:
+    """Load the cubin ptxas made of the kernel's PTX (from the disk cache, or ptxas now), skipping the
+    driver's JIT; None when there is none (no ptxas, `WARPFORGE_PTXAS=0`, ptxas rejected it) or the
+    driver refuses it — the PTX path then loads (or explains) it."""
+    import cuda.core as core
+
+    from_cubin = getattr(core.ObjectCode, "from_cubin", None)
+    if from_cubin is None or device.chip != kernel.chip:
+        return None
+    from warpforge.report import cubin
+
+    blob = cubin(kernel)
+    if blob is None:
+        return None
+    try:
+        code = from_cubin(blob, name=kernel.name)
+        function = code.get_kernel(kernel.entry)
+        drv = _driver.driver()
+        _driver.check(drv.cuKernelGetFunction(function.handle), "cuKernelGetFunction")
+    except Exception:  # e.g. a cubin from a newer ptxas than the driver: let the driver JIT the PTX
+        return None
+    return LoadedKernel(function, code, device.ordinal, from_cubin=True)
 
 
 def _load_failure(kernel: CompiledKernel, device: Device, e: BaseException) -> str:

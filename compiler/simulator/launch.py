@@ -356,10 +356,10 @@ class SiteTable:
 
     def __init__(self, name: str, sites: tuple[Any, ...]):
         from warpforge.runtime.compiled import ErrorSite
-        from warpforge.simt import _site_message  # pyright: ignore[reportPrivateUsage]
+        from warpforge.compile import site_message
 
         self.name = name
-        self.error_sites = tuple(ErrorSite(s.id, s.kind, _site_message(s), s.filename, s.line, s.col, s.operands) for s in sites)
+        self.error_sites = tuple(ErrorSite(s.id, s.kind, site_message(s), s.filename, s.line, s.col, s.operands) for s in sites)
 
     def error_site(self, site_id: int) -> Any:
         for site in self.error_sites:
