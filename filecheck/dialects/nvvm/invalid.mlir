@@ -51,3 +51,23 @@ gpu.module @bad_features [#nvvm.target<chip = "sm_90", features = "ptx80">] {
 // CHECK: unknown #nvvm.target parameter 'arch' (expected chip, features or O)
 gpu.module @bad_key [#nvvm.target<arch = "sm_90">] {
 }
+
+// -----
+
+// mma.sync operand types come from the MMA_SHAPES row: f16 inputs are vector<2xf16> registers.
+// CHECK: operand 'a0' at position 0 does not verify:
+// CHECK-NEXT: Expected attribute vector<2xf16> but got i32
+func.func @mma_f16_as_i32(%i: i32, %h: vector<2xf16>, %x: f32) -> f32 {
+  %d:4 = "nvvm.mma.sync.m16n8k16.row.col.f32.f16.f16.f32"(%i, %h, %h, %h, %h, %h, %x, %x, %x, %x) : (i32, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  func.return %d#0 : f32
+}
+
+// -----
+
+// ldmatrix reads shared memory: a global pointer is refused.
+// CHECK: operand 'ptr' at position 0 does not verify:
+// CHECK-NEXT: Expected attribute !llvm.ptr<3> but got !llvm.ptr<1>
+func.func @ldmatrix_global(%p: !llvm.ptr<1>) -> i32 {
+  %r = "nvvm.ldmatrix.x1.b16"(%p) : (!llvm.ptr<1>) -> i32
+  func.return %r : i32
+}
