@@ -13,6 +13,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 
 GPU_TO_LLVM: tuple[str, ...] = (
+    "convert-nvgpu-to-nvvm",
     "convert-gpu-to-nvvm",
     "check-nvvm-target",
     "convert-scf-to-cf",

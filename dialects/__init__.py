@@ -40,6 +40,12 @@ def _kernel() -> Dialect:
     return extend_kernel(Kernel)
 
 
+def _nvgpu() -> Dialect:
+    from warpforge.dialects.nvgpu import NVGPU
+
+    return NVGPU
+
+
 def _tile() -> Dialect:
     from warpforge.dialects.tile import Tile
 
@@ -51,6 +57,7 @@ OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "gpu": _gpu,
     "kernel": _kernel,
     "llvm": _llvm,
+    "nvgpu": _nvgpu,
     "nvvm": _nvvm,
     "tile": _tile,
 }

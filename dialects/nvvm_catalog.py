@@ -262,6 +262,28 @@ intrinsic-name builder (`MMAShape.intrinsic`), `check-nvvm-target` (`min_sm`/`mi
 PTX 7.0 for all of these) and `tests/test_nvvm_catalog.py` (the PTX mnemonic) read it."""
 
 
+def fragment_layout(row: MMAShape, operand: str, lane: int, i: int) -> tuple[int, int]:
+    """(row, column) of the matrix entry that element `i` of `lane`'s fragment of `operand` ("a":
+    m×k, "b": k×n, "c"/"d": m×n) holds — PTX ISA 9.0 §9.7.14.5.8 (m16n8k8), .5.9 (m16n8k16), .5.10
+    (m16n8k32), "Matrix Fragments for mma.m16n8kK". With g = lane / 4 and t = lane % 4:
+
+    | operand | 16-bit inputs (k16) | tf32 (k8) | 8-bit inputs (k32) |
+    |---|---|---|---|
+    | A | (g + 8·(i/2 % 2), 2t + i%2 + 8·(i/4)) | (g + 8·(i%2), t + 4·(i/2)) | (g + 8·(i/4 % 2), 4t + i%4 + 16·(i/8)) |
+    | B | (2t + i%2 + 8·(i/2), g) | (t + 4·i, g) | (4t + i%4 + 16·(i/4), g) |
+    | C, D | (g + 8·(i/2), 2t + i%2) | same | same |
+
+    Elements are packed into registers in order, the lower index in the lower bits."""
+    g, t = lane // 4, lane % 4
+    if operand in ("c", "d"):
+        return g + 8 * (i // 2), 2 * t + i % 2
+    if row.a in ("f16", "bf16"):
+        return (g + 8 * (i // 2 % 2), 2 * t + i % 2 + 8 * (i // 4)) if operand == "a" else (2 * t + i % 2 + 8 * (i // 2), g)
+    if row.a == "tf32":
+        return (g + 8 * (i % 2), t + 4 * (i // 2)) if operand == "a" else (t + 4 * i, g)
+    return (g + 8 * (i // 4 % 2), 4 * t + i % 4 + 16 * (i // 8)) if operand == "a" else (4 * t + i % 4 + 16 * (i // 4), g)
+
+
 def mma_shape(shape: str, a: str, c: str) -> MMAShape | None:
     """The `MMA_SHAPES` row for a shape name (`"m16n8k16"`), an input type and an accumulator type."""
     for row in MMA_SHAPES:
