@@ -4,7 +4,7 @@
 |---|---|---|
 | `kernel` | the `kernel` dialect (Python semantics) | the frontend |
 | `gpu` | gpu/arith/math/scf/cf/memref/func in a `gpu.module` | `lower-kernel-control-flow`, `kernel-to-gpu` |
-| `nvvm` | special registers and barriers as `nvvm` ops, checked against the target | `convert-gpu-to-nvvm`, `check-nvvm-target` |
+| `nvvm` | special registers, barriers, tensor-core ops as `nvvm` ops, checked against the target | `convert-nvgpu-to-nvvm`, `convert-gpu-to-nvvm`, `check-nvvm-target` |
 | `llvm` | the `llvm` dialect | the rest of `gpu-to-llvm` |
 | `ll` | LLVM IR text (`nvptx64-nvidia-cuda`) | `warpforge.backend.export` |
 | `ptx` | PTX text, O3, libdevice linked when used | `warpforge.backend.nvptx` |
@@ -34,7 +34,7 @@ def _gpu_passes(chip: str, features: str, module: str) -> str:
 
 
 def _nvvm_passes() -> str:
-    return "convert-gpu-to-nvvm,check-nvvm-target"
+    return ",".join(GPU_TO_LLVM[: GPU_TO_LLVM.index("check-nvvm-target") + 1])
 
 
 def _llvm_passes() -> str:
