@@ -136,9 +136,9 @@ of the warp must call it together. `acc = simt.mma_sync(a, b, acc)` updates `acc
 Needs sm_80.""",
     "mma_coords": """`simt.mma_coords(frag, i)`: (row, col), i64, of the entry of the warp's operand that element `i`
 (a compile-time int) of this lane's fragment holds, e.g. to store a result: `r, c = simt.mma_coords(acc, i)`.""",
-    "ldmatrix": """`simt.ldmatrix(s, row, col, num=4, trans=False)`: the warp loads `num` (1, 2, 4) 8x8 matrices of a 2-D
-f16/bf16 shared array `s` (PTX `ldmatrix`, sm_75): lanes 8j..8j+7 each give the start `s[row, col]` of
-one row of matrix j (8 elements, 16-byte aligned). num=4 gives an A fragment (lane l: row l % 16, col
+    "ldmatrix": """`simt.ldmatrix(s, index, num=4, trans=False)`: the warp loads `num` (1, 2, 4) 8x8 matrices of an
+f16/bf16 shared array `s` (PTX `ldmatrix`, sm_75): lanes 8j..8j+7 each give the start `s[index]` (e.g.
+`(row, col)`) of one row of matrix j (8 elements along the last dimension, 16-byte aligned). num=4 gives an A fragment (lane l: row l % 16, col
 8 * (l // 16) of a 16x16 tile), num=2 a B fragment (with trans=True from a K x N row-major tile: lane l
 gives row l % 16), num=1 a 2-element register array. Checked: a row outside `s` or misaligned is an error.""",
     "cp_async": """`simt.cp_async(s, (row, col), x, i, nbytes=16, cache=None)`: start an asynchronous copy of

@@ -149,15 +149,15 @@ def ldmatrix_all(x: simt.Slice[wf.f16], out: simt.unsafe.RawSlice[wf.f16]):
     for q in simt.static_range(8):
         s[lane // 2, (lane % 2) * 8 + q] = x[lane * 8 + q]
     simt.sync_threads()
-    a = simt.ldmatrix(s, lane % 16, 8 * (lane // 16))  # x4: the A fragment of the 16x16 tile
+    a = simt.ldmatrix(s, (lane % 16, 8 * (lane // 16)))  # x4: the A fragment of the 16x16 tile
     for i in simt.static_range(8):
         r, c = simt.mma_coords(a, i)
         out[r * 16 + c] = a[i]
-    b = simt.ldmatrix(s, lane % 16, 8, num=2, trans=True)  # x2.trans: the B fragment of s[:, 8:16]
+    b = simt.ldmatrix(s, (lane % 16, 8), num=2, trans=True)  # x2.trans: the B fragment of s[:, 8:16]
     for i in simt.static_range(4):
         r, c = simt.mma_coords(b, i)
         out[256 + r * 8 + c] = b[i]
-    one = simt.ldmatrix(s, lane % 8, 0, num=1)  # x1: row lane // 4, columns 2 (lane % 4) + 0, 1
+    one = simt.ldmatrix(s, (lane % 8, 0), num=1)  # x1: row lane // 4, columns 2 (lane % 4) + 0, 1
     out[384 + lane * 2] = one[0]
     out[384 + lane * 2 + 1] = one[1]
 
@@ -322,10 +322,10 @@ def test_ldmatrix_needs_16_bit_shared_data() -> None:
     @simt.kernel
     def k(out: simt.unsafe.RawSlice[wf.f32]):
         s = simt.shared_array((16, 16), wf.f32)
-        a = simt.ldmatrix(s, 0, 0)
+        a = simt.ldmatrix(s, (0, 0))
         out[0] = a[0]
 
-    _compile_error(k, "simt.ldmatrix loads 8x8 matrices of 16-bit floats from a 2-D shared array of f16 or bf16")
+    _compile_error(k, "simt.ldmatrix loads 8x8 matrices of 16-bit floats from a shared array of f16 or bf16")
 
 
 def test_cp_async_sizes() -> None:

@@ -48,7 +48,7 @@ PARAMETERS.update(
         "simt.mma_fragment": (("operand", _REQUIRED), ("dtype", _REQUIRED), ("fill", 0)),
         "simt.mma_sync": (("a", _REQUIRED), ("b", _REQUIRED), ("c", _REQUIRED), ("allow_tf32", False)),
         "simt.mma_coords": (("fragment", _REQUIRED), ("i", _REQUIRED)),
-        "simt.ldmatrix": (("array", _REQUIRED), ("row", _REQUIRED), ("col", _REQUIRED), ("num", 4), ("trans", False)),
+        "simt.ldmatrix": (("array", _REQUIRED), ("index", _REQUIRED), ("num", 4), ("trans", False)),
         "simt.cp_async": (
             ("dst", _REQUIRED), ("index", _REQUIRED), ("src", _REQUIRED), ("src_index", _REQUIRED), ("nbytes", 16), ("cache", None),
         ),
@@ -166,14 +166,14 @@ class MmaCallMixin:
         array = args[0]
         if not isinstance(array, ArrayValue) or array.space != "shared":
             self.error(node, f"simt.ldmatrix reads a shared array (simt.shared_array), got {array.describe()}")  # pyright: ignore[reportCallIssue]
-        if array.dtype.name not in ("f16", "bf16") or len(array.shape) != 2:
-            self.error(node, f"simt.ldmatrix loads 8x8 matrices of 16-bit floats from a 2-D shared array of f16 or bf16, got {array.describe()}")  # pyright: ignore[reportCallIssue]
-        num = self._int_constant(args[3], node, "simt.ldmatrix num")
+        if array.dtype.name not in ("f16", "bf16"):
+            self.error(node, f"simt.ldmatrix loads 8x8 matrices of 16-bit floats from a shared array of f16 or bf16, got {array.describe()}")  # pyright: ignore[reportCallIssue]
+        num = self._int_constant(args[2], node, "simt.ldmatrix num")
         if num not in (1, 2, 4):
             self.error(node, f"simt.ldmatrix loads num=1, 2 or 4 matrices, not {num}")  # pyright: ignore[reportCallIssue]
-        trans = self._bool_constant(args[4], node, "simt.ldmatrix trans")
-        row, col = self._i64(args[1], node, "simt.ldmatrix row"), self._i64(args[2], node, "simt.ldmatrix col")
-        op = kernel_mma.LdMatrixOp(array.ssa, [row.ssa, col.ssa], num, trans, array.dtype.mlir)
+        trans = self._bool_constant(args[3], node, "simt.ldmatrix trans")
+        indices = self.array_indices(array, args[1], node)  # pyright: ignore[reportAttributeAccessIssue]
+        op = kernel_mma.LdMatrixOp(array.ssa, [self.cast(i, dtypes.i64, node).ssa for i in indices], num, trans, array.dtype.mlir)  # pyright: ignore[reportAttributeAccessIssue]
         self.emit(op, node)  # pyright: ignore[reportCallIssue]
         operand = {4: "a", 2: "b", 1: "x1"}[num]
         if operand == "x1":  # two elements, not an mma operand: a plain register array

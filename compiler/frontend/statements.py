@@ -476,6 +476,8 @@ class StatementMixin(FunctionCompilerBase):
 
     def _loop_locals(self, body: Sequence[ast.stmt], carried: list[str], exclude: set[str]) -> None:
         for name in assigned_names(body):
+            if type(self.vars.get(name)).__name__ == "FragmentValue":
+                continue  # an mma fragment from before the loop: its elements are carried
             if name not in carried and name not in exclude:
                 self.vars[name] = Undefined(name, "is assigned only inside a loop above; define it before the loop to use it after")
 
