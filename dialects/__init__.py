@@ -49,8 +49,9 @@ def _nvgpu() -> Dialect:
 
 def _tile() -> Dialect:
     from warpforge.dialects.tile import Tile
+    from warpforge.dialects.tile_dot import extend_tile  # tile.dot (tensor cores)
 
-    return Tile
+    return extend_tile(Tile)
 
 
 OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {

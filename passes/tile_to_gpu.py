@@ -1409,3 +1409,6 @@ class TileToGpuPass(ModulePass):
             f.detach()
             f.erase()
 
+
+
+from warpforge.passes import tile_dot as _tile_dot  # noqa: E402,F401  (registers the tile.dot lowering)
