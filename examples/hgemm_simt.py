@@ -26,80 +26,88 @@ PAD = 8  # 16 bytes: consecutive rows start 4 banks apart
 THREADS = 128
 
 
-@simt.kernel(launch_bounds=THREADS)
-def hgemm(a: simt.Slice[f16], b: simt.Slice[f16], c: simt.unsafe.RawSlice[f32], m: wf.i64, n: wf.i64, k: wf.i64):
-    tid = simt.thread_idx.x
-    lane = simt.lane_id()
-    warp = tid // 32
-    wm = (warp // 2) * 32  # this warp's 32 x 32 piece of the block's tile
-    wn = (warp % 2) * 32
-    m0 = simt.block_idx.y * BM
-    n0 = simt.block_idx.x * BN
-    sa = simt.shared_array((2, BM, BK + PAD), f16)
-    sb = simt.shared_array((2, BK, BN + PAD), f16)
-    c00 = simt.mma_fragment("c", f32)
-    c01 = simt.mma_fragment("c", f32)
-    c02 = simt.mma_fragment("c", f32)
-    c03 = simt.mma_fragment("c", f32)
-    c10 = simt.mma_fragment("c", f32)
-    c11 = simt.mma_fragment("c", f32)
-    c12 = simt.mma_fragment("c", f32)
-    c13 = simt.mma_fragment("c", f32)
-    steps = k // BK
-    # stage 0: the first slice
-    for q in simt.static_range(2):
-        chunk = tid + THREADS * q  # 256 chunks of 8 f16 per tile
-        ra, ca = chunk // 4, (chunk % 4) * 8
-        simt.cp_async(sa, (0, ra, ca), a, (m0 + ra) * k + ca)
-        rb, cb = chunk // 8, (chunk % 8) * 8
-        simt.cp_async(sb, (0, rb, cb), b, rb * n + n0 + cb)
-    simt.cp_async_commit()
-    for step in range(steps):
-        buf = step % 2
-        if step + 1 < steps:  # the next slice into the other buffer, in flight during this one's MMAs
-            k1 = (step + 1) * BK
-            for q in simt.static_range(2):
-                chunk = tid + THREADS * q
-                ra, ca = chunk // 4, (chunk % 4) * 8
-                simt.cp_async(sa, (1 - buf, ra, ca), a, (m0 + ra) * k + k1 + ca)
-                rb, cb = chunk // 8, (chunk % 8) * 8
-                simt.cp_async(sb, (1 - buf, rb, cb), b, (k1 + rb) * n + n0 + cb)
+def make_hgemm(dt=f16, checks: bool = True):
+    """The kernel for inputs of `dt` (f16 or bf16), checked or not."""
+
+    @simt.kernel(launch_bounds=THREADS, checks=checks)
+    def hgemm(a: simt.Slice[dt], b: simt.Slice[dt], c: simt.unsafe.RawSlice[f32], m: wf.i64, n: wf.i64, k: wf.i64):
+        tid = simt.thread_idx.x
+        lane = simt.lane_id()
+        warp = tid // 32
+        wm = (warp // 2) * 32  # this warp's 32 x 32 piece of the block's tile
+        wn = (warp % 2) * 32
+        m0 = simt.block_idx.y * BM
+        n0 = simt.block_idx.x * BN
+        sa = simt.shared_array((2, BM, BK + PAD), dt)
+        sb = simt.shared_array((2, BK, BN + PAD), dt)
+        c00 = simt.mma_fragment("c", f32)
+        c01 = simt.mma_fragment("c", f32)
+        c02 = simt.mma_fragment("c", f32)
+        c03 = simt.mma_fragment("c", f32)
+        c10 = simt.mma_fragment("c", f32)
+        c11 = simt.mma_fragment("c", f32)
+        c12 = simt.mma_fragment("c", f32)
+        c13 = simt.mma_fragment("c", f32)
+        steps = k // BK
+        # stage 0: the first slice
+        for q in simt.static_range(2):
+            chunk = tid + THREADS * q  # 256 chunks of 8 f16 per tile
+            ra, ca = chunk // 4, (chunk % 4) * 8
+            simt.cp_async(sa, (0, ra, ca), a, (m0 + ra) * k + ca)
+            rb, cb = chunk // 8, (chunk % 8) * 8
+            simt.cp_async(sb, (0, rb, cb), b, rb * n + n0 + cb)
         simt.cp_async_commit()
-        simt.cp_async_wait(1)  # this step's slice has landed (the next may still be in flight)
-        simt.sync_threads()
-        for kk in simt.static_range(0, BK, 16):
-            # A fragments: lane l gives row l % 16, column 8 * (l // 16) of a 16 x 16 tile
-            a0 = simt.ldmatrix(sa, (buf, wm + lane % 16, kk + 8 * (lane // 16)))
-            a1 = simt.ldmatrix(sa, (buf, wm + 16 + lane % 16, kk + 8 * (lane // 16)))
-            # B fragments: lanes 0-15 give rows kk .. kk + 15 of an 8-wide column strip, transposed
-            b0 = simt.ldmatrix(sb, (buf, kk + lane % 16, wn), num=2, trans=True)
-            b1 = simt.ldmatrix(sb, (buf, kk + lane % 16, wn + 8), num=2, trans=True)
-            b2 = simt.ldmatrix(sb, (buf, kk + lane % 16, wn + 16), num=2, trans=True)
-            b3 = simt.ldmatrix(sb, (buf, kk + lane % 16, wn + 24), num=2, trans=True)
-            c00 = simt.mma_sync(a0, b0, c00)
-            c01 = simt.mma_sync(a0, b1, c01)
-            c02 = simt.mma_sync(a0, b2, c02)
-            c03 = simt.mma_sync(a0, b3, c03)
-            c10 = simt.mma_sync(a1, b0, c10)
-            c11 = simt.mma_sync(a1, b1, c11)
-            c12 = simt.mma_sync(a1, b2, c12)
-            c13 = simt.mma_sync(a1, b3, c13)
-        simt.sync_threads()  # everyone is done with `buf` before the next step refills it
-    for i in simt.static_range(4):
-        r, q = simt.mma_coords(c00, i)  # the same (row, col) in every 16 x 8 accumulator
-        for half in simt.static_range(2):
-            row = m0 + wm + 16 * half + r
-            col = n0 + wn + q
-            if row < m:
-                base = row * n + col
-                if col < n:
-                    c[base] = c00[i] if half == 0 else c10[i]
-                if col + 8 < n:
-                    c[base + 8] = c01[i] if half == 0 else c11[i]
-                if col + 16 < n:
-                    c[base + 16] = c02[i] if half == 0 else c12[i]
-                if col + 24 < n:
-                    c[base + 24] = c03[i] if half == 0 else c13[i]
+        for step in range(steps):
+            buf = step % 2
+            if step + 1 < steps:  # the next slice into the other buffer, in flight during this one's MMAs
+                k1 = (step + 1) * BK
+                for q in simt.static_range(2):
+                    chunk = tid + THREADS * q
+                    ra, ca = chunk // 4, (chunk % 4) * 8
+                    simt.cp_async(sa, (1 - buf, ra, ca), a, (m0 + ra) * k + k1 + ca)
+                    rb, cb = chunk // 8, (chunk % 8) * 8
+                    simt.cp_async(sb, (1 - buf, rb, cb), b, (k1 + rb) * n + n0 + cb)
+            simt.cp_async_commit()
+            simt.cp_async_wait(1)  # this step's slice has landed (the next may still be in flight)
+            simt.sync_threads()
+            for kk in simt.static_range(0, BK, 16):
+                # A fragments: lane l gives row l % 16, column 8 * (l // 16) of a 16 x 16 tile
+                a0 = simt.ldmatrix(sa, (buf, wm + lane % 16, kk + 8 * (lane // 16)))
+                a1 = simt.ldmatrix(sa, (buf, wm + 16 + lane % 16, kk + 8 * (lane // 16)))
+                # B fragments: lanes 0-15 give rows kk .. kk + 15 of an 8-wide column strip, transposed
+                b0 = simt.ldmatrix(sb, (buf, kk + lane % 16, wn), num=2, trans=True)
+                b1 = simt.ldmatrix(sb, (buf, kk + lane % 16, wn + 8), num=2, trans=True)
+                b2 = simt.ldmatrix(sb, (buf, kk + lane % 16, wn + 16), num=2, trans=True)
+                b3 = simt.ldmatrix(sb, (buf, kk + lane % 16, wn + 24), num=2, trans=True)
+                c00 = simt.mma_sync(a0, b0, c00)
+                c01 = simt.mma_sync(a0, b1, c01)
+                c02 = simt.mma_sync(a0, b2, c02)
+                c03 = simt.mma_sync(a0, b3, c03)
+                c10 = simt.mma_sync(a1, b0, c10)
+                c11 = simt.mma_sync(a1, b1, c11)
+                c12 = simt.mma_sync(a1, b2, c12)
+                c13 = simt.mma_sync(a1, b3, c13)
+            simt.sync_threads()  # everyone is done with `buf` before the next step refills it
+        for i in simt.static_range(4):
+            r, q = simt.mma_coords(c00, i)  # the same (row, col) in every 16 x 8 accumulator
+            for half in simt.static_range(2):
+                row = m0 + wm + 16 * half + r
+                col = n0 + wn + q
+                if row < m:
+                    base = row * n + col
+                    if col < n:
+                        c[base] = c00[i] if half == 0 else c10[i]
+                    if col + 8 < n:
+                        c[base + 8] = c01[i] if half == 0 else c11[i]
+                    if col + 16 < n:
+                        c[base + 16] = c02[i] if half == 0 else c12[i]
+                    if col + 24 < n:
+                        c[base + 24] = c03[i] if half == 0 else c13[i]
+
+    return hgemm
+
+
+hgemm = make_hgemm(f16)
 
 
 def main(m: int = 1000, n: int = 1032, k: int = 512) -> None:
