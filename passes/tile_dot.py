@@ -58,6 +58,7 @@ def _idx(e: Emitter, v: SSAValue) -> SSAValue:
 def _buffer(fl: _TileFunctionLowering, op: Operation, elem: Attribute, shape: tuple[int, int]) -> SSAValue:
     typ = MemRefType(elem, list(shape), memory_space=SHARED)
     name = fl.module.shared_global(fl.src.sym_name.data, typ, op)
+    fl.extra_shared += -(-shape[0] * shape[1] * element_bytes(elem) // 16) * 16
     return fl.at_entry(("dot", name), lambda b: b(memref.GetGlobalOp(name, typ)))
 
 
