@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import warpforge as wf
-from warpforge import f32, tile
+from warpforge import bf16, f16, f32, tile
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
@@ -34,15 +34,24 @@ SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (128, 8192, 8192))
 TBM, TBN, TBK = 64, 64, 32
 
 
-def make_tile_matmul(dt: Any) -> Any:
-    @tile.kernel
-    def tile_matmul(c: tile.Tensor[f32, (TBM, TBN)], a: tile.Tensor[dt, (-1, -1)], b: tile.Tensor[dt, (-1, -1)], k_tiles: wf.i64):
-        acc = tile.zeros((TBM, TBN), f32)
-        for kt in range(k_tiles):
-            acc = tile.dot(tile.load(a, (tile.bid(0), kt), (TBM, TBK)), tile.load(b, (kt, tile.bid(1)), (TBK, TBN)), acc)
-        c.store(acc)
+@tile.kernel
+def tile_matmul_f16(c: tile.Tensor[f32, (TBM, TBN)], a: tile.Tensor[f16, (-1, -1)], b: tile.Tensor[f16, (-1, -1)], k_tiles: wf.i64):
+    acc = tile.zeros((TBM, TBN), f32)
+    for kt in range(k_tiles):
+        acc = tile.dot(tile.load(a, (tile.bid(0), kt), (TBM, TBK)), tile.load(b, (kt, tile.bid(1)), (TBK, TBN)), acc)
+    c.store(acc)
 
-    return tile_matmul
+
+@tile.kernel
+def tile_matmul_bf16(c: tile.Tensor[f32, (TBM, TBN)], a: tile.Tensor[bf16, (-1, -1)], b: tile.Tensor[bf16, (-1, -1)], k_tiles: wf.i64):
+    acc = tile.zeros((TBM, TBN), f32)
+    for kt in range(k_tiles):
+        acc = tile.dot(tile.load(a, (tile.bid(0), kt), (TBM, TBK)), tile.load(b, (kt, tile.bid(1)), (TBK, TBN)), acc)
+    c.store(acc)
+
+
+TILE_KERNELS = {"f16": tile_matmul_f16, "bf16": tile_matmul_bf16}
+"""Module-level kernels (a tile kernel's annotations are evaluated in its module's globals)."""
 
 
 def triton_matmul() -> Any:
@@ -101,7 +110,7 @@ def main() -> None:
         dt = getattr(wf, dname)
         tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dname]
         simt_kernels = {f"warpforge SIMT mma.sync (checks {'on' if ch else 'off'})": hgemm_simt.make_hgemm(dt, checks=ch) for ch in (True, False)}
-        tile_kernel = make_tile_matmul(dt)
+        tile_kernel = TILE_KERNELS[dname]
         for shape in args.shapes:
             m, n, k = (int(x) for x in shape.split(","))
             flops = 2.0 * m * n * k
@@ -157,7 +166,10 @@ def main() -> None:
                 timed(name, run_simt, lambda: out32)
             t0 = time.perf_counter()
             try:
-                bound = tile_kernel.bind(wf.tensor(out32).partition((TBM, TBN)), wf.tensor(ta), wf.tensor(tb), -(-k // TBK), device=dev)
+                # torch's bf16 tensors have no __cuda_array_interface__ typestr warpforge reads: the
+                # inputs are copied into warpforge tensors (the same bits)
+                wa, wb = (wf.from_host(x.cpu().view(torch.int16).numpy().view(dt.np)) for x in (ta, tb))
+                bound = tile_kernel.bind(wf.tensor(out32).partition((TBM, TBN)), wa, wb, -(-k // TBK), device=dev)
                 compile_s.setdefault(f"warpforge tile {dname}", time.perf_counter() - t0)
                 out32.fill_(float("nan"))
                 timed("warpforge Tile tile.dot", lambda: bound.launch(stream), lambda: out32)
