@@ -1,10 +1,13 @@
 """`tile-to-gpu`'s lowering of `tile.dot` (registered into its `@lowers` table when `tile_to_gpu` loads):
 the CTA's warps share the product's 16×8 output tiles and compute each with `mma.sync`.
 
-1. **Operands to shared memory.** A (M×K) and B (K×N) arrive in the canonical blocked layout every
-   tile value has; each thread stores its registers into a row-padded shared array (`A[M][K + pad]`,
-   `B[K][N + pad]`, pad = 16 bytes, so the 8 row addresses of an `ldmatrix` phase fall into distinct
-   bank groups and every row starts 16-byte aligned). The accumulator goes to `C[M][N]` (f32 or i32).
+1. **Operands to shared memory**, in row-padded shared arrays (`A[M][K + pad]`, `B[K][N + pad]`, pad
+   = 16 bytes, so the 8 row addresses of an `ldmatrix` phase fall into distinct bank groups and every
+   row starts 16-byte aligned). An operand that is a `tile.load` used only here, of 16-bit floats from
+   a 16-byte aligned view with rows a multiple of 8 elements and padding 0, is copied from global
+   memory by `cp.async` (16 bytes per copy, `.cg`; past the tensor's edges the copy reads fewer bytes
+   and zero-fills: the padding), then `commit_group` / `wait_group 0`; any other operand arrives in the
+   canonical blocked layout and each thread stores its registers. The accumulator goes to `C[M][N]`.
 2. **MMA layout.** Warp w takes output tiles w, w + W, … (W warps; tile t is rows 16·(t / (N/8)),
    columns 8·(t % (N/8))). Its C fragment is read from `C` at `fragment_layout`'s coordinates; for
    each K step the A fragment comes from `ldmatrix.x4` (lane l: row l % 16, column 8·(l / 16)) and the
@@ -22,17 +25,26 @@ the next steps (DESIGN.md, "Tensor cores").
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import log2
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, i64
+from xdsl.dialects.builtin import BFloat16Type, FloatAttr, Float16Type, IndexType, IntegerAttr, IntegerType, MemRefType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from warpforge.dialects import gpu, nvgpu
+from warpforge.dialects import gpu, nvgpu, tile
 from warpforge.dialects.nvvm_catalog import mma_shape
 from warpforge.dialects.tile_dot import DotOp, mma_input_kind
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, signless
-from warpforge.passes.tile_to_gpu import Dist, _TileFunctionLowering, canonical_layout, lowers  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu import (  # pyright: ignore[reportPrivateUsage]
+    _TILE_LOWERINGS,
+    Dist,
+    PView,
+    _coords64,
+    _TileFunctionLowering,
+    canonical_layout,
+    lowers,
+)
 
 PAD_BYTES = 16
 
@@ -91,6 +103,83 @@ def _affine(e: Emitter, g: SSAValue, t: SSAValue, coeffs: tuple[int, int, int], 
     return out
 
 
+# --------------------------------------------------------------------------- cp.async staging
+
+
+@dataclass
+class DeferredLoad:
+    """A `tile.load` whose only use is a `tile.dot` operand: not loaded into registers; the dot copies
+    it from global to shared memory itself with `cp.async` (16 bytes per copy, zero-filled past the
+    tensor's edges — the load's padding must be 0)."""
+
+    pview: PView
+    coords: list[SSAValue]
+    """The tile coordinates (i64), computed where the load was."""
+
+
+_register_load = _TILE_LOWERINGS[tile.LoadOp]
+
+
+def _zero(attr: Attribute) -> bool:
+    return (isinstance(attr, FloatAttr) and attr.value.data == 0.0) or (isinstance(attr, IntegerAttr) and attr.value.data == 0)
+
+
+def _copies_async(fl: _TileFunctionLowering, op: tile.LoadOp) -> bool:
+    """`op` feeds only a `tile.dot` operand, and `cp.async` can fetch it: a 2-D view of 16-bit floats,
+    16-byte aligned, rows a multiple of 8 elements (every 8-element chunk a 16-byte aligned copy),
+    padding 0, no reinterpreted memory."""
+    uses = list(op.result.uses)
+    if len(uses) != 1 or not isinstance(uses[0].operation, DotOp) or uses[0].index == 2:
+        return False
+    pv = fl.values.get(op.view)
+    if not isinstance(pv, PView):
+        return False
+    v = pv.view
+    elem = signless(v.elem)
+    return (
+        len(pv.tile) == 2 and v.limit is None and isinstance(elem, Float16Type | BFloat16Type) and v.align >= 16
+        and v.divisible[-1] >= 8 and v.divisible[-1] % 8 == 0 and pv.tile[1] >= 8 and _zero(pv.padding)
+    )  # fmt: skip
+
+
+@lowers(tile.LoadOp)
+def _load_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist | DeferredLoad:
+    assert isinstance(op, tile.LoadOp)
+    if _copies_async(fl, op):
+        pv = fl.values[op.view]
+        assert isinstance(pv, PView)
+        return DeferredLoad(pv, _coords64(fl, e, op.coords))
+    return _register_load(fl, op, e)  # pyright: ignore[reportReturnType]
+
+
+def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSAValue) -> None:
+    """Each thread issues `cp.async` for its 8-element chunks of the tile into the padded `buf`."""
+    view, (rows, cols) = d.pview.view, d.pview.tile
+    assert fl.tid is not None
+    origin = [e(arith.ShLIOp(c, e.const(_log2(t), i64))) if t > 1 else c for c, t in zip(d.coords, (rows, cols))]
+    per_row = cols // 8
+    chunks = rows * per_row
+    zero, eight = e.const(0, i64), e.const(8, i64)
+    for j in range(-(-chunks // fl.threads)):
+        ch = _add(e, fl.tid, j * fl.threads)
+
+        def issue(x: Emitter, ch: SSAValue = ch) -> None:
+            r = x(arith.ShRUIOp(ch, x.const(_log2(per_row), i64))) if per_row > 1 else ch
+            c = x(arith.ShLIOp(x(arith.AndIOp(ch, x.const(per_row - 1, i64))), x.const(3, i64))) if per_row > 1 else zero
+            grow, gcol = x(arith.AddiOp(origin[0], r)), x(arith.AddiOp(origin[1], c))
+            in_rows = x(arith.CmpiOp(grow, view.dims[0], "ult"))
+            left = x(arith.MaxSIOp(x(arith.SubiOp(view.dims[1], gcol)), zero))
+            valid = x(arith.SelectOp(in_rows, x(arith.MinSIOp(left, eight)), zero))
+            reads = x(arith.CmpiOp(valid, zero, "sgt"))
+            srow, scol = x(arith.SelectOp(reads, grow, zero)), x(arith.SelectOp(reads, gcol, zero))
+            x(nvgpu.DeviceAsyncCopyOp(view.memref, [_idx(x, srow), _idx(x, scol)], buf, [_idx(x, r), _idx(x, c)], 8, _idx(x, valid), bypass_l1=True))
+
+        if (j + 1) * fl.threads <= chunks:
+            issue(e)
+        else:
+            fl.when(e, e(arith.CmpiOp(ch, e.const(chunks, i64), "ult")), issue)
+
+
 def _coeffs(row, operand: str, i: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     from warpforge.dialects.nvvm_catalog import fragment_layout
 
@@ -103,13 +192,14 @@ def _coeffs(row, operand: str, i: int) -> tuple[tuple[int, int, int], tuple[int,
 @lowers(DotOp)
 def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, DotOp)
-    a = fl.canon(e, fl.dist(op.lhs))
-    b = fl.canon(e, fl.dist(op.rhs))
+    la, lb = fl.values.get(op.lhs), fl.values.get(op.rhs)
+    a = la if isinstance(la, DeferredLoad) else fl.canon(e, fl.dist(op.lhs))
+    b = lb if isinstance(lb, DeferredLoad) else fl.canon(e, fl.dist(op.rhs))
     c = fl.canon(e, fl.dist(op.acc))
-    (m, k), (_, n) = a.layout.shape, b.layout.shape
+    (m, k), (_, n) = op.lhs.type.dims, op.rhs.type.dims  # pyright: ignore[reportAttributeAccessIssue]
     kind = mma_input_kind(op.lhs.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
     assert kind is not None
-    in_t, acc_t = signless(a.elem), signless(c.elem)
+    in_t, acc_t = signless(op.lhs.type.element_type), signless(c.elem)  # pyright: ignore[reportAttributeAccessIssue]
     row = mma_shape("m16n8k32" if kind in ("s8", "u8") else "m16n8k8" if kind == "tf32" else "m16n8k16", kind, "s32" if kind in ("s8", "u8") else "f32")
     assert row is not None
     pad = PAD_BYTES // element_bytes(in_t)
@@ -118,9 +208,15 @@ def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     sc = _buffer(fl, op, acc_t, (m, n))
 
     e(gpu.BarrierOp())  # earlier readers of these arrays (a previous iteration) are done
-    _store_canonical(fl, e, a, sa, k)
-    _store_canonical(fl, e, b, sb, n)
+    for x, buf, cols in ((a, sa, k), (b, sb, n)):
+        if isinstance(x, DeferredLoad):
+            _copy_async(fl, e, x, buf)
+        else:
+            _store_canonical(fl, e, x, buf, cols)
     _store_canonical(fl, e, c, sc, n)
+    if isinstance(a, DeferredLoad) or isinstance(b, DeferredLoad):
+        e(nvgpu.DeviceAsyncCreateGroupOp())
+        e(nvgpu.DeviceAsyncWaitOp(0))
     e(gpu.BarrierOp())
 
     assert fl.tid is not None

@@ -70,7 +70,11 @@ def test_f16_matmul_exact_tiles(backend: Backend) -> None:
 
 
 def test_f16_matmul_with_tails(backend: Backend) -> None:
-    _run_f16(backend, 50, 40, 37, 1)  # none a multiple of the tile: padding (0) fills A and B's tails
+    _run_f16(backend, 50, 40, 37, 1)  # none a multiple of the tile: padding (0) fills A and B's tails (rows of 37: registers)
+
+
+def test_f16_matmul_with_tails_through_cp_async(backend: Backend) -> None:
+    _run_f16(backend, 50, 40, 40, 5)  # rows a multiple of 8: cp.async, zero-filled past the edges
 
 
 def test_bf16_matmul_fused_bias_relu(backend: Backend) -> None:
@@ -115,6 +119,7 @@ def test_ptx_has_mma_and_ldmatrix() -> None:
 
     ptx = matmul_f16.ir("ptx", *F16_SPECS)
     assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx and "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx
+    assert "cp.async.cg.shared.global" in ptx  # aligned f16 operands are fetched with cp.async
     assert ".extern .func" not in ptx
     if find_ptxas() is not None:
         run_ptxas(ptx, "sm_90", verbose=False)
@@ -181,5 +186,5 @@ def test_f32_needs_allow_tf32() -> None:
 def test_sm_70_is_refused_by_the_target_check() -> None:
     from warpforge.rewriting import LoweringError
 
-    with pytest.raises(LoweringError, match=r"'nvvm\.(ldmatrix\.x4\.b16|mma\.sync\.m16n8k16\.row\.col\.f32\.f16\.f16\.f32)' needs sm_(75|80) and PTX .*, but .* targets sm_70"):
+    with pytest.raises(LoweringError, match=r"'nvvm\.(ldmatrix|mma\.sync|cp\.async)[a-z0-9.]*' needs sm_(75|80) and PTX .*, but .* targets sm_70"):
         matmul_f16.ir("ptx", *F16_SPECS, chip="sm_70", features="+ptx70")
