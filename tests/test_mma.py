@@ -343,3 +343,48 @@ def test_mma_needs_sm_80() -> None:
 
     with pytest.raises(LoweringError, match=r"'nvvm.mma.sync.m16n8k16.row.col.f32.f16.f16.f32' needs sm_80 and PTX 7.0, but .* targets sm_75"):
         kernel.ir("ptx", chip="sm_75", features="+ptx70")
+
+
+# --------------------------------------------------------------------------- fragment arrays carried by a loop
+
+
+@simt.kernel(contract=simt.Contract(domain=1, block=(32, 1, 1)))
+def mma_fragment_array_loop(x: simt.Slice[wf.f16], y: simt.Slice[wf.f16], out: simt.unsafe.RawSlice[wf.f32], steps: wf.i64):
+    acc = simt.mma_fragment("c", wf.f32, count=(1, 2))  # C = x (16 x 16·steps) @ y (16·steps x 16), two n8 halves
+    b = simt.mma_fragment("b", wf.f16, count=2)
+    for s in range(steps):  # a run-time loop carries every element of acc (and b)
+        a = simt.mma_fragment("a", wf.f16)
+        for i in simt.static_range(8):
+            r, q = simt.mma_coords(a, i)
+            a[i] = x[r * 16 * steps + 16 * s + q]
+        for j in simt.static_range(2):
+            for i in simt.static_range(4):
+                r, q = simt.mma_coords(b[j], i)
+                b[j][i] = y[(16 * s + r) * 16 + 8 * j + q]
+        for j in simt.static_range(2):
+            acc[0, j] = simt.mma_sync(a, b[j], acc[0, j])
+    for j in simt.static_range(2):
+        for i in simt.static_range(4):
+            r, q = simt.mma_coords(acc[0, j], i)
+            out[r * 16 + 8 * j + q] = acc[0, j][i]
+
+
+def test_fragment_array_carried_by_a_loop(backend) -> None:
+    steps = 3
+    rng = _rng(70)
+    x = rng.standard_normal((16, 16 * steps)).astype(np.float16)
+    y = rng.standard_normal((16 * steps, 16)).astype(np.float16)
+    out = poisoned(256, np.float32)
+    (got,) = backend.run(mma_fragment_array_loop, 1, 32, x.ravel(), y.ravel(), out, steps)[2:3]
+    want = x.astype(np.float64) @ y.astype(np.float64)
+    bound = np.abs(x.astype(np.float64)) @ np.abs(y.astype(np.float64))
+    assert np.all(np.abs(got.reshape(16, 16) - want) <= 2.0**-20 * 16 * steps * bound + 1e-30)
+
+
+def test_fragment_array_needs_constant_indices() -> None:
+    @simt.kernel
+    def k(out: simt.unsafe.RawSlice[wf.f32], n: wf.i64):
+        acc = simt.mma_fragment("c", wf.f32, count=2)
+        out[0] = acc[n][0]
+
+    _compile_error(k, "an array 2 of mma C fragments of f32 is indexed by compile-time ints (simt.static_range)")

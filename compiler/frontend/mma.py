@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from math import prod
 
 from warpforge import dtypes, mma
 from warpforge.dialects import kernel, kernel_mma
@@ -31,9 +32,14 @@ from warpforge.frontend.values import (
 
 @dataclass(frozen=True)
 class FragmentValue(RegisterArrayValue):
-    """One lane's part of an `mma.sync` operand (`warpforge.mma.Fragment`): `shape` is `(elements,)`."""
+    """One lane's part of an `mma.sync` operand (`warpforge.mma.Fragment`): `shape` is `(elements,)`;
+    its elements are the variables `key_{offset + k}` (`offset`: its place in a fragment array)."""
 
     operand: str = "c"
+    offset: int = 0
+
+    def element(self, flat: int) -> str:
+        return f"{self.key}_{self.offset + flat}"
 
     @property
     def fragment(self) -> mma.Fragment:
@@ -43,9 +49,25 @@ class FragmentValue(RegisterArrayValue):
         return f"an mma {self.operand.upper()} fragment of {self.shape[0]} {self.dtype.name}"
 
 
+@dataclass(frozen=True)
+class FragmentArrayValue(RegisterArrayValue):
+    """`simt.mma_fragment(operand, dtype, count=(2, 8))`: fragments indexed by compile-time ints
+    (`acc[i, j]` is a fragment; `acc[i, j] = simt.mma_sync(...)` updates it); `shape` is
+    `(*count, elements)`."""
+
+    operand: str = "c"
+
+    def at(self, flat: int) -> FragmentValue:
+        e = self.shape[-1]
+        return FragmentValue(self.key, self.dtype, (e,), self.site, self.operand, flat * e)
+
+    def describe(self) -> str:
+        return f"an array {'x'.join(map(str, self.shape[:-1]))} of mma {self.operand.upper()} fragments of {self.dtype.name}"
+
+
 PARAMETERS.update(
     {
-        "simt.mma_fragment": (("operand", _REQUIRED), ("dtype", _REQUIRED), ("fill", 0)),
+        "simt.mma_fragment": (("operand", _REQUIRED), ("dtype", _REQUIRED), ("fill", 0), ("count", None)),
         "simt.mma_sync": (("a", _REQUIRED), ("b", _REQUIRED), ("c", _REQUIRED), ("allow_tf32", False)),
         "simt.mma_coords": (("fragment", _REQUIRED), ("i", _REQUIRED)),
         "simt.ldmatrix": (("array", _REQUIRED), ("index", _REQUIRED), ("num", 4), ("trans", False)),
@@ -122,7 +144,41 @@ class MmaCallMixin:
         except ValueError as e:
             self.error(node, f"simt.mma_fragment: {e}")  # pyright: ignore[reportCallIssue]
         fill = self.implicit(args[2], dtype, node, "simt.mma_fragment fill")  # pyright: ignore[reportAttributeAccessIssue]
-        return self._fragment(operand.value, dtype, [fill] * frag.elements, node)
+        if isinstance(args[3], Literal) and args[3].value is None:
+            return self._fragment(operand.value, dtype, [fill] * frag.elements, node)
+        count = self.constant_shape(args[3], node, "simt.mma_fragment count")  # pyright: ignore[reportAttributeAccessIssue]
+        site = (self.source.filename, getattr(node, "lineno", 0) + self.source.first_line, getattr(node, "col_offset", 0))  # pyright: ignore[reportAttributeAccessIssue]
+        array = FragmentArrayValue(f"__mma{site[1]}_{site[2]}_{len(self.vars)}", dtype, (*count, frag.elements), site, operand.value)
+        for k in range(prod(array.shape)):
+            self.vars[array.element(k)] = fill
+        return array
+
+    # fragment arrays: `acc[i, j]` is a fragment, `acc[i, j] = frag` copies into it
+    def _fragment_index(self, base: FragmentArrayValue, index: Value, node: ast.AST) -> int:
+        parts = list(index.elements) if isinstance(index, TupleValue) else [index]
+        if len(parts) != len(base.shape) - 1:
+            self.error(node, f"{base.describe()} takes {len(base.shape) - 1} index(es), got {len(parts)}")  # pyright: ignore[reportCallIssue]
+        flat = 0
+        for part, extent in zip(parts, base.shape[:-1]):
+            if not isinstance(part, Literal) or not isinstance(part.value, int) or isinstance(part.value, bool):
+                self.error(node, f"{base.describe()} is indexed by compile-time ints (simt.static_range), got {part.describe()}")  # pyright: ignore[reportCallIssue]
+            if not 0 <= part.value < extent:
+                self.error(node, f"index {part.value} is out of range for an extent of {extent}")  # pyright: ignore[reportCallIssue]
+            flat = flat * extent + part.value
+        return flat
+
+    def register_load(self, base: RegisterArrayValue, index: Value, node: ast.AST) -> Value:  # pyright: ignore[reportIncompatibleMethodOverride]
+        if isinstance(base, FragmentArrayValue):
+            return base.at(self._fragment_index(base, index, node))
+        return super().register_load(base, index, node)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def register_store(self, base: RegisterArrayValue, index: Value, value: Value, node: ast.AST) -> None:
+        if isinstance(base, FragmentArrayValue):
+            target = base.at(self._fragment_index(base, index, node))
+            if not isinstance(value, FragmentValue) or not copy_fragment(self.vars, target, value, force=True):
+                self.error(node, f"{target.describe()} can only be assigned a fragment of the same operand and dtype, got {value.describe()}")  # pyright: ignore[reportCallIssue]
+            return
+        super().register_store(base, index, value, node)  # pyright: ignore[reportAttributeAccessIssue]
 
     def call_simt_mma_coords(self, node: ast.Call, args: list[Value]) -> Value:
         frag = self._fragment_arg(args[0], node, "simt.mma_coords")
@@ -225,11 +281,13 @@ class MmaCallMixin:
         return NONE
 
 
-def copy_fragment(vars: dict, old: FragmentValue, new: FragmentValue) -> bool:
+def copy_fragment(vars: dict, old: FragmentValue, new: FragmentValue, *, force: bool = False) -> bool:
     """`old = new` for fragments of one operand and dtype: `new`'s elements become `old`'s (True);
-    False when they differ (the name is simply rebound)."""
-    if old.operand != new.operand or old.dtype != new.dtype or old.shape != new.shape or old.key == new.key:
+    False when they differ (the name is simply rebound). `force`: also when `new` is `old` itself."""
+    if old.operand != new.operand or old.dtype != new.dtype or old.shape != new.shape:
         return False
+    if (old.key, old.offset) == (new.key, new.offset):
+        return force
     for k in range(old.shape[0]):
         vars[old.element(k)] = vars[new.element(k)]
     return True
