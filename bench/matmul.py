@@ -54,6 +54,19 @@ TILE_KERNELS = {"f16": tile_matmul_f16, "bf16": tile_matmul_bf16}
 """Module-level kernels (a tile kernel's annotations are evaluated in its module's globals)."""
 
 
+class _DLPackOnly:
+    """A torch tensor seen through DLPack alone (shape, dtype, `__dlpack__`)."""
+
+    def __init__(self, t: Any):
+        self.t, self.shape, self.dtype = t, tuple(t.shape), t.dtype
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.t.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self.t.__dlpack_device__()
+
+
 def triton_matmul() -> Any:
     import triton
     import triton.language as tl
@@ -166,10 +179,10 @@ def main() -> None:
                 timed(name, run_simt, lambda: out32)
             t0 = time.perf_counter()
             try:
-                # torch's bf16 tensors have no __cuda_array_interface__ typestr warpforge reads: the
-                # inputs are copied into warpforge tensors (the same bits)
-                wa, wb = (wf.from_host(x.cpu().view(torch.int16).numpy().view(dt.np)) for x in (ta, tb))
-                bound = tile_kernel.bind(wf.tensor(out32).partition((TBM, TBN)), wa, wb, -(-k // TBK), device=dev)
+                # bind wraps device memory (wf.tensor); torch's bf16 __cuda_array_interface__ has a
+                # typestr NumPy cannot name, so bf16 inputs are passed through DLPack only
+                wrap = (lambda x: x) if dname == "f16" else _DLPackOnly
+                bound = tile_kernel.bind(wf.tensor(out32).partition((TBM, TBN)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // TBK), device=dev)
                 compile_s.setdefault(f"warpforge tile {dname}", time.perf_counter() - t0)
                 out32.fill_(float("nan"))
                 timed("warpforge Tile tile.dot", lambda: bound.launch(stream), lambda: out32)
