@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 import warpforge as wf
 from warpforge import bf16, f16, f32, tile
