@@ -56,7 +56,7 @@ def check(name: str, got: np.ndarray, want: np.ndarray, tol: np.ndarray) -> None
 
 def main(m: int = 1000, n: int = 1030, k: int = 520) -> None:
     if wf.simulating():
-        m, n, k = 48, 72, 40
+        m, n, k = 40, 48, 40
     rng = np.random.default_rng()
     stream = wf.Device(0).create_stream()
     k_tiles = -(-k // BK)
