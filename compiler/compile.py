@@ -5,7 +5,7 @@
 | `kernel` | the `kernel` dialect (Python semantics) | the frontend | the frontend |
 | `tile` | tensor views and tile coordinates (`tile` dialect) | — | `kernel-to-tile` |
 | `gpu` | gpu/arith/math/scf/cf/memref/func in a `gpu.module` | `kernel-to-gpu-pipeline` | `tile-to-gpu-pipeline` less `kernel-to-tile` |
-| `nvvm` | special registers and barriers as `nvvm` ops, checked against the target | `convert-gpu-to-nvvm`, `check-nvvm-target` | the same |
+| `nvvm` | special registers, barriers, tensor-core ops as `nvvm` ops, checked against the target | `convert-nvgpu-to-nvvm`, `convert-gpu-to-nvvm`, `check-nvvm-target` | the same |
 | `llvm` | the `llvm` dialect | the rest of `gpu-to-llvm` | the same, with `convert-vector-to-llvm` |
 | `ll` | LLVM IR text (`nvptx64-nvidia-cuda`) | `warpforge.backend.export` | the same |
 | `ptx` | PTX text, O3, libdevice linked when used | `warpforge.backend.nvptx` | the same |
@@ -197,8 +197,8 @@ def site_message(site: Any) -> str:
     return f"{what}{site.kind}" if what else site.kind
 
 
-WARP_COLLECTIVES = frozenset({"gpu.shuffle", "gpu.subgroup_reduce", "gpu.vote", "gpu.ballot", "gpu.match_any"})
-"""gpu-level ops that need every lane of the warp (full-mask `shfl/vote/redux/match.sync`)."""
+WARP_COLLECTIVES = frozenset({"gpu.shuffle", "gpu.subgroup_reduce", "gpu.vote", "gpu.ballot", "gpu.match_any", "nvgpu.mma.sync", "nvgpu.ldmatrix"})
+"""gpu-level ops that need every lane of the warp (full-mask `shfl/vote/redux/match.sync`, `.aligned` `mma.sync`/`ldmatrix`)."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from xdsl.passes import ModulePass
 
 GPU_TO_LLVM: tuple[str, ...] = (
+    "convert-nvgpu-to-nvvm",
     "convert-gpu-to-nvvm",
     "check-nvvm-target",
     "convert-scf-to-cf",

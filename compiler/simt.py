@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from warpforge import unsafe
+from warpforge import mma, unsafe
 from warpforge.errors import UsageError
 from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation
 from warpforge.frontend.device_function import device
@@ -40,6 +40,8 @@ KERNEL_FUNCTIONS = (
     "lane_id", "match_any", "warp_sum", "warp_min", "warp_max", "warp_and", "warp_or", "warp_xor",
     # math beyond Python's `math`, loops
     "rsqrt", "fma", "static_range",
+    # tensor cores and asynchronous copies (warpforge.mma)
+    "mma_fragment", "mma_sync", "mma_coords", "ldmatrix", "cp_async", "cp_async_commit", "cp_async_wait",
 )  # fmt: skip
 """Functions of this module that only mean something inside a kernel."""
 
@@ -126,6 +128,31 @@ index is known after unrolling, else in local memory), zero-initialized. Bounds-
 unrolled by the compiler, `i` a Python constant in each copy — for register arrays (`simt.local_array`)
 indexed by `i`, and code that must see constants. At most 1024 iterations; no break/continue.""",
     "fma": "`simt.fma(a, b, c)`: a * b + c with one rounding (Python 3.13's `math.fma`).",
+    "mma_fragment": """`simt.mma_fragment(operand, dtype, fill=0, count=None)`: this lane's part of an `mma.sync`
+operand, every element `fill`: operand "a"/"b" of f16, bf16 (m16n8k16: 8/4 elements), f32 (as tf32,
+m16n8k8: 4/2) or i8/u8 (m16n8k32: 16/8); "c" (the 16x8 accumulator, 4 elements) of f32, f16 or i32.
+Elements are read and written as `frag[i]` (compile-time `i`); which matrix entry each is:
+`simt.mma_coords` and `warpforge.mma` (PTX ISA §9.7.14.5.8-.10). `count=(2, 8)` gives an array of
+fragments: `acc[i, j]` (compile-time indices) is one, `acc[i, j] = simt.mma_sync(...)` updates it.""",
+    "mma_sync": """`simt.mma_sync(a, b, c, allow_tf32=False)`: the warp's `mma.sync` D = A·B + C; returns D (a "c"
+fragment). A and B of one dtype; f32 inputs need `allow_tf32=True` (they multiply as tf32). Every lane
+of the warp must call it together. `acc = simt.mma_sync(a, b, acc)` updates `acc` (also in loops).
+Needs sm_80.""",
+    "mma_coords": """`simt.mma_coords(frag, i)`: (row, col), i64, of the entry of the warp's operand that element `i`
+(a compile-time int) of this lane's fragment holds, e.g. to store a result: `r, c = simt.mma_coords(acc, i)`.""",
+    "ldmatrix": """`simt.ldmatrix(s, index, num=4, trans=False)`: the warp loads `num` (1, 2, 4) 8x8 matrices of an
+f16/bf16 shared array `s` (PTX `ldmatrix`, sm_75): lanes 8j..8j+7 each give the start `s[index]` (e.g.
+`(row, col)`) of one row of matrix j (8 elements along the last dimension, 16-byte aligned). num=4 gives an A fragment (lane l: row l % 16, col
+8 * (l // 16) of a 16x16 tile), num=2 a B fragment (with trans=True from a K x N row-major tile: lane l
+gives row l % 16), num=1 a 2-element register array. Checked: a row outside `s` or misaligned is an error.""",
+    "cp_async": """`simt.cp_async(s, (row, col), x, i, nbytes=16, cache=None)`: start an asynchronous copy of
+`x[i : i + nbytes/size]` (global) to `s[row, col:]` (shared) — PTX `cp.async`, sm_80; elements of `x`
+past its end are zero-filled (tails need no branch). `cache`: "ca" (L1+L2) or "cg" (L2 only, 16 bytes;
+the default for 16 bytes). Complete after `simt.cp_async_commit()` and a covering `simt.cp_async_wait(n)`,
+then `simt.sync_threads()` before other threads read it. Checked: destination outside `s`, a misaligned
+address or a negative `i` is an error (the slice itself must start 16-byte aligned, as device buffers do).""",
+    "cp_async_commit": "`simt.cp_async_commit()`: this thread's `cp_async` copies since the last commit form a group (`cp.async.commit_group`).",
+    "cp_async_wait": "`simt.cp_async_wait(n=0)`: wait until at most `n` (a compile-time int) of this thread's newest groups are pending (`cp.async.wait_group`).",
 }
 """Docstrings of the kernel-only functions (every warp collective needs all 32 lanes of the warp: a
 kernel using them is launched only with blocks of a multiple of 32 threads)."""

@@ -99,7 +99,7 @@ KERNEL_FUNCTIONS = (
     "load_tile_like", "load", "gather", "zeros", "ones", "full", "arange", "where", "maximum", "minimum",
     "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "abs", "floor", "ceil",
     "sum", "max", "min", "prod", "reshape", "permute", "transpose", "broadcast_to", "bid", "num_tiles",
-    "atomic_add", "atomic_max", "atomic_min",
+    "atomic_add", "atomic_max", "atomic_min", "dot",
 )  # fmt: skip
 """Functions of this module that only mean something inside a `@tile.kernel`."""
 
@@ -164,6 +164,14 @@ broadcast_to = _device_only("broadcast_to")
 bid = _device_only("bid")
 bid.__doc__ = """`tile.bid(axis=0)`: this tile block's tile coordinate along `axis` of the grid (the
 partitioned argument's tiles), i64."""
+dot = _device_only("dot")
+dot.__doc__ = """`tile.dot(a, b, acc=None, allow_tf32=False)` (also `a @ b`): `a @ b + acc` of 2-D tiles on the
+tensor cores (`mma.sync`, sm_80+). `a` is M x K, `b` K x N, one dtype: f16 or bf16 (an f32 result),
+f32 (multiplied as tf32, only with `allow_tf32=True`), i8 or u8 (an i32 result, wrapping). M, N >= 16,
+K >= 16 (32 for 8-bit inputs). `acc` (default zeros) is M x N of the result dtype; carry it through a
+`for` loop to accumulate over K, then `.astype(...)` and elementwise epilogues as for any tile.
+Raises `CompileError` (at the call) for other shapes or dtypes, or products needing more than 48 KiB
+of shared memory (A, B and the f32 accumulator are staged there)."""
 num_tiles = _device_only("num_tiles")
 num_tiles.__doc__ = """`tile.num_tiles(axis=0)`: the grid's extent along `axis`, i64."""
 atomic_add = _device_only("atomic_add")

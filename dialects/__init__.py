@@ -35,15 +35,23 @@ def _arith() -> Dialect:
 
 def _kernel() -> Dialect:
     from warpforge.dialects.kernel import Kernel
+    from warpforge.dialects.kernel_mma import extend_kernel as with_mma  # tensor cores, cp.async
     from warpforge.dialects.kernel_tile import extend_kernel  # the tile-kernel ops and types
 
-    return extend_kernel(Kernel)
+    return with_mma(extend_kernel(Kernel))
+
+
+def _nvgpu() -> Dialect:
+    from warpforge.dialects.nvgpu import NVGPU
+
+    return NVGPU
 
 
 def _tile() -> Dialect:
     from warpforge.dialects.tile import Tile
+    from warpforge.dialects.tile_dot import extend_tile  # tile.dot (tensor cores)
 
-    return Tile
+    return extend_tile(Tile)
 
 
 OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {
@@ -51,6 +59,7 @@ OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "gpu": _gpu,
     "kernel": _kernel,
     "llvm": _llvm,
+    "nvgpu": _nvgpu,
     "nvvm": _nvvm,
     "tile": _tile,
 }

@@ -23,7 +23,11 @@ import re
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I32,
     IntAttr,
+    IntegerAttr,
+    VectorType,
+    f16,
     StringAttr,
     f32,
     f64,
@@ -32,7 +36,8 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
-from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.dialects.llvm import LLVMPointerType
+from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
@@ -40,7 +45,16 @@ from xdsl.utils.exceptions import VerifyException
 
 from warpforge.dialects.nvvm_catalog import CATALOG, IntrinsicSpec
 
-_TYPES: dict[str, TypeAttribute] = {"i1": i1, "i32": i32, "i64": i64, "f32": f32, "f64": f64}
+_TYPES: dict[str, TypeAttribute] = {
+    "i1": i1, "i32": i32, "i64": i64, "f16": f16, "f32": f32, "f64": f64,
+    "v2f16": VectorType(f16, [2]), "ptr1": LLVMPointerType(IntAttr(1)), "ptr3": LLVMPointerType(IntAttr(3)),
+}  # fmt: skip
+"""Catalog type names → MLIR types (pointers are `llvm` pointers in the NVPTX address spaces)."""
+
+
+def catalog_type(name: str) -> TypeAttribute:
+    """The MLIR type of a catalog type name (`"v2f16"` → `vector<2xf16>`)."""
+    return _TYPES[name]
 
 
 # --------------------------------------------------------------------------- target
@@ -138,11 +152,14 @@ class NVVMIntrinsicOp(IRDLOperation):
 
     SPEC: ClassVar[IntrinsicSpec]
 
-    def __init__(self, *operands: SSAValue | Operation):
+    def __init__(self, *operands: SSAValue | Operation, **properties: int):
         spec = type(self).SPEC
         if len(operands) != len(spec.operands):
             raise ValueError(f"{spec.op} takes {len(spec.operands)} operands, got {len(operands)}")
-        super().__init__(operands=list(operands), result_types=[_TYPES[t] for t in spec.results])
+        if set(properties) != {name for name, _ in spec.properties}:
+            raise ValueError(f"{spec.op} takes the properties {[n for n, _ in spec.properties]}, got {sorted(properties)}")
+        props = {name: IntegerAttr(properties[name], _TYPES[typ]) for name, typ in spec.properties}
+        super().__init__(operands=list(operands), result_types=[_TYPES[t] for t in spec.results], properties=props)
 
 
 def _class_name(op_name: str) -> str:
@@ -150,6 +167,9 @@ def _class_name(op_name: str) -> str:
 
 
 def _assembly_format(spec: IntrinsicSpec) -> str:
+    if spec.properties:
+        assert not spec.operands and not spec.results, "properties only on ops without operands/results"
+        return " ".join(f"${name}" for name, _ in spec.properties) + " attr-dict"
     if not spec.operands and not spec.results:
         return "attr-dict"
     if not spec.operands:
@@ -171,6 +191,9 @@ def _define(spec: IntrinsicSpec) -> type[NVVMIntrinsicOp]:
     }
     for name, typ in zip(spec.operand_names(), spec.operands):
         namespace[name] = operand_def(_TYPES[typ])
+    for name, typ in spec.properties:
+        assert typ == "i32"
+        namespace[name] = prop_def(IntegerAttr[I32])
     for i, typ in enumerate(spec.results):
         namespace["res" if len(spec.results) == 1 else f"res{i}"] = result_def(_TYPES[typ])
     if spec.pure:

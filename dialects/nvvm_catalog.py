@@ -20,7 +20,9 @@ from dataclasses import dataclass
 class IntrinsicSpec:
     """One `nvvm` op.
 
-    `operands`/`results` are MLIR type names (`i1`, `i32`, `i64`, `f32`, `f64`); `immediates` are
+    `operands`/`results` are MLIR type names (`i1`, `i32`, `i64`, `f32`, `f64`, and for the
+    tensor-core rows `f16`, `v2f16` = `vector<2xf16>`, `ptr1`/`ptr3` = `!llvm.ptr<1>`/`!llvm.ptr<3>`,
+    global and shared pointers); `immediates` are
     constant arguments the lowering appends *before* the operands (e.g. the barrier id 0).
     `min_sm` is the compute capability ×10 (sm_90 → 90), `min_ptx` the PTX ISA version ×10 (8.0 → 80).
     """
@@ -40,6 +42,9 @@ class IntrinsicSpec:
     """Must be reached by the threads named in its mask/block together (barriers, warp collectives)."""
     names: tuple[str, ...] = ()
     """Operand names (default `arg0`, `arg1`, …)."""
+    properties: tuple[tuple[str, str], ...] = ()
+    """Integer properties of the op (name, type), passed to the intrinsic as immediates after
+    `immediates` and before the operands (`nvvm.cp.async.wait.group {n = 1 : i32}`)."""
 
     def operand_names(self) -> tuple[str, ...]:
         return self.names or tuple(f"arg{i}" for i in range(len(self.operands)))
@@ -185,7 +190,189 @@ def _warp() -> list[IntrinsicSpec]:
     return rows
 
 
-CATALOG: dict[str, IntrinsicSpec] = {row.op: row for row in (*_sregs(), *_sync(), *_warp())}
+# --------------------------------------------------------------------------- tensor cores
+
+
+@dataclass(frozen=True)
+class MMAShape:
+    """One `mma.sync` shape/type combination (PTX ISA 9.0 §9.7.14.5.14, "Matrix multiply-accumulate
+    operation using mma instruction"; MLIR's `NVVM_MMAOp` table plays the same part).
+
+    `m, n, k`: D (m×n) = A (m×k) · B (k×n) + C (m×n), A row-major, B column-major (`.row.col`, the
+    only layout of these shapes). `a`, `c`, `d` are PTX element types (`f16`, `bf16`, `tf32`, `s8`,
+    `u8`, `f32`, `s32`); B has A's type. `a_regs`/`b_regs`/`c_regs`/`d_regs` are the registers of
+    each lane's fragment as catalog type names (a `v2f16` holds two f16, an `i32` two bf16, one
+    tf32 or four 8-bit integers), each operand's per-lane element count is `elements`. The LLVM 22
+    intrinsic is `llvm.nvvm.mma.<shape>.row.col.<suffix>`: named by the D and C types for f16 inputs
+    (`f32.f32`, `f16.f16`), by the input type otherwise (`bf16`, `tf32`, `s8`, `u8`).
+    """
+
+    m: int
+    n: int
+    k: int
+    a: str
+    c: str
+    a_regs: tuple[str, ...]
+    b_regs: tuple[str, ...]
+    c_regs: tuple[str, ...]
+    suffix: str
+    min_sm: int = 80
+    min_ptx: int = 70
+
+    @property
+    def d(self) -> str:
+        return self.c
+
+    @property
+    def shape(self) -> str:
+        return f"m{self.m}n{self.n}k{self.k}"
+
+    @property
+    def d_regs(self) -> tuple[str, ...]:
+        return self.c_regs
+
+    @property
+    def op(self) -> str:
+        """The `nvvm` op name: PTX's qualifiers in PTX's order (`…m16n8k16.row.col.f32.f16.f16.f32`)."""
+        return f"nvvm.mma.sync.{self.shape}.row.col.{self.d}.{self.a}.{self.a}.{self.c}"
+
+    @property
+    def intrinsic(self) -> str:
+        return f"llvm.nvvm.mma.{self.shape}.row.col.{self.suffix}"
+
+    @property
+    def ptx(self) -> str:
+        return f"mma.sync.aligned.{self.shape}.row.col.{self.d}.{self.a}.{self.a}.{self.c}"
+
+    def elements(self, operand: str) -> int:
+        """Elements of `operand` ("a", "b", "c", "d") each lane holds: m·k/32, k·n/32, m·n/32."""
+        return {"a": self.m * self.k, "b": self.k * self.n, "c": self.m * self.n, "d": self.m * self.n}[operand] // 32
+
+
+MMA_SHAPES: tuple[MMAShape, ...] = (
+    MMAShape(16, 8, 16, "f16", "f32", ("v2f16",) * 4, ("v2f16",) * 2, ("f32",) * 4, "f32.f32"),
+    MMAShape(16, 8, 16, "f16", "f16", ("v2f16",) * 4, ("v2f16",) * 2, ("v2f16",) * 2, "f16.f16"),
+    MMAShape(16, 8, 16, "bf16", "f32", ("i32",) * 4, ("i32",) * 2, ("f32",) * 4, "bf16"),
+    MMAShape(16, 8, 8, "tf32", "f32", ("i32",) * 4, ("i32",) * 2, ("f32",) * 4, "tf32"),
+    MMAShape(16, 8, 32, "s8", "s32", ("i32",) * 4, ("i32",) * 2, ("i32",) * 4, "s8"),
+    MMAShape(16, 8, 32, "u8", "s32", ("i32",) * 4, ("i32",) * 2, ("i32",) * 4, "u8"),
+)
+"""Every `mma.sync` combination warpforge emits: the verifier (the ops' operand types), the
+intrinsic-name builder (`MMAShape.intrinsic`), `check-nvvm-target` (`min_sm`/`min_ptx`: sm_80 and
+PTX 7.0 for all of these) and `tests/test_nvvm_catalog.py` (the PTX mnemonic) read it."""
+
+
+def fragment_layout(row: MMAShape, operand: str, lane: int, i: int) -> tuple[int, int]:
+    """(row, column) of the matrix entry that element `i` of `lane`'s fragment of `operand` ("a":
+    m×k, "b": k×n, "c"/"d": m×n) holds — PTX ISA 9.0 §9.7.14.5.8 (m16n8k8), .5.9 (m16n8k16), .5.10
+    (m16n8k32), "Matrix Fragments for mma.m16n8kK". With g = lane / 4 and t = lane % 4:
+
+    | operand | 16-bit inputs (k16) | tf32 (k8) | 8-bit inputs (k32) |
+    |---|---|---|---|
+    | A | (g + 8·(i/2 % 2), 2t + i%2 + 8·(i/4)) | (g + 8·(i%2), t + 4·(i/2)) | (g + 8·(i/4 % 2), 4t + i%4 + 16·(i/8)) |
+    | B | (2t + i%2 + 8·(i/2), g) | (t + 4·i, g) | (4t + i%4 + 16·(i/4), g) |
+    | C, D | (g + 8·(i/2), 2t + i%2) | same | same |
+
+    Elements are packed into registers in order, the lower index in the lower bits."""
+    g, t = lane // 4, lane % 4
+    if operand in ("c", "d"):
+        return g + 8 * (i // 2), 2 * t + i % 2
+    if row.a in ("f16", "bf16"):
+        return (g + 8 * (i // 2 % 2), 2 * t + i % 2 + 8 * (i // 4)) if operand == "a" else (2 * t + i % 2 + 8 * (i // 2), g)
+    if row.a == "tf32":
+        return (g + 8 * (i % 2), t + 4 * (i // 2)) if operand == "a" else (t + 4 * i, g)
+    return (g + 8 * (i // 4 % 2), 4 * t + i % 4 + 16 * (i // 8)) if operand == "a" else (4 * t + i % 4 + 16 * (i // 4), g)
+
+
+def mma_shape(shape: str, a: str, c: str) -> MMAShape | None:
+    """The `MMA_SHAPES` row for a shape name (`"m16n8k16"`), an input type and an accumulator type."""
+    for row in MMA_SHAPES:
+        if row.shape == shape and row.a == a and row.c == c:
+            return row
+    return None
+
+
+def _mma_rows() -> list[IntrinsicSpec]:
+    rows = []
+    for s in MMA_SHAPES:
+        names = (*(f"a{i}" for i in range(len(s.a_regs))), *(f"b{i}" for i in range(len(s.b_regs))),
+                 *(f"c{i}" for i in range(len(s.c_regs))))  # fmt: skip
+        rows.append(
+            IntrinsicSpec(
+                op=s.op, intrinsic=s.intrinsic, operands=(*s.a_regs, *s.b_regs, *s.c_regs), results=s.d_regs,
+                min_sm=s.min_sm, min_ptx=s.min_ptx, ptx=s.ptx,
+                summary=f"warp-wide {s.shape} matrix multiply-accumulate, {s.a} inputs, {s.c} accumulator (PTX ISA §9.7.14.5.14)",
+                convergent=True, names=names,
+            )
+        )  # fmt: skip
+    return rows
+
+
+def _ldmatrix_rows() -> list[IntrinsicSpec]:
+    """`ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16` (PTX ISA §9.7.14.5.15; sm_75, PTX 6.5):
+    lanes 8j..8j+7 give the row addresses of matrix j (16 bytes each); register j of lane l holds
+    row l/4, elements 2(l%4), 2(l%4)+1 of matrix j (`.trans`: of its transpose).
+    `stmatrix` (§9.7.14.5.16; sm_90, PTX 7.8) is the inverse."""
+    rows = []
+    for num in (1, 2, 4):
+        for trans in (False, True):
+            t = ".trans" if trans else ""
+            rows.append(
+                IntrinsicSpec(
+                    op=f"nvvm.ldmatrix.x{num}{t}.b16", intrinsic=f"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{num}{t}.b16",
+                    operands=("ptr3",), results=("i32",) * num, min_sm=75, min_ptx=65,
+                    ptx=f"ldmatrix.sync.aligned.m8n8.x{num}{t}.shared.b16",
+                    summary=f"warp-wide load of {num} 8x8 matrices of 16-bit elements from shared memory{', transposed' if trans else ''} (PTX ISA §9.7.14.5.15)",
+                    convergent=True, names=("ptr",),
+                )
+            )  # fmt: skip
+            rows.append(
+                IntrinsicSpec(
+                    op=f"nvvm.stmatrix.x{num}{t}.b16", intrinsic=f"llvm.nvvm.stmatrix.sync.aligned.m8n8.x{num}{t}.b16",
+                    operands=("ptr3", *("i32",) * num), results=(), min_sm=90, min_ptx=78,
+                    ptx=f"stmatrix.sync.aligned.m8n8.x{num}{t}.shared.b16",
+                    summary=f"warp-wide store of {num} 8x8 matrices of 16-bit elements to shared memory{', transposed' if trans else ''} (PTX ISA §9.7.14.5.16)",
+                    convergent=True, names=("ptr", *(f"r{i}" for i in range(num))),
+                )
+            )  # fmt: skip
+    return rows
+
+
+def _cp_async_rows() -> list[IntrinsicSpec]:
+    """`cp.async.{ca,cg}.shared.global [dst], [src], N[, src_size]` (PTX ISA §9.7.9.25.3.1; sm_80, PTX
+    7.0): an asynchronous copy of N bytes (4, 8 or 16; `.cg`, which bypasses L1, only 16) from global to
+    shared memory; the `.s` forms copy `src_size` bytes and zero-fill the rest. Completion is tracked
+    per thread by `cp.async.commit_group` / `cp.async.wait_group N` / `cp.async.wait_all`."""
+    rows = []
+    for cache, sizes in (("ca", (4, 8, 16)), ("cg", (16,))):
+        for size in sizes:
+            for zfill in (False, True):
+                s = ".s" if zfill else ""
+                rows.append(
+                    IntrinsicSpec(
+                        op=f"nvvm.cp.async.{cache}.shared.global.{size}{s}",
+                        intrinsic=f"llvm.nvvm.cp.async.{cache}.shared.global.{size}{s}",
+                        operands=("ptr3", "ptr1", *(("i32",) if zfill else ())), results=(), min_sm=80, min_ptx=70,
+                        ptx=f"cp.async.{cache}.shared.global",
+                        summary=f"asynchronous copy of {size} bytes from global to shared memory{' (src_size bytes, the rest zero-filled)' if zfill else ''}, {'caching in L1 and L2' if cache == 'ca' else 'caching in L2 only'} (PTX ISA §9.7.9.25.3.1)",
+                        names=("dst", "src", *(("src_size",) if zfill else ())),
+                    )
+                )  # fmt: skip
+    rows += [
+        IntrinsicSpec("nvvm.cp.async.commit.group", "llvm.nvvm.cp.async.commit.group", (), (), 80, 70,
+                      "cp.async.commit_group", "close this thread's pending cp.async copies into a group (PTX ISA §9.7.9.25.3.2)"),
+        IntrinsicSpec("nvvm.cp.async.wait.group", "llvm.nvvm.cp.async.wait.group", (), (), 80, 70,
+                      "cp.async.wait_group", "wait until at most `n` of this thread's newest cp.async groups are pending (PTX ISA §9.7.9.25.3.3)",
+                      properties=(("n", "i32"),)),
+        IntrinsicSpec("nvvm.cp.async.wait.all", "llvm.nvvm.cp.async.wait.all", (), (), 80, 70,
+                      "cp.async.wait_all", "wait for all of this thread's cp.async copies (PTX ISA §9.7.9.25.3.3)"),
+    ]  # fmt: skip
+    return rows
+
+
+CATALOG: dict[str, IntrinsicSpec] = {
+    row.op: row for row in (*_sregs(), *_sync(), *_warp(), *_mma_rows(), *_ldmatrix_rows(), *_cp_async_rows())
+}
 """Every `nvvm` op, by op name."""
 
 

@@ -12,6 +12,7 @@ from xdsl.passes import ModulePass
 _OUR_PASSES: dict[str, tuple[str, str]] = {
     # pass name: (module under warpforge.passes, class name)
     "convert-gpu-to-nvvm": ("convert_gpu_to_nvvm", "ConvertGpuToNVVMPass"),
+    "convert-nvgpu-to-nvvm": ("convert_nvgpu_to_nvvm", "ConvertNVGPUToNVVMPass"),
     "check-nvvm-target": ("check_nvvm_target", "CheckNVVMTargetPass"),
     "convert-nvvm-to-llvm": ("convert_nvvm_to_llvm", "ConvertNVVMToLLVMPass"),
     "convert-arith-to-llvm": ("convert_arith_to_llvm", "ConvertArithToLLVMPass"),

@@ -1,7 +1,8 @@
 """`convert-nvvm-to-llvm`: every `nvvm` op → `llvm.call_intrinsic` of its catalog row's LLVM intrinsic.
 
 Driven purely by `warpforge.dialects.nvvm_catalog`: the row's `intrinsic` names the callee, its
-`immediates` become `llvm.mlir.constant`s passed first, then the op's operands in order; the result
+`immediates`, then its integer properties (`nvvm.cp.async.wait.group 1`), become `llvm.mlir.constant`s
+passed first, then the op's operands in order; the result
 types are the op's. For example
 
     %r = nvvm.shfl.sync.bfly.f32 %mask, %x, %off, %clamp : (i32, f32, i32, i32) -> f32
@@ -65,6 +66,13 @@ class ConvertNVVMIntrinsicOp(RewritePattern):
                 fail(op, f"has a non-integer immediate {type_name} in its catalog row")
             typ = IntegerType(int(type_name[1:]))
             const = llvm.ConstantOp(IntegerAttr(value, typ), typ)
+            new_ops.append(const)
+            args.append(const.result)
+        for name, type_name in spec.properties:
+            typ = IntegerType(int(type_name[1:]))
+            attr = op.properties[name]
+            assert isinstance(attr, IntegerAttr)
+            const = llvm.ConstantOp(IntegerAttr(attr.value.data, typ), typ)
             new_ops.append(const)
             args.append(const.result)
         args.extend(op.operands)

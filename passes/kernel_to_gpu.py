@@ -1439,3 +1439,6 @@ class KernelToGpuPass(ModulePass):
             f.detach()
             f.erase()
 
+
+
+from warpforge.passes import kernel_to_gpu_mma as _kernel_to_gpu_mma  # noqa: E402,F401  (registers the tensor-core lowerings)

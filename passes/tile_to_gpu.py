@@ -251,6 +251,8 @@ class _TileFunctionLowering(FunctionLowering):
     cache: dict[object, SSAValue] = field(default_factory=dict)
     scratch_sizes: dict[Attribute, int] = field(default_factory=dict)
     scratch_used: dict[Attribute, str] = field(default_factory=dict)
+    extra_shared: int = 0
+    """Bytes of shared arrays lowerings declared themselves (`tile.dot`'s), for `tile.shared_bytes`."""
 
     # ------------------------------------------------------------------ setup
 
@@ -328,7 +330,7 @@ class _TileFunctionLowering(FunctionLowering):
         out = gpu.FuncOp(src.sym_name.data, ftype, region, kernel=True, known_block_size=[self.threads, 1, 1], arg_attrs=arg_attrs)
         if self.sites:
             out.attributes["kernel.error_sites"] = ArrayAttr([s.as_attr() for s in self.sites])
-        shared = 0
+        shared = self.extra_shared
         for typ, name in self.scratch_used.items():
             size = self.scratch_sizes[typ]
             shared += size * _bytes(typ)
@@ -1486,3 +1488,6 @@ class TileToGpuPass(ModulePass):
             f.detach()
             f.erase()
 
+
+
+from warpforge.passes import tile_dot as _tile_dot  # noqa: E402,F401  (registers the tile.dot lowering)

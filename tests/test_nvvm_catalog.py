@@ -21,7 +21,11 @@ from warpforge.dialects.nvvm_catalog import CATALOG, IntrinsicSpec
 from warpforge.rewriting import LoweringError
 from warpforge.pipelines import run_pipeline
 
-_TYPES: dict[str, Attribute] = {"i1": i1, "i32": i32, "i64": i64, "f32": f32, "f64": f64}
+_TYPES: dict[str, Attribute] = {"i1": i1, "i32": i32, "i64": i64, "f32": f32, "f64": f64, "f16": builtin.f16}
+
+_IN_MEMORY: dict[str, str] = {"i1": "i32", "v2f16": "i32", "ptr1": "i32", "ptr3": "i32"}
+"""How a kernel gets an operand of each catalog type: predicates and `vector<2xf16>` travel as i32 in
+memory (bitcast), pointers are made from a global argument or a shared-memory global."""
 
 CHIP, FEATURES = "sm_90", "+ptx80"
 """A target every catalog row supports (the H200's)."""
@@ -36,14 +40,29 @@ def _global(elem: Attribute) -> MemRefType:
 
 def _kernel_module(spec: IntrinsicSpec, chip: str = CHIP, features: str = FEATURES) -> builtin.ModuleOp:
     """`gpu.module` with one kernel: operands loaded from global memory, results stored back."""
-    ins = [_global(_TYPES[t] if t != "i1" else i32) for t in spec.operands]
-    outs = [_global(_TYPES[t] if t != "i1" else i32) for t in spec.results]
+    from warpforge.passes.finalize_memref_to_llvm import Descriptor
+
+    ins = [_global(_TYPES[_IN_MEMORY.get(t, t)]) for t in spec.operands]
+    outs = [_global(_TYPES[_IN_MEMORY.get(t, t)]) for t in spec.results]
     block = Block(arg_types=[*ins, *outs])
     ops: list[Operation] = []
     zero = arith.ConstantOp(IntegerAttr(0, builtin.IndexType()))
     ops.append(zero)
+    globals_: list[Operation] = []
     operands: list[SSAValue] = []
     for arg, typ_name in zip(block.args[: len(ins)], spec.operands):
+        if typ_name in ("ptr1", "ptr3"):
+            source: SSAValue = arg
+            if typ_name == "ptr3":
+                shared = MemRefType(i32, [256], memory_space=IntegerAttr(3, i32))
+                globals_.append(memref.GlobalOp.get(builtin.StringAttr("smem"), shared, builtin.UnitAttr(), alignment=16))
+                get = memref.GetGlobalOp("smem", shared)
+                ops.append(get)
+                source = get.memref
+            desc = Descriptor(source, zero)
+            operands.append(desc.pointer())
+            ops += desc.ops
+            continue
         load = memref.LoadOp.get(arg, [zero.result])
         ops.append(load)
         value: SSAValue = load.res
@@ -52,8 +71,12 @@ def _kernel_module(spec: IntrinsicSpec, chip: str = CHIP, features: str = FEATUR
             cmp = arith.CmpiOp(load.res, one, "eq")
             ops += [one, cmp]
             value = cmp.result
+        elif typ_name == "v2f16":
+            cast = llvm.BitcastOp(load.res, nvvm.catalog_type("v2f16"))
+            ops.append(cast)
+            value = cast.results[0]
         operands.append(value)
-    op = nvvm.op(spec.op)(*operands)
+    op = nvvm.op(spec.op)(*operands, **{name: 1 for name, _ in spec.properties})
     ops.append(op)
     for result, out, typ_name in zip(op.results, block.args[len(ins) :], spec.results):
         value = result
@@ -61,6 +84,10 @@ def _kernel_module(spec: IntrinsicSpec, chip: str = CHIP, features: str = FEATUR
             ext = arith.ExtUIOp(result, i32)
             ops.append(ext)
             value = ext.result
+        elif typ_name == "v2f16":
+            cast = llvm.BitcastOp(result, i32)
+            ops.append(cast)
+            value = cast.results[0]
         ops.append(memref.StoreOp.get(value, out, [zero.result]))
     ops.append(gpu.ReturnOp())
     block.add_ops(ops)
@@ -68,7 +95,7 @@ def _kernel_module(spec: IntrinsicSpec, chip: str = CHIP, features: str = FEATUR
         "k", builtin.FunctionType.from_lists([*ins, *outs], []), Region(block), kernel=True, known_block_size=(64, 1, 1)
     )
     target = nvvm.NVVMTargetAttr(chip, features)
-    return builtin.ModuleOp([gpu.ModuleOp("m", [kernel], [target])])
+    return builtin.ModuleOp([gpu.ModuleOp("m", [*globals_[:1], kernel], [target])])
 
 
 @pytest.mark.parametrize("name", sorted(CATALOG))
@@ -82,6 +109,7 @@ def test_catalog_row_compiles(name: str) -> None:
     llvm_ir = str(export_llvm_ir(module))
     ptx = compile_ptx(llvm_ir, NVPTXOptions(chip=CHIP, features=FEATURES))
     assert ".extern .func" not in ptx, f"{spec.intrinsic} became an external call:\n{ptx}"
+    assert ".extern .func llvm." not in ptx
     assert ".visible .entry k(" in ptx
     if name not in FOLDED:
         mnemonic = spec.ptx.split()[0]

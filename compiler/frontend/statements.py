@@ -163,6 +163,11 @@ class StatementMixin(FunctionCompilerBase):
                 self.error(node, f"'{value.name}' {value.reason}")
             if isinstance(value, Text):
                 self.error(node, "str constants are not supported in kernels (strings are only option values, e.g. scope=\"block\")")
+            from warpforge.frontend.mma import FragmentValue, copy_fragment
+
+            current = self.vars.get(target.id)
+            if isinstance(current, FragmentValue) and isinstance(value, FragmentValue) and copy_fragment(self.vars, current, value):
+                return  # `acc = simt.mma_sync(a, b, acc)`: the elements of the existing fragment are updated
             self.vars[target.id] = value
             if isinstance(value, Scalar) and not value.ssa.name_hint and value.ssa.owner is not None:
                 value.ssa.name_hint = target.id if target.id.isidentifier() else None
@@ -406,8 +411,11 @@ class StatementMixin(FunctionCompilerBase):
             target = node.target if isinstance(node, ast.AugAssign) else None
             targets = node.targets if isinstance(node, ast.Assign) else ([target] if target is not None else [])
             for t in targets:
-                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
-                    array = self.vars.get(t.value.id)
+                name = t.value.id if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) else None
+                if isinstance(t, ast.Name) and type(self.vars.get(t.id)).__name__ == "FragmentValue":
+                    name = t.id  # a fragment assigned whole (`acc = simt.mma_sync(a, b, acc)`) updates its elements
+                if name is not None:
+                    array = self.vars.get(name)
                     if isinstance(array, RegisterArrayValue):
                         out += [array.element(k) for k in range(prod(array.shape)) if array.element(k) not in out]
         return out
@@ -468,6 +476,8 @@ class StatementMixin(FunctionCompilerBase):
 
     def _loop_locals(self, body: Sequence[ast.stmt], carried: list[str], exclude: set[str]) -> None:
         for name in assigned_names(body):
+            if type(self.vars.get(name)).__name__ == "FragmentValue":
+                continue  # an mma fragment from before the loop: its elements are carried
             if name not in carried and name not in exclude:
                 self.vars[name] = Undefined(name, "is assigned only inside a loop above; define it before the loop to use it after")
 

@@ -156,3 +156,37 @@ gpu.module @ok [#nvvm.target<chip = "sm_70", features = "+ptx60">] {
     func.return %r : i64
   }
 }
+
+// -----
+
+// mma.sync (every MMA_SHAPES row) needs sm_80: a Volta target is refused before LLVM could abort.
+gpu.module @mma_on_volta [#nvvm.target<chip = "sm_70">] {
+  func.func @f(%h: vector<2xf16>, %x: f32) -> f32 {
+    // expected-error @+1 {{'nvvm.mma.sync.m16n8k16.row.col.f32.f16.f16.f32' op needs sm_80 and PTX 7.0, but gpu.module @mma_on_volta targ}}
+    %d:4 = nvvm.mma.sync.m16n8k16.row.col.f32.f16.f16.f32 %h, %h, %h, %h, %h, %h, %x, %x, %x, %x : (vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32, f32, f32) -> (f32, f32, f32, f32) loc("k.py":9:3)
+    func.return %d#0 : f32
+  }
+}
+
+// -----
+
+// stmatrix is sm_90 (ldmatrix sm_75): on sm_80 the store is refused, the load passes.
+gpu.module @stmatrix_on_ampere [#nvvm.target<chip = "sm_80">] {
+  func.func @f(%p: !llvm.ptr<3>) {
+    %r:4 = nvvm.ldmatrix.x4.b16 %p : (!llvm.ptr<3>) -> (i32, i32, i32, i32)
+    // expected-error @+1 {{'nvvm.stmatrix.x4.b16' op needs sm_90 and PTX 7.8, but gpu.module @stmatrix_on_ampere targets sm_80 (PTX 8.0)}}
+    nvvm.stmatrix.x4.b16 %p, %r#0, %r#1, %r#2, %r#3 : !llvm.ptr<3>, i32, i32, i32, i32
+    func.return
+  }
+}
+
+// -----
+
+// cp.async needs sm_80 and PTX 7.0.
+gpu.module @cp_async_on_turing [#nvvm.target<chip = "sm_75">] {
+  func.func @f(%s: !llvm.ptr<3>, %g: !llvm.ptr<1>) {
+    // expected-error @+1 {{'nvvm.cp.async.cg.shared.global.16' op needs sm_80 and PTX 7.0, but gpu.module @cp_async_on_turing targets sm_}}
+    nvvm.cp.async.cg.shared.global.16 %s, %g : !llvm.ptr<3>, !llvm.ptr<1>
+    func.return
+  }
+}

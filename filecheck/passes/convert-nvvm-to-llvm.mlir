@@ -57,3 +57,40 @@ func.func @atomics(%g: !llvm.ptr<1>, %s: !llvm.ptr<3>, %a: i32, %l: i64, %f: f32
   %3 = nvvm.atomicrmw fadd %g, %h {sem = "release", scope = "gpu"} : !llvm.ptr<1>, f16
   func.return %0, %1, %2, %3 : i32, i64, f32, f16
 }
+
+// -----
+
+// Tensor-core rows: the mma.sync intrinsic is named by the catalog's MMA_SHAPES row (f16 inputs:
+// by the D and C types); several results come back as a literal struct.
+
+// CHECK-LABEL: func.func @mma_bf16(
+// CHECK-SAME:    %[[A:[^:]*]]: i32, %[[C:[^:]*]]: f32)
+// CHECK-NEXT:    %[[S:.*]] = llvm.call_intrinsic "llvm.nvvm.mma.m16n8k16.row.col.bf16"(%[[A]], %[[A]], %[[A]], %[[A]], %[[A]], %[[A]], %[[C]], %[[C]], %[[C]], %[[C]]) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT:    %[[D0:.*]] = llvm.extractvalue %[[S]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT:    %[[D3:.*]] = llvm.extractvalue %[[S]][3] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT:    func.return %[[D0]], %[[D3]] : f32, f32
+func.func @mma_bf16(%a: i32, %c: f32) -> (f32, f32) {
+  %d:4 = nvvm.mma.sync.m16n8k16.row.col.f32.bf16.bf16.f32 %a, %a, %a, %a, %a, %a, %c, %c, %c, %c : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  func.return %d#0, %d#3 : f32, f32
+}
+
+// -----
+
+// ldmatrix, cp.async with zero-fill, and wait_group's count (an op property) as the immediate.
+
+// CHECK-LABEL: func.func @async_copy(
+// CHECK-SAME:    %[[S:[^:]*]]: !llvm.ptr<3>, %[[G:[^:]*]]: !llvm.ptr<1>, %[[N:[^:]*]]: i32)
+// CHECK-NEXT:    %[[L:.*]] = llvm.call_intrinsic "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16"(%[[S]]) : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+// CHECK-NEXT:    %[[L0:.*]] = llvm.extractvalue %[[L]][0]
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.nvvm.cp.async.cg.shared.global.16.s"(%[[S]], %[[G]], %[[N]]) : (!llvm.ptr<3>, !llvm.ptr<1>, i32) -> ()
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.nvvm.cp.async.commit.group"() : () -> ()
+// CHECK-NEXT:    %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.nvvm.cp.async.wait.group"(%[[TWO]]) : (i32) -> ()
+// CHECK-NEXT:    func.return %[[L0]] : i32
+func.func @async_copy(%s: !llvm.ptr<3>, %g: !llvm.ptr<1>, %n: i32) -> i32 {
+  %r:2 = nvvm.ldmatrix.x2.trans.b16 %s : (!llvm.ptr<3>) -> (i32, i32)
+  nvvm.cp.async.cg.shared.global.16.s %s, %g, %n : !llvm.ptr<3>, !llvm.ptr<1>, i32
+  nvvm.cp.async.commit.group
+  nvvm.cp.async.wait.group 2
+  func.return %r#0 : i32
+}

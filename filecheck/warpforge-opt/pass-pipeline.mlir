@@ -21,6 +21,6 @@ gpu.module @m {
 // DUMP-NEXT: builtin.module(convert-gpu-to-nvvm,cse)
 
 // EXPAND: Pass Manager with {{[0-9]+}} passes:
-// EXPAND-NEXT: builtin.module(convert-gpu-to-nvvm,check-nvvm-target,convert-scf-to-cf,{{.*}},reconcile-unrealized-casts,canonicalize)
+// EXPAND-NEXT: builtin.module(convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,check-nvvm-target,convert-scf-to-cf,{{.*}},reconcile-unrealized-casts,canonicalize)
 
 // OPTIONS: builtin.module(kernel-to-gpu{chip="sm_80"{{.*}}})

@@ -21,12 +21,13 @@ from warpforge.errors import CompileError
 from warpforge.frontend.builder import SourceInfo
 from warpforge.frontend.compiler import FunctionCompiler, _globals_of, get_source, symbol_name
 from warpforge.frontend.tile.calls import TileCallMixin
+from warpforge.frontend.tile.dot import TileDotMixin
 from warpforge.frontend.tile.expressions import TileExpressionMixin
 from warpforge.frontend.tile.values import TensorValue
 from warpforge.frontend.values import Literal, Scalar
 
 
-class TileFunctionCompiler(TileCallMixin, TileExpressionMixin, FunctionCompiler):
+class TileFunctionCompiler(TileDotMixin, TileCallMixin, TileExpressionMixin, FunctionCompiler):
     """Walks a tile kernel's AST and builds its `kernel.func` (tile mixins first, then the SIMT ones)."""
 
 

@@ -103,3 +103,23 @@ func.func @atomicrmw_local(%p: !llvm.ptr<5>, %x: i32) -> i32 {
   %r = nvvm.atomicrmw add %p, %x {sem = "relaxed", scope = "sys"} : !llvm.ptr<5>, i32
   func.return %r : i32
 }
+
+// -----
+
+// mma.sync operand types come from the MMA_SHAPES row: f16 inputs are vector<2xf16> registers.
+// CHECK-NEXT: Expected attribute vector<2xf16> but got i32
+func.func @mma_f16_as_i32(%i: i32, %h: vector<2xf16>, %x: f32) -> f32 {
+  // expected-error @+1 {{'nvvm.mma.sync.m16n8k16.row.col.f32.f16.f16.f32' op operand 'a0' at position 0 does not verify:}}
+  %d:4 = "nvvm.mma.sync.m16n8k16.row.col.f32.f16.f16.f32"(%i, %h, %h, %h, %h, %h, %x, %x, %x, %x) : (i32, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  func.return %d#0 : f32
+}
+
+// -----
+
+// ldmatrix reads shared memory: a global pointer is refused.
+// CHECK-NEXT: Expected attribute !llvm.ptr<3> but got !llvm.ptr<1>
+func.func @ldmatrix_global(%p: !llvm.ptr<1>) -> i32 {
+  // expected-error @+1 {{'nvvm.ldmatrix.x1.b16' op operand 'ptr' at position 0 does not verify:}}
+  %r = "nvvm.ldmatrix.x1.b16"(%p) : (!llvm.ptr<1>) -> i32
+  func.return %r : i32
+}

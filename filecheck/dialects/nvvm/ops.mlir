@@ -139,3 +139,71 @@ func.func @atomicrmw(%g: !llvm.ptr<1>, %s: !llvm.ptr<3>, %a: i32, %l: i64, %b: b
   %2 = nvvm.atomicrmw fadd %g, %b {sem = "release", scope = "cluster"} : !llvm.ptr<1>, bf16
   func.return
 }
+
+// -----
+
+// The tensor-core rows: mma.sync (MMA_SHAPES), ldmatrix/stmatrix, cp.async.
+
+// CHECK-LABEL: func.func @tensor_cores(
+// CHECK-NEXT:  %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = nvvm.mma.sync.m16n8k16.row.col.f32.f16.f16.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.mma.sync.m16n8k16.row.col.f16.f16.f16.f16 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>) -> (vector<2xf16>, vector<2xf16>)
+// CHECK-NEXT:  %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = nvvm.mma.sync.m16n8k16.row.col.f32.bf16.bf16.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-NEXT:  %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = nvvm.mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+// CHECK-NEXT:  %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = nvvm.mma.sync.m16n8k32.row.col.s32.s8.s8.s32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> (i32, i32, i32, i32)
+// CHECK-NEXT:  %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = nvvm.mma.sync.m16n8k32.row.col.s32.u8.u8.s32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> (i32, i32, i32, i32)
+// CHECK-NEXT:  %{{.*}} = nvvm.ldmatrix.x1.b16 %{{.*}} : (!llvm.ptr<3>) -> i32
+// CHECK-NEXT:  nvvm.stmatrix.x1.b16 %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK-NEXT:  %{{.*}} = nvvm.ldmatrix.x1.trans.b16 %{{.*}} : (!llvm.ptr<3>) -> i32
+// CHECK-NEXT:  nvvm.stmatrix.x1.trans.b16 %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.ldmatrix.x2.b16 %{{.*}} : (!llvm.ptr<3>) -> (i32, i32)
+// CHECK-NEXT:  nvvm.stmatrix.x2.b16 %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK-NEXT:  %{{.*}}, %{{.*}} = nvvm.ldmatrix.x2.trans.b16 %{{.*}} : (!llvm.ptr<3>) -> (i32, i32)
+// CHECK-NEXT:  nvvm.stmatrix.x2.trans.b16 %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32
+// CHECK-NEXT:  %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = nvvm.ldmatrix.x4.b16 %{{.*}} : (!llvm.ptr<3>) -> (i32, i32, i32, i32)
+// CHECK-NEXT:  nvvm.stmatrix.x4.b16 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-NEXT:  %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} = nvvm.ldmatrix.x4.trans.b16 %{{.*}} : (!llvm.ptr<3>) -> (i32, i32, i32, i32)
+// CHECK-NEXT:  nvvm.stmatrix.x4.trans.b16 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-NEXT:  nvvm.cp.async.ca.shared.global.4 %{{.*}}, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NEXT:  nvvm.cp.async.ca.shared.global.4.s %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-NEXT:  nvvm.cp.async.ca.shared.global.8 %{{.*}}, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NEXT:  nvvm.cp.async.ca.shared.global.8.s %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-NEXT:  nvvm.cp.async.ca.shared.global.16 %{{.*}}, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NEXT:  nvvm.cp.async.ca.shared.global.16.s %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-NEXT:  nvvm.cp.async.cg.shared.global.16 %{{.*}}, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>
+// CHECK-NEXT:  nvvm.cp.async.cg.shared.global.16.s %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-NEXT:  nvvm.cp.async.commit.group
+// CHECK-NEXT:  nvvm.cp.async.wait.group 2
+// CHECK-NEXT:  nvvm.cp.async.wait.all
+// CHECK-NEXT:  func.return
+func.func @tensor_cores(%h: vector<2xf16>, %a: i32, %f: f32, %s: !llvm.ptr<3>, %g: !llvm.ptr<1>) {
+  %r_mma_sync_m16n8k16_row_col_f32_f16_f16_f32:4 = nvvm.mma.sync.m16n8k16.row.col.f32.f16.f16.f32 %h, %h, %h, %h, %h, %h, %f, %f, %f, %f : (vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  %r_mma_sync_m16n8k16_row_col_f16_f16_f16_f16:2 = nvvm.mma.sync.m16n8k16.row.col.f16.f16.f16.f16 %h, %h, %h, %h, %h, %h, %h, %h : (vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>) -> (vector<2xf16>, vector<2xf16>)
+  %r_mma_sync_m16n8k16_row_col_f32_bf16_bf16_f32:4 = nvvm.mma.sync.m16n8k16.row.col.f32.bf16.bf16.f32 %a, %a, %a, %a, %a, %a, %f, %f, %f, %f : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  %r_mma_sync_m16n8k8_row_col_f32_tf32_tf32_f32:4 = nvvm.mma.sync.m16n8k8.row.col.f32.tf32.tf32.f32 %a, %a, %a, %a, %a, %a, %f, %f, %f, %f : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  %r_mma_sync_m16n8k32_row_col_s32_s8_s8_s32:4 = nvvm.mma.sync.m16n8k32.row.col.s32.s8.s8.s32 %a, %a, %a, %a, %a, %a, %a, %a, %a, %a : (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> (i32, i32, i32, i32)
+  %r_mma_sync_m16n8k32_row_col_s32_u8_u8_s32:4 = nvvm.mma.sync.m16n8k32.row.col.s32.u8.u8.s32 %a, %a, %a, %a, %a, %a, %a, %a, %a, %a : (i32, i32, i32, i32, i32, i32, i32, i32, i32, i32) -> (i32, i32, i32, i32)
+  %r_ldmatrix_x1_b16 = nvvm.ldmatrix.x1.b16 %s : (!llvm.ptr<3>) -> i32
+  nvvm.stmatrix.x1.b16 %s, %a : !llvm.ptr<3>, i32
+  %r_ldmatrix_x1_trans_b16 = nvvm.ldmatrix.x1.trans.b16 %s : (!llvm.ptr<3>) -> i32
+  nvvm.stmatrix.x1.trans.b16 %s, %a : !llvm.ptr<3>, i32
+  %r_ldmatrix_x2_b16:2 = nvvm.ldmatrix.x2.b16 %s : (!llvm.ptr<3>) -> (i32, i32)
+  nvvm.stmatrix.x2.b16 %s, %a, %a : !llvm.ptr<3>, i32, i32
+  %r_ldmatrix_x2_trans_b16:2 = nvvm.ldmatrix.x2.trans.b16 %s : (!llvm.ptr<3>) -> (i32, i32)
+  nvvm.stmatrix.x2.trans.b16 %s, %a, %a : !llvm.ptr<3>, i32, i32
+  %r_ldmatrix_x4_b16:4 = nvvm.ldmatrix.x4.b16 %s : (!llvm.ptr<3>) -> (i32, i32, i32, i32)
+  nvvm.stmatrix.x4.b16 %s, %a, %a, %a, %a : !llvm.ptr<3>, i32, i32, i32, i32
+  %r_ldmatrix_x4_trans_b16:4 = nvvm.ldmatrix.x4.trans.b16 %s : (!llvm.ptr<3>) -> (i32, i32, i32, i32)
+  nvvm.stmatrix.x4.trans.b16 %s, %a, %a, %a, %a : !llvm.ptr<3>, i32, i32, i32, i32
+  nvvm.cp.async.ca.shared.global.4 %s, %g : !llvm.ptr<3>, !llvm.ptr<1>
+  nvvm.cp.async.ca.shared.global.4.s %s, %g, %a : !llvm.ptr<3>, !llvm.ptr<1>, i32
+  nvvm.cp.async.ca.shared.global.8 %s, %g : !llvm.ptr<3>, !llvm.ptr<1>
+  nvvm.cp.async.ca.shared.global.8.s %s, %g, %a : !llvm.ptr<3>, !llvm.ptr<1>, i32
+  nvvm.cp.async.ca.shared.global.16 %s, %g : !llvm.ptr<3>, !llvm.ptr<1>
+  nvvm.cp.async.ca.shared.global.16.s %s, %g, %a : !llvm.ptr<3>, !llvm.ptr<1>, i32
+  nvvm.cp.async.cg.shared.global.16 %s, %g : !llvm.ptr<3>, !llvm.ptr<1>
+  nvvm.cp.async.cg.shared.global.16.s %s, %g, %a : !llvm.ptr<3>, !llvm.ptr<1>, i32
+  nvvm.cp.async.commit.group
+  nvvm.cp.async.wait.group 2
+  nvvm.cp.async.wait.all
+  func.return
+}

@@ -1,0 +1,205 @@
+"""Half-precision GEMM (C = A @ B, f16 and bf16 inputs, row-major) side by side in one process:
+warpforge's SIMT tensor-core kernel (examples/hgemm_simt.py: mma.sync + ldmatrix + a two-stage
+cp.async ring, checks on and off), warpforge's Tile kernel (`tile.dot` in a K loop, as
+examples/matmul.py), torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
+(a few autotuned configs). Shapes: 4096^3, 8192^3 and the skinny 128 x 8192 x 8192.
+
+Every kernel runs on the same CUDA stream, timed with CUDA events (bench/_harness.py: warm-ups, then
+the median of 25 back-to-back runs); TFLOP/s counts 2·M·N·K flops. warpforge's kernels write f32
+(torch and Triton f16/bf16); each result is checked against torch's before it is timed.
+
+    python bench/matmul.py [--shapes 4096,4096,4096 ...] [--dtypes f16 bf16] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+import warpforge as wf
+from warpforge import bf16, f16, f32, tile
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "examples"))
+import hgemm_simt  # noqa: E402
+from _harness import EventTimer  # noqa: E402
+
+SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (128, 8192, 8192))
+TBM, TBN, TBK = 64, 64, 32
+
+
+@tile.kernel
+def tile_matmul_f16(c: tile.Tensor[f32, (TBM, TBN)], a: tile.Tensor[f16, (-1, -1)], b: tile.Tensor[f16, (-1, -1)], k_tiles: wf.i64):
+    acc = tile.zeros((TBM, TBN), f32)
+    for kt in range(k_tiles):
+        acc = tile.dot(tile.load(a, (tile.bid(0), kt), (TBM, TBK)), tile.load(b, (kt, tile.bid(1)), (TBK, TBN)), acc)
+    c.store(acc)
+
+
+@tile.kernel
+def tile_matmul_bf16(c: tile.Tensor[f32, (TBM, TBN)], a: tile.Tensor[bf16, (-1, -1)], b: tile.Tensor[bf16, (-1, -1)], k_tiles: wf.i64):
+    acc = tile.zeros((TBM, TBN), f32)
+    for kt in range(k_tiles):
+        acc = tile.dot(tile.load(a, (tile.bid(0), kt), (TBM, TBK)), tile.load(b, (kt, tile.bid(1)), (TBK, TBN)), acc)
+    c.store(acc)
+
+
+TILE_KERNELS = {"f16": tile_matmul_f16, "bf16": tile_matmul_bf16}
+"""Module-level kernels (a tile kernel's annotations are evaluated in its module's globals)."""
+
+
+class _DLPackOnly:
+    """A torch tensor seen through DLPack alone (shape, dtype, `__dlpack__`)."""
+
+    def __init__(self, t: Any):
+        self.t, self.shape, self.dtype = t, tuple(t.shape), t.dtype
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.t.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self.t.__dlpack_device__()
+
+
+def triton_matmul() -> Any:
+    import triton
+    import triton.language as tl
+
+    configs = [
+        triton.Config({"BM": 128, "BN": 256, "BK": 64}, num_stages=3, num_warps=8),
+        triton.Config({"BM": 128, "BN": 128, "BK": 64}, num_stages=4, num_warps=4),
+        triton.Config({"BM": 128, "BN": 128, "BK": 32}, num_stages=4, num_warps=4),
+        triton.Config({"BM": 64, "BN": 128, "BK": 64}, num_stages=4, num_warps=4),
+        triton.Config({"BM": 64, "BN": 64, "BK": 64}, num_stages=4, num_warps=4),
+    ]
+
+    @triton.autotune(configs=configs, key=["M", "N", "K"])
+    @triton.jit
+    def kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):  # noqa: N803
+        pid_m = tl.program_id(0)
+        pid_n = tl.program_id(1)
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, K, BK):
+            a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :], mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0.0)
+            b = tl.load(b_ptr + (k0 + rk)[:, None] * N + rn[None, :], mask=((k0 + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc.to(c_ptr.dtype.element_ty), mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+    return kernel, triton
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shapes", nargs="+", default=[",".join(map(str, s)) for s in SHAPES])
+    parser.add_argument("--dtypes", nargs="+", default=["f16", "bf16"])
+    parser.add_argument("--no-triton", action="store_true")
+    parser.add_argument("--json")
+    args = parser.parse_args()
+
+    import torch
+
+    dev = wf.Device(0)
+    stream = dev.create_stream()
+    timer = EventTimer(stream.handle)
+    ext = torch.cuda.ExternalStream(stream.handle)
+    triton_kernel = None
+    if not args.no_triton:
+        try:
+            triton_kernel, triton = triton_matmul()
+        except Exception as e:  # report, go on
+            print(f"Triton: skipped ({type(e).__name__}: {e})")
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    compile_s: dict[str, float] = {}
+    for dname in args.dtypes:
+        dt = getattr(wf, dname)
+        tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dname]
+        simt_kernels = {f"warpforge SIMT mma.sync (checks {'on' if ch else 'off'})": hgemm_simt.make_hgemm(dt, checks=ch) for ch in (True, False)}
+        tile_kernel = TILE_KERNELS[dname]
+        for shape in args.shapes:
+            m, n, k = (int(x) for x in shape.split(","))
+            flops = 2.0 * m * n * k
+            g = torch.Generator(device="cuda").manual_seed(m + n + k)
+            ta = torch.randn((m, k), device="cuda", dtype=tdt, generator=g)
+            tb = torch.randn((k, n), device="cuda", dtype=tdt, generator=g)
+            tc = torch.empty((m, n), device="cuda", dtype=tdt)
+            out32 = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+            torch.cuda.synchronize()
+            row: dict[str, dict[str, float]] = {}
+
+            def timed(name: str, fn: Any, got: Any) -> None:
+                try:
+                    fn()
+                    stream.sync()
+                except Exception as e:  # report, go on with the others
+                    print(f"  {dname} {shape:18} {name:44} FAILED to run: {type(e).__name__}: {e}", flush=True)
+                    return
+                err = float((got().float() - reference).abs().max())
+                if not err <= tol:
+                    raise SystemExit(f"{name}: WRONG RESULT at {dname} {shape}: max |ours - torch| = {err} (allowed {tol})")
+                ms = timer.median_ms(fn, warmup=3)
+                row[name] = {"ms": ms, "TFLOP/s": flops / (ms / 1e3) / 1e12, "max_abs_err_vs_torch": err}
+                print(f"  {dname} {shape:18} {name:44} {ms:8.3f} ms {row[name]['TFLOP/s']:7.1f} TFLOP/s", flush=True)
+
+            def torch_mm() -> None:
+                with torch.cuda.stream(ext):
+                    torch.matmul(ta, tb, out=tc)
+
+            torch_mm()
+            stream.sync()
+            reference = tc.float()
+            tol = 0.02 * float(reference.abs().max()) + 1e-3  # f16/bf16 output rounding of torch's result
+            timed("torch.matmul (cuBLAS)", torch_mm, lambda: tc)
+            if triton_kernel is not None:
+                tt = torch.empty((m, n), device="cuda", dtype=tdt)
+
+                def run_triton() -> None:
+                    with torch.cuda.stream(ext):
+                        triton_kernel[lambda meta: (triton.cdiv(m, meta["BM"]), triton.cdiv(n, meta["BN"]))](ta, tb, tt, m, n, k)
+
+                timed("Triton tl.dot (autotuned)", run_triton, lambda: tt)
+            grid = ((n + hgemm_simt.BN - 1) // hgemm_simt.BN, (m + hgemm_simt.BM - 1) // hgemm_simt.BM, 1)
+            for name, kern in simt_kernels.items():
+                t0 = time.perf_counter()
+                prepared = kern.prepare(wf.LaunchConfig(grid=grid, block=hgemm_simt.THREADS), device=dev)
+                compile_s.setdefault(f"{name} {dname}", time.perf_counter() - t0)
+                out32.fill_(float("nan"))
+
+                def run_simt(kern: Any = kern, prepared: Any = prepared) -> None:
+                    kern.launch(stream, prepared, ta.view(-1), tb.view(-1), out32.view(-1), m, n, k)
+
+                timed(name, run_simt, lambda: out32)
+            t0 = time.perf_counter()
+            try:
+                # bind wraps device memory (wf.tensor); torch's bf16 __cuda_array_interface__ has a
+                # typestr NumPy cannot name, so bf16 inputs are passed through DLPack only
+                wrap = (lambda x: x) if dname == "f16" else _DLPackOnly
+                bound = tile_kernel.bind(wf.tensor(out32).partition((TBM, TBN)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // TBK), device=dev)
+                compile_s.setdefault(f"warpforge tile {dname}", time.perf_counter() - t0)
+                out32.fill_(float("nan"))
+                timed("warpforge Tile tile.dot", lambda: bound.launch(stream), lambda: out32)
+            except Exception as e:
+                print(f"  {dname} {shape:18} warpforge Tile tile.dot: FAILED to bind: {type(e).__name__}: {e}", flush=True)
+            base = row["torch.matmul (cuBLAS)"]["TFLOP/s"]
+            for r in row.values():
+                r["vs_torch"] = r["TFLOP/s"] / base
+            results[f"{dname} {shape}"] = row
+    print("\nGEMM, median of 25 (CUDA events); TFLOP/s and ratio to torch.matmul (cuBLAS)")
+    print(f"{'case':22} {'kernel':44} {'ms':>8} {'TFLOP/s':>8} {'vs torch':>9}")
+    for case, row in results.items():
+        for name, r in row.items():
+            print(f"{case:22} {name:44} {r['ms']:8.3f} {r['TFLOP/s']:8.1f} {r['vs_torch']:9.3f}")
+    print("compile (first prepare/bind, s): " + ", ".join(f"{n}: {s:.1f}" for n, s in compile_s.items()))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": results, "compile_s": compile_s}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
