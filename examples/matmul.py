@@ -1,7 +1,7 @@
 """Matrix multiplication in the Tile model on the tensor cores: `tile.dot` (or `a @ b`) inside a K loop.
 
-Each tile block owns a 64 x 64 tile of C and walks K in steps of 32: it loads a 64 x 32 tile of A
-and a 32 x 64 tile of B (`tile.load`, zero past the edges, so M, N and K need not be multiples of
+Each tile block owns a 32 x 32 tile of C and walks K in steps of 32: it loads a 32 x 32 tile of A
+and of B (`tile.load`, zero past the edges, so M, N and K need not be multiples of
 the tile) and accumulates `tile.dot(a, b, acc)` in f32 — `mma.sync.m16n8k16` with `ldmatrix`
 operands underneath. Two kernels:
 
@@ -17,7 +17,7 @@ import numpy as np
 import warpforge as wf
 from warpforge import bf16, f16, f32, tile
 
-BM, BN, BK = 64, 64, 32
+BM, BN, BK = 32, 32, 32
 
 
 @tile.kernel
@@ -56,7 +56,7 @@ def check(name: str, got: np.ndarray, want: np.ndarray, tol: np.ndarray) -> None
 
 def main(m: int = 1000, n: int = 1030, k: int = 520) -> None:
     if wf.simulating():
-        m, n, k = 40, 48, 40
+        m, n, k = 24, 40, 40
     rng = np.random.default_rng()
     stream = wf.Device(0).create_stream()
     k_tiles = -(-k // BK)
