@@ -159,9 +159,10 @@ def test_tma_load_store_roundtrip_on_gpu() -> None:
     a3 = ctypes.c_int32(COLS)
     params = (ctypes.c_void_p * 4)(*(ctypes.addressof(a) for a in (a0, a1, a2, a3)))
     grid = (COLS // BOX[1], ROWS // BOX[0], 1)
-    handle = kernel._handle if hasattr(kernel, "_handle") else kernel.handle  # pyright: ignore[reportAttributeAccessIssue]
+    # cuda.core's launch takes no struct arguments: launch through the driver API (CUkernel or CUfunction
+    # is accepted where a CUfunction is, CUDA 12+)
     (err,) = driver.cuLaunchKernel(
-        driver.CUfunction(int(handle)) if not isinstance(handle, driver.CUfunction) else handle,
+        kernel.handle,
         *grid, 128, 1, 1, 0, driver.CUstream(int(stream.raw.handle)), ctypes.addressof(params), 0,
     )  # fmt: skip
     assert err == driver.CUresult.CUDA_SUCCESS, err
