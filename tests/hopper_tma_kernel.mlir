@@ -2,9 +2,12 @@
 // rows 32*by, columns 64*bx of the tensor of descriptor %src into shared memory (mbarrier: one
 // arrival + 4096 transaction bytes, waited for by parity 0), every thread copies the box to %out
 // with plain stores, then thread 0 stores the box back through the descriptor %dst (TMA store).
+// The descriptors use the 128-byte swizzle, so the shared copy is swizzled (16-byte chunk j of box
+// row r sits at chunk j ^ (r % 8); the box is 1024-byte aligned so the pattern starts at row 0):
+// %out receives that swizzled image, the TMA store undoes it.
 gpu.module @tma [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
   llvm.mlir.global internal @bar() {addr_space = 3 : i32, alignment = 8 : i64} : i64
-  llvm.mlir.global internal @box() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<2048 x f16>
+  llvm.mlir.global internal @box() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<2048 x f16>
   llvm.func @tma_roundtrip(%src: !llvm.ptr {llvm.byval = !llvm.array<128 x i8>, llvm.align = 64 : i64, nvvm.grid_constant},
                            %dst: !llvm.ptr {llvm.byval = !llvm.array<128 x i8>, llvm.align = 64 : i64, nvvm.grid_constant},
                            %out: !llvm.ptr<1>, %ncols: i32) attributes {nvvm.kernel} {

@@ -102,6 +102,30 @@ def test_non_buffer_is_refused() -> None:
 ROWS, COLS, BOX = 96, 192, (32, 64)
 
 
+def swizzled_128b(a: np.ndarray, box: tuple[int, int]) -> np.ndarray:
+    """The image of each box of `a` in shared memory under CU_TENSOR_MAP_SWIZZLE_128B (a 1024-byte
+    aligned buffer, 128-byte box rows): 16-byte chunk j of box row r is stored at chunk j ^ (r % 8)
+    (the XOR of address bits 4-6 with bits 7-9), read back linearly."""
+    rows, cols = box
+    chunk = 16 // a.itemsize
+    assert cols * a.itemsize == 128
+    out = np.empty_like(a)
+    for r in range(a.shape[0]):
+        for p in range(a.shape[1] // chunk):
+            box_col, j = divmod(p, cols // chunk)
+            src = box_col * (cols // chunk) + (j ^ (r % rows % 8))
+            out[r, p * chunk : (p + 1) * chunk] = a[r, src * chunk : (src + 1) * chunk]
+    return out
+
+
+def test_swizzle_model_is_a_permutation_of_each_row() -> None:
+    a = np.arange(8 * 64, dtype=np.float16).reshape(8, 64)
+    s = swizzled_128b(a, (8, 64))
+    np.testing.assert_array_equal(s[0], a[0])  # row 0: identity
+    np.testing.assert_array_equal(s[1, :8], a[1, 8:16])  # row 1: chunks 0 and 1 swapped
+    assert all(sorted(s[r]) == sorted(a[r]) for r in range(8))
+
+
 def _tma_kernel_ptx() -> str:
     from xdsl.parser import Parser
 
@@ -159,13 +183,14 @@ def test_tma_load_store_roundtrip_on_gpu() -> None:
     a3 = ctypes.c_int32(COLS)
     params = (ctypes.c_void_p * 4)(*(ctypes.addressof(a) for a in (a0, a1, a2, a3)))
     grid = (COLS // BOX[1], ROWS // BOX[0], 1)
-    # cuda.core's launch takes no struct arguments: launch through the driver API (CUkernel or CUfunction
-    # is accepted where a CUfunction is, CUDA 12+)
+    # cuda.core's launch takes no struct arguments: launch through the driver API (it takes the
+    # CUkernel handle cuda.core loads, CUDA 12+)
     (err,) = driver.cuLaunchKernel(
         kernel.handle,
         *grid, 128, 1, 1, 0, driver.CUstream(int(stream.raw.handle)), ctypes.addressof(params), 0,
     )  # fmt: skip
     assert err == driver.CUresult.CUDA_SUCCESS, err
     stream.sync()
-    np.testing.assert_array_equal(out.to_host(stream), host)  # TMA load, then plain stores
+    # TMA load with the 128-byte swizzle, then plain (unswizzled) stores of the shared image
+    np.testing.assert_array_equal(out.to_host(stream), swizzled_128b(host, BOX))
     np.testing.assert_array_equal(back.to_host(stream), host)  # TMA store
