@@ -1,0 +1,104 @@
+"""SIMT Hopper warpgroup control: `simt.setmaxnreg_inc/dec`, `simt.wgmma_fence/commit_group/
+wait_group`, `simt.fence_proxy_async`. A kernel using an sm_90a-only one compiles for sm_90a when
+asked for sm_90 (a cc 9.0 device), is refused for other chips, and runs on the simulator; misuse is a
+`CompileError` at its line."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import warpforge as wf
+from warpforge import simt
+from warpforge.backend.toolkit import find_ptxas, run_ptxas
+from warpforge.rewriting import LoweringError
+
+
+@simt.kernel
+def producer_consumer(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    i = idx.get()
+    if simt.thread_idx.x < 128:
+        simt.setmaxnreg_dec(40)
+    else:
+        simt.setmaxnreg_inc(232)
+    simt.wgmma_fence()
+    simt.wgmma_commit_group()
+    simt.wgmma_wait_group(0)
+    simt.fence_proxy_async()
+    out[idx] = x[i] * 2.0
+
+
+@simt.kernel
+def proxy_fence_only(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    simt.fence_proxy_async()
+    out[idx] = x[idx.get()] + 1.0
+
+
+def test_sm90a_op_compiles_for_sm90a_on_a_cc90_device() -> None:
+    compiled = producer_consumer.compile("sm_90")
+    assert compiled.chip == "sm_90a"
+    assert ".target sm_90a" in compiled.ptx
+    for mnemonic in ("setmaxnreg.dec.sync.aligned.u32", "setmaxnreg.inc.sync.aligned.u32", "wgmma.fence.sync.aligned",
+                     "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned", "fence.proxy.async.shared::cta"):  # fmt: skip
+        assert mnemonic in compiled.ptx
+    assert ".extern .func" not in compiled.ptx
+    if find_ptxas() is not None:
+        run_ptxas(compiled.ptx, "sm_90a", verbose=False)
+
+
+def test_kernel_without_sm90a_ops_stays_sm90() -> None:
+    compiled = proxy_fence_only.compile("sm_90")
+    assert compiled.chip == "sm_90" and ".target sm_90\n" in compiled.ptx
+    assert "fence.proxy.async.shared::cta" in compiled.ptx
+
+
+def test_sm90a_op_refused_on_sm80() -> None:
+    with pytest.raises(LoweringError, match=r"test_hopper_simt.py:\d+:\d+: 'nvvm.setmaxnreg.dec' needs sm_90a and PTX 8.0, but gpu.module @\S+ targets sm_80"):
+        producer_consumer.compile("sm_80", "+ptx70")
+
+
+def test_runs_on_the_simulator() -> None:
+    dev = wf.Device.simulator()
+    stream = dev.create_stream()
+    x = np.random.default_rng(3).standard_normal(256).astype(np.float32)
+    xb = wf.DeviceBuffer.from_host(stream, x)
+    ob = wf.DeviceBuffer.from_host(stream, np.full(256, np.nan, np.float32))
+    producer_consumer.launch(stream, producer_consumer.prepare(wf.LaunchConfig(grid=1, block=256), device=dev), xb, ob)
+    np.testing.assert_array_equal(ob.to_host(stream), x * 2.0)
+
+
+def _compile_error(fn, message: str) -> None:
+    with pytest.raises(wf.CompileError, match=re.escape(message)) as info:
+        fn.ir("gpu")
+    assert "test_hopper_simt.py:" in str(info.value)
+
+
+def test_setmaxnreg_out_of_range_is_a_compile_error() -> None:
+    @simt.kernel
+    def k(out: simt.DisjointSlice[wf.f32]):
+        simt.setmaxnreg_inc(300)
+        out[simt.index_1d()] = 1.0
+
+    _compile_error(k, "simt.setmaxnreg_inc(regs): regs must be a multiple of 8 in [24, 256] (PTX ISA §9.7.19.5), got 300")
+
+
+def test_setmaxnreg_needs_a_constant() -> None:
+    @simt.kernel
+    def k(n: wf.i32, out: simt.DisjointSlice[wf.f32]):
+        simt.setmaxnreg_dec(n)
+        out[simt.index_1d()] = 1.0
+
+    _compile_error(k, "simt.setmaxnreg_dec regs must be a compile-time int, got a value of type i32")
+
+
+def test_wgmma_wait_group_negative_is_a_compile_error() -> None:
+    @simt.kernel
+    def k(out: simt.DisjointSlice[wf.f32]):
+        simt.wgmma_wait_group(-1)
+        out[simt.index_1d()] = 1.0
+
+    _compile_error(k, "simt.wgmma_wait_group(n) needs n >= 0, got -1")
