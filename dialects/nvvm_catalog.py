@@ -6,6 +6,9 @@ verifiers and `check-nvvm-target` read the requirements from it, `convert-nvvm-t
 intrinsic names from it, and `tests/test_nvvm_catalog.py` compiles every row to PTX and checks no
 `.extern .func llvm.` call (the symptom of a misspelled intrinsic) reaches the output.
 
+Rows with `arch_specific` (wgmma fence/commit/wait, setmaxnreg; and `WGMMA_SPEC` for
+`nvvm.wgmma.mma_async`, whose lowering is inline PTX) exist only on `sm_90a`.
+
 Sources: PTX ISA 9.0 (§10 special registers, §9.7.13 parallel synchronization, §9.7.9 `shfl.sync`,
 `vote.sync`, `match.sync`, `redux.sync`, `activemask`); LLVM's `IntrinsicsNVVM.td` (LLVM 22) for the
 intrinsic names and signatures; MLIR's `NVVMOps.td` for op names.

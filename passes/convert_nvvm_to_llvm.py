@@ -30,7 +30,7 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseArrayBase, IntAttr, IntegerAttr, IntegerType, ModuleOp, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 from warpforge.dialects.llvm import AddrSpaceCastOp
 from warpforge.dialects.nvvm import NVVMIntrinsicOp, WgmmaMmaAsyncOp
@@ -127,7 +127,8 @@ class ConvertNVVMToLLVMPass(ModulePass):
     name = "convert-nvvm-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertWgmmaMmaAsyncOp(), ConvertNVVMIntrinsicOp()])).rewrite_module(op)
+        PatternRewriteWalker(ConvertWgmmaMmaAsyncOp()).rewrite_module(op)
+        PatternRewriteWalker(ConvertNVVMIntrinsicOp()).rewrite_module(op)
         for inner in op.walk():
             if dialect_of(inner) == "nvvm":
                 fail(inner, "is not a catalog op and has no lowering to llvm")
