@@ -120,8 +120,8 @@ def error_sites(module: ModuleOp, symbol: str) -> tuple[SiteInfo, ...]:
     return ()
 
 
-WARP_COLLECTIVES = frozenset({"gpu.shuffle", "gpu.subgroup_reduce", "gpu.vote", "gpu.ballot", "gpu.match_any"})
-"""gpu-level ops that need every lane of the warp (full-mask `shfl/vote/redux/match.sync`)."""
+WARP_COLLECTIVES = frozenset({"gpu.shuffle", "gpu.subgroup_reduce", "gpu.vote", "gpu.ballot", "gpu.match_any", "nvgpu.mma.sync", "nvgpu.ldmatrix"})
+"""gpu-level ops that need every lane of the warp (full-mask `shfl/vote/redux/match.sync`, `.aligned` `mma.sync`/`ldmatrix`)."""
 
 
 @dataclass(frozen=True)

@@ -127,11 +127,12 @@ index is known after unrolling, else in local memory), zero-initialized. Bounds-
 unrolled by the compiler, `i` a Python constant in each copy — for register arrays (`simt.local_array`)
 indexed by `i`, and code that must see constants. At most 1024 iterations; no break/continue.""",
     "fma": "`simt.fma(a, b, c)`: a * b + c with one rounding (Python 3.13's `math.fma`).",
-    "mma_fragment": """`simt.mma_fragment(operand, dtype, fill=0)`: this lane's part of an `mma.sync` operand, every
-element `fill`: operand "a"/"b" of f16, bf16 (m16n8k16: 8/4 elements), f32 (as tf32, m16n8k8: 4/2) or
-i8/u8 (m16n8k32: 16/8); "c" (the 16x8 accumulator, 4 elements) of f32, f16 or i32. Elements are
-read and written as `frag[i]` (compile-time `i`); which matrix entry each is: `simt.mma_coords`
-and `warpforge.mma` (PTX ISA §9.7.14.5.8-.10).""",
+    "mma_fragment": """`simt.mma_fragment(operand, dtype, fill=0, count=None)`: this lane's part of an `mma.sync`
+operand, every element `fill`: operand "a"/"b" of f16, bf16 (m16n8k16: 8/4 elements), f32 (as tf32,
+m16n8k8: 4/2) or i8/u8 (m16n8k32: 16/8); "c" (the 16x8 accumulator, 4 elements) of f32, f16 or i32.
+Elements are read and written as `frag[i]` (compile-time `i`); which matrix entry each is:
+`simt.mma_coords` and `warpforge.mma` (PTX ISA §9.7.14.5.8-.10). `count=(2, 8)` gives an array of
+fragments: `acc[i, j]` (compile-time indices) is one, `acc[i, j] = simt.mma_sync(...)` updates it.""",
     "mma_sync": """`simt.mma_sync(a, b, c, allow_tf32=False)`: the warp's `mma.sync` D = A·B + C; returns D (a "c"
 fragment). A and B of one dtype; f32 inputs need `allow_tf32=True` (they multiply as tf32). Every lane
 of the warp must call it together. `acc = simt.mma_sync(a, b, acc)` updates `acc` (also in loops).

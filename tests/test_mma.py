@@ -388,3 +388,30 @@ def test_fragment_array_needs_constant_indices() -> None:
         out[0] = acc[n][0]
 
     _compile_error(k, "an array 2 of mma C fragments of f32 is indexed by compile-time ints (simt.static_range)")
+
+
+def test_mma_kernels_need_whole_warps() -> None:
+    """mma.sync and ldmatrix are `.aligned` warp instructions: a launch with a partial warp is refused
+    (the bug this catches: they were missing from the runtime's list of warp collectives)."""
+    from warpforge.runtime import DeviceLimits, LaunchConfig, check_launch
+
+    @simt.kernel
+    def uses_mma(out: simt.unsafe.RawSlice[wf.f32]):
+        a = simt.mma_fragment("a", wf.f16, fill=1.0)
+        b = simt.mma_fragment("b", wf.f16, fill=1.0)
+        c = simt.mma_fragment("c", wf.f32)
+        d = simt.mma_sync(a, b, c)
+        out[simt.lane_id()] = d[0]
+
+    @simt.kernel
+    def uses_ldmatrix(out: simt.unsafe.RawSlice[wf.f16]):
+        s = simt.shared_array((16, 16), wf.f16)
+        one = simt.ldmatrix(s, (simt.lane_id() % 8, 0), num=1)
+        out[simt.lane_id()] = one[0]
+
+    for kernel in (uses_mma, uses_ldmatrix):
+        compiled = kernel.compile()
+        assert compiled.full_warps
+        check_launch(compiled, LaunchConfig(grid=1, block=64), DeviceLimits.H200)
+        with pytest.raises(wf.LaunchError, match="not a multiple of 32"):
+            check_launch(compiled, LaunchConfig(grid=1, block=48), DeviceLimits.H200)

@@ -936,6 +936,12 @@ def test_every_gpu_and_nvvm_op_has_an_implementation():
     from warpforge.dialects import nvvm
     from warpforge.dialects.gpu import GPU
 
+    from warpforge.dialects.nvgpu import NVGPU
+
     supported = set(simulator.supported_ops())
     assert {op.name for op in GPU.operations} - {"gpu.module", "gpu.func"} <= supported
-    assert set(nvvm.OPS) <= supported
+    # the tensor-core rows take llvm pointers and packed registers: only convert-nvgpu-to-nvvm emits
+    # them, below the gpu level, from the nvgpu ops the simulator runs (stmatrix: nothing emits it yet)
+    tensor_core = {n for n in nvvm.OPS if n.startswith(("nvvm.mma.sync.", "nvvm.ldmatrix.", "nvvm.stmatrix.", "nvvm.cp.async."))}
+    assert set(nvvm.OPS) - tensor_core <= supported
+    assert {op.name for op in NVGPU.operations} <= supported
