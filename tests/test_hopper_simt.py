@@ -102,3 +102,55 @@ def test_wgmma_wait_group_negative_is_a_compile_error() -> None:
         out[simt.index_1d()] = 1.0
 
     _compile_error(k, "simt.wgmma_wait_group(n) needs n >= 0, got -1")
+
+
+# --------------------------------------------------------------------------- simulator: elect.sync, refusals
+
+_ELECT = """builtin.module {
+  gpu.module @m [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    gpu.func @k(%lane_out: memref<?xi32, 1 : i32>, %pred_out: memref<?xi32, 1 : i32>) kernel {
+      %tid = gpu.thread_id x
+      %c5 = arith.constant 5 : index
+      %ge = arith.cmpi uge, %tid, %c5 : index
+      cf.cond_br %ge, ^go, ^done
+    ^go:
+      %all = arith.constant -1 : i32
+      %lane, %leader = nvvm.elect.sync %all : (i32) -> (i32, i1)
+      %p = arith.extui %leader : i1 to i32
+      memref.store %lane, %lane_out[%tid] : memref<?xi32, 1 : i32>
+      memref.store %p, %pred_out[%tid] : memref<?xi32, 1 : i32>
+      cf.br ^done
+    ^done:
+      gpu.return
+    }
+  }
+}"""
+
+
+def test_elect_sync_elects_the_lowest_active_lane_per_warp_on_the_simulator() -> None:
+    from warpforge import simulator
+    from warpforge.context import parse_module
+
+    lanes = np.full(64, -1, np.int32)
+    preds = np.full(64, -1, np.int32)
+    simulator.simulate(parse_module(_ELECT), "k", 1, 64, [lanes, preds])
+    # threads 0..4 skip it: warp 0's leader is lane 5, warp 1's lane 0 (thread 32)
+    np.testing.assert_array_equal(lanes, np.r_[np.full(5, -1), np.full(27, 5), np.full(32, 0)])
+    expected = np.full(64, 0)
+    expected[:5] = -1
+    expected[[5, 32]] = 1
+    np.testing.assert_array_equal(preds, expected)
+
+
+def test_mbarrier_is_refused_by_the_simulator() -> None:
+    from warpforge import simulator
+    from warpforge.context import parse_module
+    from warpforge.simulator import SimulatorError
+
+    text = _ELECT.replace(
+        "%lane, %leader = nvvm.elect.sync %all : (i32) -> (i32, i1)",
+        '%id = arith.constant 1 : i32\n      nvvm.barrier %id, %all : i32, i32 loc("k.py":3:4)\n'
+        "      %lane, %leader = nvvm.elect.sync %all : (i32) -> (i32, i1)",
+    ).replace("%all = arith.constant -1 : i32", "%all = arith.constant 64 : i32")
+    with pytest.raises(SimulatorError, match=r"'nvvm.barrier' at k.py:3:4: is not interpreted by the simulator"):
+        simulator.simulate(parse_module(text), "k", 1, 64, [np.zeros(64, np.int32), np.zeros(64, np.int32)])
