@@ -154,3 +154,19 @@ def test_mbarrier_is_refused_by_the_simulator() -> None:
     ).replace("%all = arith.constant -1 : i32", "%all = arith.constant 64 : i32")
     with pytest.raises(SimulatorError, match=r"'nvvm.barrier' at k.py:3:4: is not interpreted by the simulator"):
         simulator.simulate(parse_module(text), "k", 1, 64, [np.zeros(64, np.int32), np.zeros(64, np.int32)])
+
+
+@pytest.mark.gpu
+def test_sm90a_kernel_runs_on_the_gpu() -> None:
+    """On an H100/H200 the kernel is compiled for sm_90a, loaded and run; the result matches NumPy."""
+    dev = wf.Device(0)
+    if dev.compute_capability != (9, 0):
+        pytest.skip("sm_90a code needs a compute capability 9.0 device")
+    stream = dev.create_stream()
+    x = np.random.default_rng(5).standard_normal(1024).astype(np.float32)
+    xb = wf.DeviceBuffer.from_host(stream, x)
+    ob = wf.DeviceBuffer.from_host(stream, np.full(1024, np.nan, np.float32))
+    prepared = producer_consumer.prepare(wf.LaunchConfig(grid=4, block=256), device=dev)
+    producer_consumer.launch(stream, prepared, xb, ob)
+    np.testing.assert_array_equal(ob.to_host(stream), x * 2.0)
+    assert producer_consumer.compile(dev.chip).chip == "sm_90a"
