@@ -467,6 +467,13 @@ def _compile_simt(kernel: Any, chip: str, features: str, key: str) -> CompiledKe
     kir = kernel.kernel_ir()
     module = kir.module
     lower(module, "gpu", target, module_name=kir.symbol + "_module")
+    # a kernel using an sm_90a-only op (wgmma, setmaxnreg) on an sm_90 device compiles for sm_90a
+    from warpforge.backend.targets import module_target
+    from warpforge.passes.check_nvvm_target import retarget_arch_specific
+
+    if retarget_arch_specific(module, chip) != chip:
+        chip, features = module_target(module) or (chip, features)
+        target = Target(chip, features)
     sites = error_sites(module, kir.symbol)  # recorded by kernel-to-gpu on the gpu.func
     res = resources(module)
     if res.static_shared_bytes > 48 * 1024:

@@ -42,6 +42,8 @@ KERNEL_FUNCTIONS = (
     "rsqrt", "fma", "static_range",
     # tensor cores and asynchronous copies (warpforge.mma)
     "mma_fragment", "mma_sync", "mma_coords", "ldmatrix", "cp_async", "cp_async_commit", "cp_async_wait",
+    # Hopper warpgroup control (sm_90 / sm_90a)
+    "fence_proxy_async", "setmaxnreg_inc", "setmaxnreg_dec", "wgmma_fence", "wgmma_commit_group", "wgmma_wait_group",
 )  # fmt: skip
 """Functions of this module that only mean something inside a kernel."""
 
@@ -153,6 +155,12 @@ then `simt.sync_threads()` before other threads read it. Checked: destination ou
 address or a negative `i` is an error (the slice itself must start 16-byte aligned, as device buffers do).""",
     "cp_async_commit": "`simt.cp_async_commit()`: this thread's `cp_async` copies since the last commit form a group (`cp.async.commit_group`).",
     "cp_async_wait": "`simt.cp_async_wait(n=0)`: wait until at most `n` (a compile-time int) of this thread's newest groups are pending (`cp.async.wait_group`).",
+    "fence_proxy_async": "`simt.fence_proxy_async()`: order this thread's shared-memory writes before later TMA/wgmma reads of them (`fence.proxy.async.shared::cta`, sm_90).",
+    "setmaxnreg_inc": "`simt.setmaxnreg_inc(regs)`: raise the warpgroup's per-thread register limit to `regs` (a compile-time multiple of 8 in 24..256; `setmaxnreg.inc`, sm_90a: the kernel is compiled for sm_90a).",
+    "setmaxnreg_dec": "`simt.setmaxnreg_dec(regs)`: lower the warpgroup's per-thread register limit to `regs` (a compile-time multiple of 8 in 24..256; `setmaxnreg.dec`, sm_90a).",
+    "wgmma_fence": "`simt.wgmma_fence()`: order register accesses before the warpgroup's next wgmma (`wgmma.fence`, sm_90a).",
+    "wgmma_commit_group": "`simt.wgmma_commit_group()`: close the warpgroup's pending wgmmas into a group (`wgmma.commit_group`, sm_90a).",
+    "wgmma_wait_group": "`simt.wgmma_wait_group(n=0)`: wait until at most `n` (a compile-time int) wgmma groups are pending (`wgmma.wait_group`, sm_90a).",
 }
 """Docstrings of the kernel-only functions (every warp collective needs all 32 lanes of the warp: a
 kernel using them is launched only with blocks of a multiple of 32 threads)."""

@@ -24,6 +24,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I32,
+    I64,
     IntAttr,
     IntegerAttr,
     VectorType,
@@ -35,19 +36,20 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.dialects.llvm import LLVMPointerType
-from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_attr_definition, irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def, var_result_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from warpforge.dialects.nvvm_catalog import CATALOG, IntrinsicSpec
+from warpforge.dialects.nvvm_catalog import CATALOG, WGMMA_SPEC, WGMMA_TYPES, IntrinsicSpec, WGMMAType
 
 _TYPES: dict[str, TypeAttribute] = {
     "i1": i1, "i32": i32, "i64": i64, "f16": f16, "f32": f32, "f64": f64,
     "v2f16": VectorType(f16, [2]), "ptr1": LLVMPointerType(IntAttr(1)), "ptr3": LLVMPointerType(IntAttr(3)),
+    "ptr": LLVMPointerType(),
 }  # fmt: skip
 """Catalog type names → MLIR types (pointers are `llvm` pointers in the NVPTX address spaces)."""
 
@@ -131,6 +133,12 @@ class NVVMTargetAttr(ParametrizedAttribute):
         row = CHIPS.get(self.chip.data)
         return ptx_number(self.features.data) or (row.default_ptx if row else 80)
 
+    @property
+    def arch_specific(self) -> bool:
+        """True for an architecture-specific chip (`sm_90a`): its `a`-only instructions (wgmma,
+        setmaxnreg) are available, and its code runs only on that exact compute capability."""
+        return self.chip.data.endswith("a")
+
 
 def sm_number(chip: str) -> int | None:
     """`sm_90` / `sm_90a` → 90; None if `chip` is not an SM name."""
@@ -160,6 +168,76 @@ class NVVMIntrinsicOp(IRDLOperation):
             raise ValueError(f"{spec.op} takes the properties {[n for n, _ in spec.properties]}, got {sorted(properties)}")
         props = {name: IntegerAttr(properties[name], _TYPES[typ]) for name, typ in spec.properties}
         super().__init__(operands=list(operands), result_types=[_TYPES[t] for t in spec.results], properties=props)
+
+    def verify_(self) -> None:
+        check = _VERIFIERS.get(self.name)
+        if check is not None:
+            check(self)
+
+
+def _constant_value(value: SSAValue) -> int | None:
+    """The integer a value is known to be (`arith.constant` / `llvm.mlir.constant`), else None."""
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name in ("arith.constant", "llvm.mlir.constant"):
+        attr = owner.properties.get("value")
+        if attr is None:
+            attr = owner.attributes.get("value")
+        if isinstance(attr, IntegerAttr):
+            return attr.value.data
+    return None
+
+
+def _property(op: Operation, name: str) -> int:
+    attr = op.properties[name]
+    assert isinstance(attr, IntegerAttr)
+    return attr.value.data
+
+
+def _verify_setmaxnreg(op: Operation) -> None:
+    regs = _property(op, "regs")
+    if not (24 <= regs <= 256 and regs % 8 == 0):
+        raise VerifyException(f"'{op.name}' register count must be a multiple of 8 in [24, 256] (PTX ISA §9.7.19.5), got {regs}")
+
+
+def _verify_named_barrier(op: Operation) -> None:
+    bar_id, count = (_constant_value(v) for v in op.operands)
+    if bar_id is not None and not 0 <= bar_id <= 15:
+        raise VerifyException(f"'{op.name}' barrier id must be in [0, 15] (PTX ISA §9.7.13.1), got {bar_id}")
+    if count is not None and (count <= 0 or count % 32):
+        raise VerifyException(f"'{op.name}' thread count must be a positive multiple of 32 (PTX ISA §9.7.13.1), got {count}")
+
+
+def _verify_mbarrier_init(op: Operation) -> None:
+    count = _constant_value(op.operands[1])
+    if count is not None and not 1 <= count <= (1 << 20) - 1:
+        raise VerifyException(f"'{op.name}' arrival count must be in [1, 2^20 - 1] (PTX ISA §9.7.13.15.1), got {count}")
+
+
+def _verify_group_depth(op: Operation) -> None:
+    n = _property(op, "n")
+    if n < 0:
+        raise VerifyException(f"'{op.name}' group count must be >= 0, got {n}")
+
+
+def _verify_tx_count(op: Operation) -> None:
+    tx = _constant_value(op.operands[1])
+    if tx is not None and not 0 <= tx <= (1 << 20) - 1:
+        raise VerifyException(f"'{op.name}' transaction count must be in [0, 2^20 - 1] bytes (PTX ISA §9.7.13.15.1), got {tx}")
+
+
+_VERIFIERS = {
+    "nvvm.setmaxnreg.inc": _verify_setmaxnreg,
+    "nvvm.setmaxnreg.dec": _verify_setmaxnreg,
+    "nvvm.barrier": _verify_named_barrier,
+    "nvvm.barrier.arrive": _verify_named_barrier,
+    "nvvm.mbarrier.init.shared": _verify_mbarrier_init,
+    "nvvm.mbarrier.arrive.expect_tx": _verify_tx_count,
+    "nvvm.wgmma.wait.group.sync.aligned": _verify_group_depth,
+    "nvvm.cp.async.bulk.wait_group": _verify_group_depth,
+    "nvvm.cp.async.bulk.wait_group.read": _verify_group_depth,
+    "nvvm.cp.async.wait.group": _verify_group_depth,
+}
+"""Rules beyond operand types, by op name (immediate ranges from the PTX ISA)."""
 
 
 def _class_name(op_name: str) -> str:
@@ -192,8 +270,8 @@ def _define(spec: IntrinsicSpec) -> type[NVVMIntrinsicOp]:
     for name, typ in zip(spec.operand_names(), spec.operands):
         namespace[name] = operand_def(_TYPES[typ])
     for name, typ in spec.properties:
-        assert typ == "i32"
-        namespace[name] = prop_def(IntegerAttr[I32])
+        assert typ in ("i32", "i64")
+        namespace[name] = prop_def(IntegerAttr[I32] if typ == "i32" else IntegerAttr[I64])
     for i, typ in enumerate(spec.results):
         namespace["res" if len(spec.results) == 1 else f"res{i}"] = result_def(_TYPES[typ])
     if spec.pure:
@@ -307,4 +385,183 @@ class AtomicRMWOp(IRDLOperation):
         printer.print_attribute(self.val.type)
 
 
-NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp], [NVVMTargetAttr])
+# --------------------------------------------------------------------------- warpgroup MMA (inline PTX)
+
+
+@irdl_op_definition
+class WgmmaMmaAsyncOp(IRDLOperation):
+    """`wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{type}.{type}` (PTX ISA 9.0 §9.7.15.5.2), as MLIR's
+    `nvvm.wgmma.mma_async`: the 128 threads of a warpgroup multiply A (64×16) by B (16×n), both in
+    shared memory named by 64-bit matrix descriptors (`desc_a`, `desc_b`, §9.7.15.5.1: start address,
+    leading/stride byte offsets >> 4, swizzle mode), into D (64×n f32, `n/2` registers per thread):
+    D = scale_a·A · scale_b·B + (scale_d ? C : 0). `layout_a = "row"` / `layout_b = "col"` are the
+    K-major layouts (no transpose); the other layouts set the transpose immediates.
+
+    ```mlir
+    %d:4 = nvvm.wgmma.mma_async %da, %db, %scale_d, (%c0, %c1, %c2, %c3) <{n = 8 : i32, type = "f16",
+        layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32}> : f32, f32, f32, f32 -> f32, f32, f32, f32
+    ```
+
+    The results are written by the hardware until the group is waited for: they may only be read as
+    the accumulator `acc` of a following `nvvm.wgmma.mma_async`, carried through a loop, or after an
+    `nvvm.wgmma.wait.group.sync.aligned` with `n = 0` that precedes the read in the same block (or in an
+    enclosing one) — see `check_accumulators_in_flight`. Needs sm_90a, PTX 8.0; LLVM 22 has no
+    intrinsic, so `convert-nvvm-to-llvm` writes inline PTX (`=f` outputs tied to the `acc` inputs).
+    """
+
+    name = "nvvm.wgmma.mma_async"
+    SPEC: ClassVar[IntrinsicSpec] = WGMMA_SPEC
+
+    desc_a = operand_def(i64)
+    desc_b = operand_def(i64)
+    scale_d = operand_def(i1)
+    acc = var_operand_def(f32)
+    res = var_result_def(f32)
+
+    n = prop_def(IntegerAttr[I32])
+    type = prop_def(StringAttr)
+    layout_a = prop_def(StringAttr)
+    layout_b = prop_def(StringAttr)
+    scale_a = prop_def(IntegerAttr[I32])
+    scale_b = prop_def(IntegerAttr[I32])
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$desc_a `,` $desc_b `,` $scale_d `,` `(` $acc `)` attr-dict `:` type($acc) `->` type($res)"
+
+    def __init__(
+        self, desc_a: SSAValue, desc_b: SSAValue, scale_d: SSAValue, acc: list[SSAValue], *, n: int, type: str = "f16",
+        layout_a: str = "row", layout_b: str = "col", scale_a: int = 1, scale_b: int = 1,
+    ):  # fmt: skip
+        super().__init__(
+            operands=[desc_a, desc_b, scale_d, acc],
+            result_types=[[f32] * len(acc)],
+            properties={
+                "n": IntegerAttr(n, i32), "type": StringAttr(type), "layout_a": StringAttr(layout_a),
+                "layout_b": StringAttr(layout_b), "scale_a": IntegerAttr(scale_a, i32), "scale_b": IntegerAttr(scale_b, i32),
+            },
+        )  # fmt: skip
+
+    @property
+    def wgmma_type(self) -> WGMMAType | None:
+        return next((t for t in WGMMA_TYPES if t.ab == self.type.data), None)
+
+    def verify_(self) -> None:
+        n = self.n.value.data
+        row = self.wgmma_type
+        if row is None:
+            known = ", ".join(t.ab for t in WGMMA_TYPES)
+            raise VerifyException(f"'{self.name}' has no {self.type.data} form with an f32 accumulator (supported: {known})")
+        if not (8 <= n <= 256 and n % 8 == 0):
+            raise VerifyException(f"'{self.name}' n must be a multiple of 8 in [8, 256] (PTX ISA §9.7.15.5.2), got {n}")
+        if len(self.acc) != n // 2:
+            raise VerifyException(f"'{self.name}' m64n{n}k{row.k} takes {n // 2} f32 accumulators per thread, got {len(self.acc)}")
+        for name, value in (("layout_a", self.layout_a.data), ("layout_b", self.layout_b.data)):
+            if value not in ("row", "col"):
+                raise VerifyException(f"'{self.name}' {name} must be \"row\" or \"col\", got \"{value}\"")
+        for name, value in (("scale_a", self.scale_a.value.data), ("scale_b", self.scale_b.value.data)):
+            if value not in (1, -1):
+                raise VerifyException(f"'{self.name}' {name} must be 1 or -1, got {value}")
+        check_accumulators_in_flight(self)
+
+    def ptx_instruction(self) -> str:
+        """The PTX mnemonic with qualifiers (`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16`)."""
+        row = self.wgmma_type
+        assert row is not None
+        return f"wgmma.mma_async.sync.aligned.m64n{self.n.value.data}k{row.k}.{row.d}.{row.ab}.{row.ab}"
+
+
+def _is_wait_all(op: Operation) -> bool:
+    return op.name == "nvvm.wgmma.wait.group.sync.aligned" and _property(op, "n") == 0
+
+
+def _waited_before(start: Operation | None, block: Block, user: Operation) -> bool:
+    """True when an `nvvm.wgmma.wait.group.sync.aligned {n = 0}` lies in `block` after `start` (None:
+    the block's start) and before the ancestor of `user` in `block`."""
+    ancestor: Operation | None = user
+    while ancestor is not None and ancestor.parent_block() is not block:
+        ancestor = ancestor.parent_op()
+    if ancestor is None:
+        return False
+    op = block.first_op if start is None else start.next_op
+    while op is not None and op is not ancestor:
+        if _is_wait_all(op):
+            return True
+        op = op.next_op
+    return False
+
+
+def check_accumulators_in_flight(op: WgmmaMmaAsyncOp) -> None:
+    """The rule for accumulators in flight (Triton's pipeliner keeps the same one): a result of `op`
+    is still being written by the tensor cores until a `wgmma.wait_group` retires its group, and LLVM
+    believes inline-asm outputs are ready at once. So each result may be used only
+
+    1. as an `acc` operand of another `nvvm.wgmma.mma_async` (chained MMAs of the same group/loop),
+    2. by a terminator that carries it into a loop iteration or out of a region (`scf.yield`, `cf.br`,
+       `cf.cond_br`): the block argument / op result it becomes obeys the same rule, or
+    3. by any op after an `nvvm.wgmma.wait.group.sync.aligned {n = 0}` that precedes it in the
+       defining block (or in the block where the carried value appears).
+
+    A wait with n > 0 leaves the newest groups in flight, so it does not license a read. Raises
+    `VerifyException` naming the reading op."""
+    from xdsl.ir import BlockArgument
+
+    seen: set[SSAValue] = set()
+    work: list[tuple[SSAValue, Operation | None, Block]] = []
+    for result in op.res:
+        block = op.parent_block()
+        if block is not None:
+            work.append((result, op, block))
+    while work:
+        value, start, block = work.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        for use in list(value.uses):
+            user = use.operation
+            if isinstance(user, WgmmaMmaAsyncOp) and use.index >= 3:
+                continue
+            if user.name == "scf.yield":
+                parent = user.parent_op()
+                if parent is not None and parent.name == "scf.for":
+                    body = parent.regions[0].blocks.first
+                    assert body is not None
+                    work.append((body.args[use.index + 1], None, body))
+                if parent is not None and parent.parent_block() is not None and use.index < len(parent.results):
+                    work.append((parent.results[use.index], parent, parent.parent_block()))  # pyright: ignore[reportArgumentType]
+                continue
+            if user.name == "scf.for" and use.index >= 3:  # an iter_args initial value
+                body = user.regions[0].blocks.first
+                assert body is not None
+                work.append((body.args[use.index - 3 + 1], None, body))
+                if user.parent_block() is not None:
+                    work.append((user.results[use.index - 3], user, user.parent_block()))  # pyright: ignore[reportArgumentType]
+                continue
+            if user.name in ("cf.br", "cf.cond_br"):
+                for successor in user.successors:
+                    operands = _successor_operands(user, successor)
+                    for k, operand in enumerate(operands):
+                        if operand is value:
+                            work.append((successor.args[k], None, successor))
+                continue
+            if _waited_before(start, block, user):
+                continue
+            loc = getattr(user, "location", None)
+            where = f" at {loc}" if loc is not None and "unknown" not in str(loc) else ""
+            kind = "loop-carried accumulator" if isinstance(value, BlockArgument) else "accumulator"
+            raise VerifyException(
+                f"'{op.name}' {kind} is read by '{user.name}'{where} while its wgmma group may still be in flight: "
+                "read it only as the next wgmma's accumulator, or after 'nvvm.wgmma.wait.group.sync.aligned' "
+                "with n = 0 in the same block"
+            )
+
+
+def _successor_operands(branch: Operation, successor: Block) -> list[SSAValue]:
+    if branch.name == "cf.br":
+        return list(branch.operands)
+    # cf.cond_br: condition, then the true destination's operands, then the false destination's
+    true_ops = list(getattr(branch, "then_arguments", ()))
+    false_ops = list(getattr(branch, "else_arguments", ()))
+    return true_ops if successor is branch.successors[0] else false_ops
+
+
+NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp, WgmmaMmaAsyncOp], [NVVMTargetAttr])

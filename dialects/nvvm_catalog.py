@@ -6,6 +6,9 @@ verifiers and `check-nvvm-target` read the requirements from it, `convert-nvvm-t
 intrinsic names from it, and `tests/test_nvvm_catalog.py` compiles every row to PTX and checks no
 `.extern .func llvm.` call (the symptom of a misspelled intrinsic) reaches the output.
 
+Rows with `arch_specific` (wgmma fence/commit/wait, setmaxnreg; and `WGMMA_SPEC` for
+`nvvm.wgmma.mma_async`, whose lowering is inline PTX) exist only on `sm_90a`.
+
 Sources: PTX ISA 9.0 (§10 special registers, §9.7.13 parallel synchronization, §9.7.9 `shfl.sync`,
 `vote.sync`, `match.sync`, `redux.sync`, `activemask`); LLVM's `IntrinsicsNVVM.td` (LLVM 22) for the
 intrinsic names and signatures; MLIR's `NVVMOps.td` for op names.
@@ -45,13 +48,22 @@ class IntrinsicSpec:
     properties: tuple[tuple[str, str], ...] = ()
     """Integer properties of the op (name, type), passed to the intrinsic as immediates after
     `immediates` and before the operands (`nvvm.cp.async.wait.group {n = 1 : i32}`)."""
+    arch_specific: bool = False
+    """Needs the architecture-specific target of `min_sm` (`sm_90a`, PTX ISA §5.1 "arch-specific
+    features"): refused on plain `sm_90` and on any other chip (an `sm_90a` cubin runs only on cc 9.0)."""
+    trailing: tuple[tuple[str, int], ...] = ()
+    """Constant arguments the lowering appends *after* the operands (TMA's multicast mask, cache hint
+    and their enable flags, all off)."""
+    casts: tuple[tuple[int, int], ...] = ()
+    """(operand index, address space): operands the lowering `addrspacecast`s before the call (TMA's
+    destination: shared `ptr<3>` → `shared::cluster` `ptr<7>`)."""
 
     def operand_names(self) -> tuple[str, ...]:
         return self.names or tuple(f"arg{i}" for i in range(len(self.operands)))
 
     @property
     def sm(self) -> str:
-        return f"sm_{self.min_sm}"
+        return f"sm_{self.min_sm}{'a' if self.arch_specific else ''}"
 
     @property
     def ptx_version(self) -> str:
@@ -370,8 +382,125 @@ def _cp_async_rows() -> list[IntrinsicSpec]:
     return rows
 
 
+# --------------------------------------------------------------------------- Hopper (sm_90 / sm_90a)
+
+TMA_NO_MULTICAST = (("i16", 0), ("i64", 0), ("i1", 0), ("i1", 0), ("i32", 0))
+"""TMA load trailing arguments: multicast CTA mask, L2 cache hint, use-multicast, use-hint, cta_group."""
+
+
+def _hopper_rows() -> list[IntrinsicSpec]:
+    """mbarriers (PTX ISA §9.7.13.15), TMA `cp.async.bulk.tensor` (§9.7.9.25.5), bulk async-groups
+    (§9.7.9.25.6), proxy fences (§9.7.13.4 `fence.proxy`), warpgroup MMA fences and groups
+    (§9.7.15.6–.8), `elect.sync` (§9.7.13.12), `setmaxnreg` (§9.7.19.5) and named barriers (§9.7.13.1).
+    Intrinsic names from LLVM 22's `IntrinsicsNVVM.td`; each row is compiled to PTX and assembled by
+    `tests/test_hopper_nvvm.py` (a wrong name would become a silent `.extern .func`)."""
+    rows = [
+        IntrinsicSpec("nvvm.mbarrier.init.shared", "llvm.nvvm.mbarrier.init.shared", ("ptr3", "i32"), (), 80, 70,
+                      "mbarrier.init.shared.b64", "initialize the 8-byte mbarrier at `addr` to expect `count` arrivals per phase (PTX ISA §9.7.13.15.9)",
+                      names=("addr", "count")),
+        IntrinsicSpec("nvvm.mbarrier.arrive.shared", "llvm.nvvm.mbarrier.arrive.shared", ("ptr3",), ("i64",), 80, 70,
+                      "mbarrier.arrive.shared.b64", "arrive on the mbarrier; returns the phase state token (PTX ISA §9.7.13.15.13)",
+                      names=("addr",)),
+        IntrinsicSpec("nvvm.mbarrier.arrive.expect_tx", "llvm.nvvm.mbarrier.arrive.expect.tx.scope.cta.space.cta",
+                      ("ptr3", "i32"), ("i64",), 90, 80, "mbarrier.arrive.expect_tx.shared.b64",
+                      "arrive on the mbarrier and announce `tx_count` bytes of asynchronous transactions (TMA) this phase waits for (PTX ISA §9.7.13.15.12)",
+                      names=("addr", "tx_count")),
+        IntrinsicSpec("nvvm.mbarrier.try_wait.parity", "llvm.nvvm.mbarrier.try.wait.parity.scope.cta.space.cta",
+                      ("ptr3", "i32"), ("i1",), 90, 78, "mbarrier.try_wait.parity.shared.b64",
+                      "true when the phase of parity `phase` (0 or 1) has completed; waits a bounded time first (PTX ISA §9.7.13.15.16)",
+                      names=("addr", "phase")),
+        IntrinsicSpec("nvvm.cp.async.bulk.commit.group", "llvm.nvvm.cp.async.bulk.commit.group", (), (), 90, 80,
+                      "cp.async.bulk.commit_group", "close this thread's pending bulk copies (TMA stores) into a bulk async-group (PTX ISA §9.7.9.25.6.1)"),
+        IntrinsicSpec("nvvm.cp.async.bulk.wait_group", "llvm.nvvm.cp.async.bulk.wait.group", (), (), 90, 80,
+                      "cp.async.bulk.wait_group", "wait until at most `n` of this thread's bulk async-groups are pending (PTX ISA §9.7.9.25.6.2)",
+                      properties=(("n", "i32"),)),
+        IntrinsicSpec("nvvm.cp.async.bulk.wait_group.read", "llvm.nvvm.cp.async.bulk.wait.group.read", (), (), 90, 80,
+                      "cp.async.bulk.wait_group.read", "wait until at most `n` bulk async-groups still read their shared-memory source (PTX ISA §9.7.9.25.6.2)",
+                      properties=(("n", "i32"),)),
+        IntrinsicSpec("nvvm.fence.proxy.async.shared.cta", "llvm.nvvm.fence.proxy.async.shared_cta", (), (), 90, 80,
+                      "fence.proxy.async.shared::cta", "order this thread's generic-proxy shared-memory accesses with the async proxy (TMA, wgmma) (PTX ISA §9.7.13.4)"),
+        IntrinsicSpec("nvvm.fence.proxy.async", "llvm.nvvm.fence.proxy.async", (), (), 90, 80,
+                      "fence.proxy.async", "order generic-proxy and async-proxy accesses in all state spaces (PTX ISA §9.7.13.4)"),
+        IntrinsicSpec("nvvm.prefetch.tensormap", "llvm.nvvm.prefetch.tensormap.p0", ("ptr",), (), 90, 80,
+                      "prefetch", "prefetch a TMA descriptor (a `__grid_constant__` kernel parameter) into the cache (PTX ISA §9.7.9.15)",
+                      names=("tmap",)),
+        IntrinsicSpec("nvvm.wgmma.fence.aligned", "llvm.nvvm.wgmma.fence.sync.aligned", (), (), 90, 80,
+                      "wgmma.fence.sync.aligned", "order register accesses before the next wgmma.mma_async of the warpgroup (PTX ISA §9.7.15.6)",
+                      convergent=True, arch_specific=True),
+        IntrinsicSpec("nvvm.wgmma.commit.group.sync.aligned", "llvm.nvvm.wgmma.commit_group.sync.aligned", (), (), 90, 80,
+                      "wgmma.commit_group.sync.aligned", "close the warpgroup's pending wgmma.mma_async ops into a wgmma-group (PTX ISA §9.7.15.7)",
+                      convergent=True, arch_specific=True),
+        IntrinsicSpec("nvvm.wgmma.wait.group.sync.aligned", "llvm.nvvm.wgmma.wait_group.sync.aligned", (), (), 90, 80,
+                      "wgmma.wait_group.sync.aligned", "wait until at most `n` wgmma-groups are pending; only then are their accumulators readable (PTX ISA §9.7.15.8)",
+                      convergent=True, arch_specific=True, properties=(("n", "i64"),)),
+        IntrinsicSpec("nvvm.elect.sync", "llvm.nvvm.elect.sync", ("i32",), ("i32", "i1"), 90, 80,
+                      "elect.sync", "elect one leader lane of `membermask`: its lane id, and true in the leader (PTX ISA §9.7.13.12)",
+                      convergent=True, names=("membermask",)),
+        IntrinsicSpec("nvvm.setmaxnreg.inc", "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32", (), (), 90, 80,
+                      "setmaxnreg.inc.sync.aligned.u32", "raise the warpgroup's per-thread register limit to `regs` (24–256, a multiple of 8) (PTX ISA §9.7.19.5)",
+                      convergent=True, arch_specific=True, properties=(("regs", "i32"),)),
+        IntrinsicSpec("nvvm.setmaxnreg.dec", "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32", (), (), 90, 80,
+                      "setmaxnreg.dec.sync.aligned.u32", "lower the warpgroup's per-thread register limit to `regs` (24–256, a multiple of 8) (PTX ISA §9.7.19.5)",
+                      convergent=True, arch_specific=True, properties=(("regs", "i32"),)),
+        IntrinsicSpec("nvvm.barrier", "llvm.nvvm.barrier.cta.sync.aligned.count", ("i32", "i32"), (), 20, 20,
+                      "bar.sync", "named barrier `id` (0–15) for `count` threads (a multiple of 32) (PTX ISA §9.7.13.1)",
+                      convergent=True, names=("id", "count")),
+        IntrinsicSpec("nvvm.barrier.arrive", "llvm.nvvm.barrier.cta.arrive.aligned.count", ("i32", "i32"), (), 20, 20,
+                      "bar.arrive", "arrive at named barrier `id` (0–15) of `count` threads without waiting (PTX ISA §9.7.13.1)",
+                      convergent=True, names=("id", "count")),
+    ]  # fmt: skip
+    for rank in range(1, 6):
+        coords = tuple(f"c{i}" for i in range(rank))
+        rows.append(
+            IntrinsicSpec(
+                f"nvvm.cp.async.bulk.tensor.shared.cluster.global.{rank}d", f"llvm.nvvm.cp.async.bulk.tensor.g2s.tile.{rank}d",
+                ("ptr3", "ptr3", "ptr", *("i32",) * rank), (), 90, 80,
+                f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+                f"TMA load of a {rank}-D box at element coordinates (innermost first) from the tensor of descriptor `tmap` into shared memory `dst`; completes `box bytes` transactions on mbarrier `mbar` (PTX ISA §9.7.9.25.5.1)",
+                names=("dst", "mbar", "tmap", *coords), trailing=TMA_NO_MULTICAST, casts=((0, 7),),
+            )
+        )  # fmt: skip
+        rows.append(
+            IntrinsicSpec(
+                f"nvvm.cp.async.bulk.tensor.global.shared.cta.{rank}d", f"llvm.nvvm.cp.async.bulk.tensor.s2g.tile.{rank}d",
+                ("ptr3", "ptr", *("i32",) * rank), (), 90, 80,
+                f"cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group",
+                f"TMA store of a {rank}-D box from shared memory `src` to the tensor of descriptor `tmap` at element coordinates (innermost first); tracked by the bulk async-group (PTX ISA §9.7.9.25.5.2)",
+                names=("src", "tmap", *coords), trailing=(("i64", 0), ("i1", 0)),
+            )
+        )  # fmt: skip
+    return rows
+
+
+@dataclass(frozen=True)
+class WGMMAType:
+    """One `wgmma.mma_async` input/accumulator combination (PTX ISA 9.0 §9.7.15.5.1, "Register
+    fragments and shared memory matrix layouts"; MLIR's `NVVM_WgmmaMmaAsyncOp`): D (64×n, `d`) =
+    A (64×k) · B (k×n) + D, A and B of type `ab` from shared memory (64-bit matrix descriptors),
+    `n` a multiple of 8 in 8..256; each thread of the warpgroup holds n/2 f32 accumulators."""
+
+    ab: str
+    d: str
+    k: int
+    min_sm: int = 90
+    min_ptx: int = 80
+    arch_specific: bool = True
+
+
+WGMMA_TYPES: tuple[WGMMAType, ...] = (WGMMAType("f16", "f32", 16), WGMMAType("bf16", "f32", 16))
+"""The `nvvm.wgmma.mma_async` combinations warpforge emits (f32 accumulators only)."""
+
+WGMMA_SPEC = IntrinsicSpec(
+    "nvvm.wgmma.mma_async", "", (), (), 90, 80, "wgmma.mma_async.sync.aligned",
+    "warpgroup-wide asynchronous 64xNxK matrix multiply-accumulate from shared-memory descriptors (PTX ISA §9.7.15.5.2); "
+    "LLVM 22 has no intrinsic: lowered to inline PTX", convergent=True, arch_specific=True,
+)  # fmt: skip
+"""The target requirement of `nvvm.wgmma.mma_async` (not a catalog op: its lowering is inline PTX)."""
+
+
 CATALOG: dict[str, IntrinsicSpec] = {
-    row.op: row for row in (*_sregs(), *_sync(), *_warp(), *_mma_rows(), *_ldmatrix_rows(), *_cp_async_rows())
+    row.op: row
+    for row in (*_sregs(), *_sync(), *_warp(), *_mma_rows(), *_ldmatrix_rows(), *_cp_async_rows(), *_hopper_rows())
 }
 """Every `nvvm` op, by op name."""
 

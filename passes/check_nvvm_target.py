@@ -27,9 +27,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from xdsl.dialects.builtin import ArrayAttr
+
 from warpforge.dialects import gpu, nvvm
 from warpforge.dialects.arith import AtomicRMWKind
-from warpforge.dialects.nvvm import NVVMIntrinsicOp, NVVMTargetAttr
+from warpforge.dialects.nvvm import NVVMIntrinsicOp, NVVMTargetAttr, WgmmaMmaAsyncOp, ptx_number
 from warpforge.dialects.nvvm_catalog import ATOM_OPS, ATOM_SCOPES, ATOM_SEMANTICS, atom_instruction
 from warpforge.rewriting import fail
 
@@ -46,14 +48,45 @@ def check_ops(root: Operation, target: NVVMTargetAttr, what: str) -> None:
 
     `what` names the target's owner in the message (`gpu.module @m`)."""
     for op in root.walk():
-        if not isinstance(op, NVVMIntrinsicOp):
+        spec = getattr(type(op), "SPEC", None)
+        if not isinstance(op, NVVMIntrinsicOp | WgmmaMmaAsyncOp) or spec is None:
             continue
-        spec = type(op).SPEC
-        if spec.min_sm > target.sm or spec.min_ptx > target.ptx:
+        # an arch-specific op (wgmma, setmaxnreg) needs exactly sm_XXa: sm_90 lacks it and LLVM aborts
+        arch_ok = not spec.arch_specific or (target.arch_specific and target.sm == spec.min_sm)
+        if spec.min_sm > target.sm or spec.min_ptx > target.ptx or not arch_ok:
             fail(
                 op,
                 f"needs {spec.sm} and PTX {spec.ptx_version}, but {what} targets {target.chip.data} (PTX {_ptx(target.ptx)})",
             )
+
+
+def needs_arch_specific(root: Operation) -> bool:
+    """True when an op under `root` exists only on an architecture-specific chip (`sm_90a`): the
+    runtime then compiles for `sm_90a` on a compute-capability-9.0 device (see `arch_specific_chip`)."""
+    return any(getattr(getattr(type(op), "SPEC", None), "arch_specific", False) for op in root.walk())
+
+
+def arch_specific_chip(chip: str, root: Operation) -> str:
+    """The chip to compile `root` for on a device whose chip is `chip`: `sm_90` → `sm_90a` when the
+    module uses an `sm_90a`-only `nvvm` op (wgmma, setmaxnreg; catalog `arch_specific`), else `chip`
+    unchanged — other chips are left to `check-nvvm-target` to refuse."""
+    if chip == "sm_90" and needs_arch_specific(root):
+        return "sm_90a"
+    return chip
+
+
+def retarget_arch_specific(module: Operation, chip: str) -> str:
+    """Apply `arch_specific_chip` to a gpu-level module: rewrite every `gpu.module`'s
+    `#nvvm.target` chip to the arch-specific one when needed. Returns the chip to compile for."""
+    new_chip = arch_specific_chip(chip, module)
+    if new_chip == chip:
+        return chip
+    for op in module.walk():
+        if isinstance(op, gpu.ModuleOp) and isinstance(op.target, NVVMTargetAttr) and op.target.chip.data == chip:
+            t = op.target
+            features = t.features.data if (ptx_number(t.features.data) or 0) >= 80 else "+ptx80"
+            op.targets = ArrayAttr([NVVMTargetAttr(new_chip, features, t.O.data)])
+    return new_chip
 
 
 def _atomic_requirement(op: Operation) -> tuple[str, int, int] | None:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, ModuleOp, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntAttr, IntegerAttr, IntegerType, ModuleOp, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -45,7 +45,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from warpforge.dialects import nvvm
-from warpforge.dialects.nvvm import NVVMIntrinsicOp
+from warpforge.dialects.llvm import AddrSpaceCastOp
+from warpforge.dialects.nvvm import NVVMIntrinsicOp, WgmmaMmaAsyncOp
 from warpforge.dialects.nvvm_catalog import atom_instruction
 from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import replace_op
@@ -75,7 +76,17 @@ class ConvertNVVMIntrinsicOp(RewritePattern):
             const = llvm.ConstantOp(IntegerAttr(attr.value.data, typ), typ)
             new_ops.append(const)
             args.append(const.result)
-        args.extend(op.operands)
+        operands = list(op.operands)
+        for index, space in spec.casts:  # e.g. TMA's destination: shared ptr<3> -> shared::cluster ptr<7>
+            cast = AddrSpaceCastOp(operands[index], llvm.LLVMPointerType(IntAttr(space)))
+            new_ops.append(cast)
+            operands[index] = cast.results[0]
+        args.extend(operands)
+        for type_name, value in spec.trailing:
+            typ = IntegerType(int(type_name[1:]))
+            const = llvm.ConstantOp(IntegerAttr(value, typ), typ)
+            new_ops.append(const)
+            args.append(const.result)
         if len(op.results) <= 1:
             call = llvm.CallIntrinsicOp(spec.intrinsic, args, [r.type for r in op.results])
             new_ops.append(call)
@@ -128,12 +139,47 @@ class ConvertAtomicRMWOp(RewritePattern):
         replace_op(rewriter, op, ops, [result])
 
 
+@dataclass
+class ConvertWgmmaMmaAsyncOp(RewritePattern):
+    """`nvvm.wgmma.mma_async` → `llvm.inline_asm` (LLVM 22 has no wgmma intrinsic), as MLIR's
+    `NVVM_WgmmaMmaAsyncOp::getPtx` does:
+
+        { .reg .pred p; setp.ne.b32 p, $R, 0;
+          wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 {$0, ..., $R-1}, $R+1, $R+2, p, sa, sb, ta, tb; }
+
+    R = n/2 `=f` outputs, tied (`0`, `1`, …) to the accumulator inputs so the registers stay in place;
+    `r` the scale-d predicate (zero-extended to i32), `l` the two 64-bit descriptors; the scales and
+    transposes are immediates. The asm has side effects, so LLVM does not move it across the wgmma
+    fences and group ops. The result is a literal struct taken apart with `llvm.extractvalue`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, WgmmaMmaAsyncOp):
+            return
+        regs = len(op.acc)
+        trans_a = 0 if op.layout_a.data == "row" else 1
+        trans_b = 0 if op.layout_b.data == "col" else 1
+        outs = ", ".join(f"${i}" for i in range(regs))
+        asm = (
+            "{\n.reg .pred p;\n"
+            f"setp.ne.b32 p, ${regs}, 0;\n"
+            f"{op.ptx_instruction()} {{{outs}}}, ${regs + 1}, ${regs + 2}, p, "
+            f"{op.scale_a.value.data}, {op.scale_b.value.data}, {trans_a}, {trans_b};\n}}"
+        )
+        constraints = ",".join(["=f"] * regs + ["r", "l", "l"] + [str(i) for i in range(regs)])
+        scale = llvm.ZExtOp(op.scale_d, IntegerType(32))
+        struct = llvm.LLVMStructType.from_type_list([r.type for r in op.res])
+        call = llvm.InlineAsmOp(asm, constraints, [scale.results[0], op.desc_a, op.desc_b, *op.acc], [struct], has_side_effects=True)
+        parts = [llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [k]), call.results[0], r.type) for k, r in enumerate(op.res)]
+        replace_op(rewriter, op, [scale, call, *parts], [p.res for p in parts])
+
+
 class ConvertNVVMToLLVMPass(ModulePass):
     """Lower every `nvvm` op to `llvm.call_intrinsic` of the LLVM intrinsic its catalog row names."""
 
     name = "convert-nvvm-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ConvertWgmmaMmaAsyncOp()).rewrite_module(op)
         PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp()])).rewrite_module(op)
         for inner in op.walk():
             if dialect_of(inner) == "nvvm":

@@ -266,6 +266,9 @@ class FunctionLowering:
             clone = op.clone(value_mapper={o: self.v(o) for o in op.operands})
             self.values[op.results[0]] = emit(clone)
             return
+        if op.dialect_name() == "nvvm" and not op.operands and not op.results:  # fences, setmaxnreg, wgmma groups
+            emit(op.clone())
+            return
         raise error_at(op, "has no lowering in kernel-to-gpu")
 
     # ------------------------------------------------------------------ helpers

@@ -89,6 +89,20 @@ class _ArgumentAttributes(ArgumentAttributes):
         {**ArgumentAttributes._known, "readonly": False, "writeonly": False, "nocapture": False}  # pyright: ignore[reportPrivateUsage]
     )
 
+    byval: ir.Type | None = None
+    """`byval(<type>)`: with opaque pointers llvmlite cannot name the pointee, so it is kept here."""
+    grid_constant: bool = False
+    """`"nvvm.grid_constant"`: a `__grid_constant__` byval parameter (read-only, addressable in
+    param space: LLVM 22 emits `cvta.param`), as a TMA descriptor needs (PTX ISA §5.1.6.1)."""
+
+    def _to_list(self, typ: Any) -> list[str]:
+        attrs = super()._to_list(typ)
+        if self.byval is not None:
+            attrs.insert(0, f"byval({self.byval})")
+        if self.grid_constant:
+            attrs.append('"nvvm.grid_constant"')
+        return attrs
+
 
 _ARG_FLAGS = {
     "llvm.noalias": "noalias",
@@ -292,6 +306,10 @@ class LLVMExporter:
                         arg.add_attribute(_ARG_FLAGS[name])
                     elif name in _ARG_INTS and isinstance(value, builtin.IntegerAttr):
                         setattr(arg.attributes, _ARG_INTS[name], value.value.data)
+                    elif name == "llvm.byval":
+                        arg.attributes.byval = convert_type(value)  # pyright: ignore[reportAttributeAccessIssue]
+                    elif name == "nvvm.grid_constant":
+                        arg.attributes.grid_constant = True  # pyright: ignore[reportAttributeAccessIssue]
         for attr_name, key in _STRING_FUNCTION_ATTRS.items():
             value = op.attributes.get(attr_name)
             if isinstance(value, builtin.StringAttr):
@@ -553,6 +571,19 @@ def _call_intrinsic(ex: LLVMExporter, op: Operation, s: _FunctionState) -> None:
     result = s.builder.call(fn, args, fastmath=fastmath)
     if op.ress is not None:
         s.values[op.ress] = result
+
+
+@_handles(xllvm.InlineAsmOp)
+def _inline_asm(ex: LLVMExporter, op: Operation, s: _FunctionState) -> None:
+    """`llvm.inline_asm` → an LLVM `asm` call (PTX inline assembly, e.g. `wgmma.mma_async`)."""
+    assert isinstance(op, xllvm.InlineAsmOp)
+    args = [_v(s, a) for a in op.operands_]
+    ret = convert_type(op.res.type) if op.res is not None else ir.VoidType()
+    asm = ir.InlineAsm(ir.FunctionType(ret, [a.type for a in args]), op.asm_string.data, op.constraints.data,
+                       side_effect=op.has_side_effects is not None)  # fmt: skip
+    result = s.builder.call(asm, args)
+    if op.res is not None:
+        s.values[op.res] = result
 
 
 @_handles(xllvm.CallOp)

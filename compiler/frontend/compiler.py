@@ -28,12 +28,13 @@ from warpforge.frontend.builder import SourceInfo
 from warpforge.frontend.calls import CallMixin
 from warpforge.frontend.device import DeviceCallMixin, Unit
 from warpforge.frontend.expressions import ExpressionMixin
+from warpforge.frontend.hopper import HopperCallMixin
 from warpforge.frontend.mma import MmaCallMixin
 from warpforge.frontend.statements import StatementMixin
 from warpforge.frontend.values import Literal, NeedsMemory, Scalar, SliceValue
 
 
-class FunctionCompiler(MmaCallMixin, DeviceCallMixin, CallMixin, StatementMixin, ExpressionMixin):
+class FunctionCompiler(HopperCallMixin, MmaCallMixin, DeviceCallMixin, CallMixin, StatementMixin, ExpressionMixin):
     """Walks one kernel's AST (one `visit_*` per construct, in the mixins) and builds its `kernel.func`."""
 
 

@@ -26,6 +26,7 @@ from warpforge.simulator.errors import SimulatorError
 from warpforge.simulator.gpu import BARRIER_OPS, GpuFunctions, NvvmFunctions
 from warpforge.simulator.math import LibdeviceFunctions, MathFunctions
 from warpforge.simulator.memref import MemrefFunctions
+from warpforge.simulator.hopper import HopperFunctions
 from warpforge.simulator.nvgpu import NvgpuFunctions
 from warpforge.simulator.vector import VectorFunctions
 from warpforge.simulator.values import UNSIGNED, MemRef, dtype_of, memory_space
@@ -40,6 +41,7 @@ FUNCTIONS: tuple[InterpreterFunctions, ...] = (
     GpuFunctions(),
     NvvmFunctions(),
     NvgpuFunctions(),
+    HopperFunctions(),
 )
 """Every implementation the simulator registers (one `InterpreterFunctions` per dialect family)."""
 

@@ -1,0 +1,127 @@
+// RUN: warpforge-opt %s --split-input-file --verify-diagnostics
+
+// Verifier rules of the Hopper nvvm ops: immediate ranges from the PTX ISA, wgmma shapes and
+// types, and the rule that a wgmma accumulator in flight is read only as the next wgmma's
+// accumulator or after a wait_group 0.
+
+func.func @setmaxnreg_too_few() {
+  // expected-error @+1 {{'nvvm.setmaxnreg.inc' op 'nvvm.setmaxnreg.inc' register count must be a multiple of 8 in [24, 256] (PTX ISA §9}}
+  nvvm.setmaxnreg.inc 20
+  func.return
+}
+
+// -----
+
+func.func @setmaxnreg_not_multiple_of_8() {
+  // expected-error @+1 {{'nvvm.setmaxnreg.dec' op 'nvvm.setmaxnreg.dec' register count must be a multiple of 8 in [24, 256] (PTX ISA §9}}
+  nvvm.setmaxnreg.dec 100
+  func.return
+}
+
+// -----
+
+func.func @named_barrier_id() {
+  %id = arith.constant 16 : i32
+  %n = arith.constant 128 : i32
+  // expected-error @+1 {{'nvvm.barrier' op 'nvvm.barrier' barrier id must be in [0, 15] (PTX ISA §9.7.13.1), got 16}}
+  nvvm.barrier %id, %n : i32, i32
+  func.return
+}
+
+// -----
+
+func.func @named_barrier_count() {
+  %id = arith.constant 1 : i32
+  %n = arith.constant 100 : i32
+  // expected-error @+1 {{'nvvm.barrier.arrive' op 'nvvm.barrier.arrive' thread count must be a positive multiple of 32 (PTX ISA §9.7.13}}
+  nvvm.barrier.arrive %id, %n : i32, i32
+  func.return
+}
+
+// -----
+
+func.func @mbarrier_zero_count(%bar: !llvm.ptr<3>) {
+  %n = arith.constant 0 : i32
+  // expected-error @+1 {{'nvvm.mbarrier.init.shared' op 'nvvm.mbarrier.init.shared' arrival count must be in [1, 2^20 - 1] (PTX ISA §9.}}
+  nvvm.mbarrier.init.shared %bar, %n : !llvm.ptr<3>, i32
+  func.return
+}
+
+// -----
+
+// CHECK-NEXT: Expected attribute !llvm.ptr<3> but got !llvm.ptr<1>
+func.func @mbarrier_in_global(%bar: !llvm.ptr<1>, %n: i32) {
+  // expected-error @+1 {{'nvvm.mbarrier.init.shared' op operand 'addr' at position 0 does not verify:}}
+  "nvvm.mbarrier.init.shared"(%bar, %n) : (!llvm.ptr<1>, i32) -> ()
+  func.return
+}
+
+// -----
+
+func.func @wgmma_bad_n(%da: i64, %db: i64, %p: i1, %c: f32) {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async' op 'nvvm.wgmma.mma_async' n must be a multiple of 8 in [8, 256] (PTX ISA §9.7.15.5.2), }}
+  %d:6 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c, %c, %c) {n = 12 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32, f32, f32 -> f32, f32, f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @wgmma_acc_count(%da: i64, %db: i64, %p: i1, %c: f32) {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async' op 'nvvm.wgmma.mma_async' m64n16k16 takes 8 f32 accumulators per thread, got 4}}
+  %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 16 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @wgmma_bad_type(%da: i64, %db: i64, %p: i1, %c: f32) {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async' op 'nvvm.wgmma.mma_async' has no f64 form with an f32 accumulator (supported: f16, bf16}}
+  %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f64", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @wgmma_bad_scale(%da: i64, %db: i64, %p: i1, %c: f32) {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async' op 'nvvm.wgmma.mma_async' scale_b must be 1 or -1, got 2}}
+  %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 2 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+// Read before any wait: refused.
+func.func @acc_read_in_flight(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async' op 'nvvm.wgmma.mma_async' accumulator is read by 'arith.addf' at loc("k.py":9:5) while }}
+  %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
+  %s = arith.addf %d#0, %d#1 : f32 loc("k.py":9:5)
+  nvvm.wgmma.wait.group.sync.aligned 0
+  func.return %s : f32
+}
+
+// -----
+
+// wait_group 1 leaves the newest group in flight: refused.
+func.func @acc_read_after_wait_1(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async' op 'nvvm.wgmma.mma_async' accumulator is read by 'func.return' while its wgmma group ma}}
+  %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
+  nvvm.wgmma.wait.group.sync.aligned 1
+  func.return %d#2 : f32
+}
+
+// -----
+
+// A loop-carried accumulator read inside the loop by something other than the next wgmma: refused.
+func.func @loop_carried_read(%da: i64, %db: i64, %p: i1, %c: f32, %lb: index, %ub: index, %st: index) -> f32 {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async' op 'nvvm.wgmma.mma_async' loop-carried accumulator is read by 'arith.addf' while its wg}}
+  %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  %r:4 = scf.for %i = %lb to %ub step %st iter_args(%a0 = %d#0, %a1 = %d#1, %a2 = %d#2, %a3 = %d#3) -> (f32, f32, f32, f32) {
+    %bad = arith.addf %a0, %a1 : f32
+    %e:4 = nvvm.wgmma.mma_async %da, %db, %p, (%bad, %a1, %a2, %a3) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+    scf.yield %e#0, %e#1, %e#2, %e#3 : f32, f32, f32, f32
+  }
+  nvvm.wgmma.wait.group.sync.aligned 0
+  func.return %r#0 : f32
+}
