@@ -404,7 +404,7 @@ def test_gpu_loads_the_cached_cubin_and_runs_it(cache: DiskCache, tmp_path: Path
     dev = wf.Device(0)
     stream = dev.create_stream()
     rng = np.random.default_rng(13)
-    n = 5000
+    n = 5120  # whole blocks: the kernel reads a[i] and b[i] unguarded
     a_host = rng.standard_normal(n).astype(np.float32)
     b_host = rng.standard_normal(n).astype(np.float32)
     a = wf.DeviceBuffer.from_host(stream, a_host)

@@ -93,6 +93,8 @@ class Summary:
             self.no_cuda = True
 
     def describe(self, tool: str) -> str:
+        if self.errors is None and self.hazard_errors is not None:  # racecheck closes with its own summary only
+            return f"{tool}: {self.hazard_errors} race hazard error{'s' if self.hazard_errors != 1 else ''}, {self.hazard_warnings} warning{'s' if self.hazard_warnings != 1 else ''}"
         if self.errors is None and self.no_cuda:
             text = f"{tool}: the program ended before its first CUDA call, so nothing was checked"
         elif self.errors is None:
