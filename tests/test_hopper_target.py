@@ -67,7 +67,7 @@ def test_module_without_arch_ops_keeps_its_chip() -> None:
 def test_other_chips_are_not_retargeted_and_are_refused(chip: str) -> None:
     assert arch_specific_chip(chip, _module("nvvm.setmaxnreg.dec 40", chip=chip, features="+ptx86")) == chip
     module = _module("nvvm.setmaxnreg.dec 40", chip=chip, features="+ptx86")
-    with pytest.raises(LoweringError, match=f"'nvvm.setmaxnreg.dec' needs sm_90a and PTX 8.0, but gpu.module @m targets {chip}"):
+    with pytest.raises(LoweringError, match=f"'nvvm.setmaxnreg.dec' op needs sm_90a and PTX 8.0, but gpu.module @m targets {chip}"):
         run_pipeline(module, "check-nvvm-target")
 
 

@@ -339,9 +339,7 @@ def test_cp_async_sizes() -> None:
 
 def test_mma_needs_sm_80() -> None:
     kernel = _mma_kernel(wf.f16, wf.f32)
-    from warpforge.rewriting import LoweringError
-
-    with pytest.raises(LoweringError, match=r"'nvvm.mma.sync.m16n8k16.row.col.f32.f16.f16.f32' needs sm_80 and PTX 7.0, but .* targets sm_75"):
+    with pytest.raises(wf.CompileError, match=r"'nvvm.mma.sync.m16n8k16.row.col.f32.f16.f16.f32' op needs sm_80 and PTX 7.0, but .* targets sm_75"):
         kernel.ir("ptx", chip="sm_75", features="+ptx70")
 
 

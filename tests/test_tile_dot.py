@@ -184,7 +184,5 @@ def test_f32_needs_allow_tf32() -> None:
 
 
 def test_sm_70_is_refused_by_the_target_check() -> None:
-    from warpforge.rewriting import LoweringError
-
-    with pytest.raises(LoweringError, match=r"'nvvm\.(ldmatrix|mma\.sync|cp\.async)[a-z0-9.]*' needs sm_(75|80) and PTX .*, but .* targets sm_70"):
+    with pytest.raises(wf.CompileError, match=r"'nvvm\.(ldmatrix|mma\.sync|cp\.async)[a-z0-9.]*' op needs sm_(75|80) and PTX .*, but .* targets sm_70"):
         matmul_f16.ir("ptx", *F16_SPECS, chip="sm_70", features="+ptx70")
