@@ -17,6 +17,8 @@ NumPy 2 typing, `math.*`, `len`, `abs`, `min`, `max`, `int`, `float`, `bool`, dt
 from __future__ import annotations
 
 import threading
+
+import numpy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -420,6 +422,44 @@ def _site_message(site: Any) -> str:
     return f"{what}{site.kind}" if what else site.kind
 
 
+MAX_THREADS_PER_BLOCK = 1024
+"""Threads per block on every CUDA chip since sm_20 (CUDA C++ Programming Guide, compute capabilities)."""
+MAX_BLOCKS_PER_SM = 32
+"""Resident blocks per SM on sm_50 … sm_90/sm_100 (the largest `.minnctapersm` that can be met)."""
+
+
+def _check_kernel_options(f: Any, contract: Any, launch_bounds: Any, min_blocks_per_sm: Any) -> None:
+    """Refuse decorator arguments the PTX directives cannot carry (`.maxntid`, `.reqntid`,
+    `.minnctapersm`), as a `CompileError` at the decorated function's `def` line."""
+    from warpforge.errors import CompileError
+    from warpforge.runtime.launch import Contract as _Contract
+
+    def refuse(message: str) -> None:
+        code = getattr(f, "__code__", None)
+        filename = code.co_filename if code is not None else "<unknown>"
+        line = code.co_firstlineno if code is not None else 0
+        raise CompileError(f"@simt.kernel: {message}", filename=filename, line=line, col=1)
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int | numpy.integer) and not isinstance(v, bool)
+
+    if not callable(f):
+        refuse(f"decorates a function, got {f!r}")
+    if launch_bounds is not None and (not is_int(launch_bounds) or not 1 <= launch_bounds <= MAX_THREADS_PER_BLOCK):
+        refuse(f"launch_bounds is the maximum threads per block (PTX .maxntid), an int in [1, {MAX_THREADS_PER_BLOCK}]; got {launch_bounds!r}")
+    if min_blocks_per_sm is not None and (not is_int(min_blocks_per_sm) or not 1 <= min_blocks_per_sm <= MAX_BLOCKS_PER_SM):
+        refuse(f"min_blocks_per_sm (PTX .minnctapersm) is an int in [1, {MAX_BLOCKS_PER_SM}]; got {min_blocks_per_sm!r}")
+    if contract is not None:
+        if not isinstance(contract, _Contract):
+            refuse(f"contract is a simt.Contract(domain=..., block=...), got {contract!r}")
+        if contract.block is not None:
+            threads = contract.block[0] * contract.block[1] * contract.block[2]
+            if threads > MAX_THREADS_PER_BLOCK or contract.block[2] > 64:
+                refuse(f"contract block {contract.block} has {threads} threads (z {contract.block[2]}); a block has at most {MAX_THREADS_PER_BLOCK} threads and z <= 64")
+            if launch_bounds is not None:
+                refuse("give either contract block (exact, PTX .reqntid) or launch_bounds (a maximum, PTX .maxntid), not both: ptxas refuses both on one kernel")
+
+
 def kernel(
     fn: Any = None,
     *,
@@ -429,7 +469,7 @@ def kernel(
     fastmath: bool = False,
     min_blocks_per_sm: int | None = None,
 ) -> Any:
-    """Decorator: `@simt.kernel` or `@simt.kernel(contract=…, launch_bounds=256, checks=False, fastmath=True)`.
+    """Decorator: `@simt.kernel` or `@simt.kernel` or `@simt.kernel(contract=…, checks=False, fastmath=True)` (or `launch_bounds=256` instead of a contract block).
 
     `min_blocks_per_sm=2` asks ptxas to fit two blocks per SM (PTX `.minnctapersm`, with the
     contract's block or `launch_bounds`): it caps the registers per thread, trading spills for occupancy.
@@ -443,6 +483,7 @@ def kernel(
     """
 
     def wrap(f: Any) -> SimtKernel:
+        _check_kernel_options(f, contract, launch_bounds, min_blocks_per_sm)
         return SimtKernel(
             f, contract=contract, launch_bounds=launch_bounds, checks=checks, fastmath=fastmath, min_blocks_per_sm=min_blocks_per_sm
         )

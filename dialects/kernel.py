@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntAttr,
     FunctionType,
+    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     Signedness,
@@ -239,6 +240,23 @@ class FuncOp(IRDLOperation):
             raise VerifyException("entry block argument types must match the function type")
         if "kernel" in self.attributes and self.function_type.outputs.data:
             raise VerifyException("a kernel returns nothing")
+        self._verify_launch_attributes()
+
+    def _verify_launch_attributes(self) -> None:
+        """`contract_block` (.reqntid), `launch_bounds` (.maxntid), `min_blocks_per_sm` (.minnctapersm):
+        the shapes and ranges PTX accepts (PTX ISA §11.4), never both of the first two."""
+        from warpforge.verify import MAX_MINCTASM, MAX_THREADS_PER_BLOCK, verify_launch_attributes
+
+        block = self.attributes.get("contract_block")
+        if block is not None and (not isinstance(block, DenseArrayBase) or len(block.get_values()) != 3):
+            raise VerifyException(f"contract_block must be array<i32: x, y, z>, got {block}")
+        verify_launch_attributes(self, exact="contract_block", maximum="", located=False)
+        for name, high in (("launch_bounds", MAX_THREADS_PER_BLOCK), ("min_blocks_per_sm", MAX_MINCTASM)):
+            attr = self.attributes.get(name)
+            if attr is not None and (not isinstance(attr, IntegerAttr) or not 1 <= attr.value.data <= high):
+                raise VerifyException(f"{name} must be an integer in [1, {high}], got {attr}")
+        if block is not None and "launch_bounds" in self.attributes:
+            raise VerifyException("a kernel has contract_block (PTX .reqntid) or launch_bounds (PTX .maxntid), not both: ptxas accepts only one")
 
     @property
     def is_kernel(self) -> bool:

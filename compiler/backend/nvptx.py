@@ -16,13 +16,14 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from warpforge.backend.toolkit import find_libdevice
+from warpforge.errors import WarpforgeError
 
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 
 _lock = threading.Lock()
 
 
-class CodegenError(Exception):
+class CodegenError(WarpforgeError):
     """LLVM rejected the module (verifier or parser), or libdevice is needed and missing."""
 
 

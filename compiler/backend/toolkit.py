@@ -15,6 +15,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from warpforge.errors import WarpforgeError
+
 
 def _cuda_homes() -> list[Path]:
     homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")]
@@ -52,7 +54,7 @@ def find_libdevice() -> str | None:
         return None
 
 
-class PtxasError(Exception):
+class PtxasError(WarpforgeError):
     """ptxas rejected the PTX; the message holds its diagnostics."""
 
 
