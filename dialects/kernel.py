@@ -430,6 +430,15 @@ class FmodOp(_BinaryOp):
 
 
 @irdl_op_definition
+class HypotOp(_BinaryOp):
+    """`math.hypot(a, b)`: sqrt(a² + b²) without intermediate overflow or underflow (libdevice
+    `__nv_hypot[f]`; C99 Annex F: hypot(±inf, NaN) = +inf)."""
+
+    name = "kernel.hypot"
+    ALLOWED: ClassVar[str] = "f"
+
+
+@irdl_op_definition
 class AndOp(_BinaryOp):
     """`&` (bitwise; logical on bool)."""
 
@@ -1513,10 +1522,12 @@ SHUFFLE_MODES = ("xor", "up", "down", "idx")
 
 @irdl_op_definition
 class ShuffleOp(IRDLOperation):
-    """`%r = kernel.shuffle down %v, %delta {width = 32} : f32, si64`: `simt.shfl_down(v, delta, width)`
-    (and `shfl_xor`, `shfl_up`, `shfl_idx`): the value of another lane of this lane's segment of
-    `width` lanes (a power of two ≤ 32); past the segment's edge a lane keeps its own value. Any
-    scalar type (64-bit values move as two 32-bit shuffles, narrower ones in one)."""
+    """`%r, %valid = kernel.shuffle down %v, %delta {width = 32} : f32, si64`: `simt.shfl_down(v,
+    delta, width)` (and `shfl_xor`, `shfl_up`, `shfl_idx`): the value of another lane of this lane's
+    segment of `width` lanes (a power of two ≤ 32); past the segment's edge — for `up`/`down` also
+    any delta ≥ 32 or negative, which PTX would take mod 32 — a lane keeps its own value and
+    `%valid` (i1, PTX `shfl.sync`'s predicate) is false. Any scalar type (64-bit values move as two
+    32-bit shuffles, narrower ones in one)."""
 
     name = "kernel.shuffle"
 
@@ -1526,11 +1537,12 @@ class ShuffleOp(IRDLOperation):
     value = operand_def(T)
     offset = operand_def()
     result = result_def(T)
+    valid = result_def(i1)
 
     def __init__(self, mode: str, value: SSAValue | Operation, offset: SSAValue | Operation, width: int = 32):
         super().__init__(
             operands=[value, offset],
-            result_types=[SSAValue.get(value).type],
+            result_types=[SSAValue.get(value).type, i1],
             properties={"mode": StringAttr(mode), "width": IntegerAttr(width, i32)},
         )
 
@@ -1557,7 +1569,8 @@ class ShuffleOp(IRDLOperation):
         parser.parse_punctuation(",")
         ot = parser.parse_type()
         v, o = parser.resolve_operands([value, offset], [vt, ot], parser.pos)
-        assert isinstance(width, IntegerAttr)
+        if not isinstance(width, IntegerAttr):
+            parser.raise_error(f"the shuffle width is an integer attribute, got {width}")
         op = cls(mode, v, o, width.value.data)
         op.attributes.update(attrs)
         return op
@@ -2111,6 +2124,7 @@ Kernel = Dialect(
         ContinueOp,
         FloorDivOp,
         FmodOp,
+        HypotOp,
         ForOp,
         FuncOp,
         GridDimOp,
