@@ -224,8 +224,8 @@ def pack_scalar(param: ParamSpec, value: Any, kernel_name: str = "") -> Any:
         raise LaunchError(f"{at}scalar {param.name} is {dt.name} (a float); got {got}: pass a float")
     try:
         as_float = float(value)
-    except OverflowError:
-        as_float = math.inf
+    except OverflowError:  # an int of 2**1024 or more: no float holds it (it is not infinity)
+        raise LaunchError(f"{at}scalar {param.name}={value!r} does not fit {dt.name} (largest finite value {_float_max(dt):g})") from None
     with numpy.errstate(over="ignore"):
         packed = numpy.array(as_float, dtype=dt)
     if math.isfinite(as_float) and not numpy.isfinite(packed.astype(numpy.float64)):
