@@ -35,7 +35,7 @@ from xdsl.ir import Operation
 from xdsl.traits import SymbolTable
 
 from warpforge.dialects import gpu
-from warpforge.simulator.arith import _maximumf, _minimumf  # pyright: ignore[reportPrivateUsage]
+from warpforge.simulator.arith import _maximumf, _maxnumf, _minimumf, _minnumf  # pyright: ignore[reportPrivateUsage]
 from warpforge.simulator.engine import SimInterpreter
 from warpforge.simulator.values import UNSIGNED, MemRef, dtype_of, memory_space, op_error
 
@@ -289,11 +289,11 @@ ATOMIC_KINDS: dict[int, tuple[Callable[[Any, Any], Any], bool]] = {
     2: (np.bitwise_and, False),  # andi
     3: (_assign, False),  # assign
     4: (_maximumf, False),  # maximumf (llvm fmaximum: NaN propagates, -0 < +0)
-    5: (np.fmax, False),  # maxnumf
+    5: (_maxnumf, False),  # maxnumf (NaN ignored, -0 < +0)
     6: (np.maximum, False),  # maxs
     7: (np.maximum, True),  # maxu
     8: (_minimumf, False),  # minimumf (llvm fminimum)
-    9: (np.fmin, False),  # minnumf
+    9: (_minnumf, False),  # minnumf
     10: (np.minimum, False),  # mins
     11: (np.minimum, True),  # minu
     12: (np.multiply, False),  # mulf
