@@ -90,14 +90,23 @@ def is_power_of_two(n: int) -> bool:
     return n >= 1 and n & (n - 1) == 0
 
 
+MAX_TILE_ELEMENTS = 1 << 16
+"""The most elements one tile may have: `tile-to-gpu` keeps a tile in the registers of one CTA (at
+most 1024 threads), 64 elements per thread at this size. Larger shapes are refused rather than
+unrolled for minutes (or, for `1 << 40`, forever)."""
+
+
 def check_tile_shape(shape: Sequence[int], what: str = "a tile", spelled: str | None = None) -> None:
-    """Raise `VerifyException` unless every dimension is static and a power of two."""
+    """Raise `VerifyException` unless every dimension is static and a power of two, and the tile has at
+    most `MAX_TILE_ELEMENTS` elements."""
     spelled = spelled or f"[{', '.join('?' if d == DYNAMIC_INDEX else str(d) for d in shape)}]"
     for d in shape:
         if d == DYNAMIC_INDEX:
             raise VerifyException(f"{what} has a dynamic dimension '?' in {spelled}: tile shapes are static")
         if not is_power_of_two(d):
             raise VerifyException(f"{what} has dimension {d} in {spelled}: tile dimensions must be powers of two (1, 2, 4, …)")
+    if prod(shape) > MAX_TILE_ELEMENTS:
+        raise VerifyException(f"{what} {spelled} has {prod(shape)} elements; a tile has at most {MAX_TILE_ELEMENTS} (MAX_TILE_ELEMENTS)")
 
 
 def kind_of(t: Attribute) -> str:

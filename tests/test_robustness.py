@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import warpforge as wf
-from warpforge import simt
+from warpforge import simt, tile
 
 from kernel_runner import Backend, backend, poisoned  # noqa: F401 (backend is the fixture)
 
@@ -144,3 +144,158 @@ def test_shuffle_with_valid_must_be_a_constant_bool() -> None:
 
     with pytest.raises(wf.CompileError, match="with_valid is a compile-time True or False"):
         k.compile("sm_90")
+
+
+# --------------------------------------------------------------------------- aborts and hangs
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"launch_bounds": 0}, r"launch_bounds .* an int in \[1, 1024\]; got 0"),
+        ({"launch_bounds": -1}, r"launch_bounds .*got -1"),
+        ({"launch_bounds": 256.5}, r"launch_bounds .*got 256.5"),
+        ({"launch_bounds": 4096}, r"launch_bounds .*got 4096"),
+        ({"min_blocks_per_sm": 0}, r"min_blocks_per_sm .* \[1, 32\]; got 0"),
+        ({"min_blocks_per_sm": 10**6}, r"min_blocks_per_sm .*got 1000000"),
+        ({"contract": (256, 1, 1)}, r"contract is a simt.Contract"),
+        ({"contract": simt.Contract(block=(2048, 1, 1))}, r"2048 threads"),
+        ({"contract": simt.Contract(block=256), "launch_bounds": 256}, r"not both"),
+    ],
+)
+def test_kernel_decorator_refuses_what_ptx_cannot_carry(options: dict, message: str) -> None:
+    """`launch_bounds=0` (and a negative `.reqntid`) aborted the process in LLVM; -1 gave PTX ptxas
+    rejects; `.maxntid` with `.reqntid` too. Now a CompileError at the decorator's line."""
+    with pytest.raises(wf.CompileError, match=message) as info:
+
+        @simt.kernel(**options)
+        def k(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):
+            idx = simt.index_1d()
+            c[idx] = a[idx.get()]
+
+    assert info.value.filename == __file__ and info.value.line > 0
+
+
+def test_launch_bounds_still_compile() -> None:
+    @simt.kernel(launch_bounds=128, min_blocks_per_sm=4)
+    def k(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):
+        idx = simt.index_1d()
+        c[idx] = a[idx.get()]
+
+    ptx = assemble(k)
+    assert ".maxntid 128, 1, 1" in ptx and ".minnctapersm 4" in ptx
+
+
+_GPU_MODULE = """gpu.module @kernels [#nvvm.target<chip = "sm_90", features = "+ptx80">] {{
+  gpu.func @k(%c: memref<?xf32, 1 : i32>, %p: i1) kernel {attrs} {{
+    %c0 = arith.constant 0 : index
+{body}
+    gpu.return
+  }}
+}}
+"""
+
+_LATER_IN_BLOCK = """    %v = arith.addf %x, %x : f32 loc("k.py":3:4)
+    %x = arith.constant 1.0 : f32
+    memref.store %v, %c[%c0] : memref<?xf32, 1 : i32>"""
+
+_OTHER_BRANCH = """    cf.cond_br %p, ^a, ^b
+  ^a:
+    %x = arith.constant 1.0 : f32
+    cf.br ^b
+  ^b:
+    memref.store %x, %c[%c0] : memref<?xf32, 1 : i32> loc("k.py":9:5)"""
+
+_NESTED_REGION = """    %x = scf.if %p -> (f32) {
+      %y = arith.constant 2.0 : f32
+      scf.yield %y : f32
+    } else {
+      scf.yield %y : f32 loc("k.py":7:7)
+    }
+    memref.store %x, %c[%c0] : memref<?xf32, 1 : i32>"""
+
+_DOMINATED = """    cf.cond_br %p, ^a, ^b
+  ^a:
+    %x = arith.constant 1.0 : f32
+    cf.br ^b
+  ^b:
+    %y = arith.constant 2.0 : f32
+    memref.store %y, %c[%c0] : memref<?xf32, 1 : i32>"""
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (_LATER_IN_BLOCK, r"k.py:3:4: 'llvm.fadd' operand #0 \(%x\) does not dominate this use: it is defined later in the block"),
+        (_OTHER_BRANCH, r"k.py:9:5: 'llvm.store' operand #0 \(%x\) does not dominate this use: its block does not dominate"),
+        (_NESTED_REGION, r"input.mlir:14:1[\s\S]*values used but not defined: \[%y\]"),  # xDSL's parser scopes regions
+    ],
+)
+def test_uses_not_dominated_by_their_definition_are_refused_before_llvm(tmp_path, body: str, message: str) -> None:
+    """xDSL parses forward references and does not check dominance; LLVM then aborted the process
+    ("Broken module found")."""
+    code, err = opt(["-p", "gpu-to-llvm", "-t", "ptx"], _GPU_MODULE.format(attrs="", body=body), tmp_path)
+    assert code == 1
+    import re
+
+    assert re.search(message, err), err
+
+
+def test_dominated_uses_pass_the_dominance_check(tmp_path) -> None:
+    code, err = opt(["-p", "gpu-to-llvm", "-t", "llvm"], _GPU_MODULE.format(attrs="", body=_DOMINATED), tmp_path)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("attrs", "message"),
+    [
+        ("attributes {known_block_size = array<i32: 32, 1, 1>, nvvm.maxntid = array<i32: 64, 1, 1>}", "has both known_block_size"),
+        ("attributes {nvvm.maxntid = array<i32: 0, 1, 1>}", r"nvvm.maxntid must be 1 to 3 positive extents, got \[0, 1, 1\]"),
+        ("attributes {nvvm.maxntid = array<i32: 2048, 1, 1>}", "2048 threads per block"),
+        ("attributes {known_block_size = array<i32: 64, 64, 1>}", "4096 threads per block"),
+        ("attributes {nvvm.minctasm = 0 : i32}", r"nvvm.minctasm .* \[1, 32\]"),
+    ],
+)
+def test_launch_bounds_ptxas_rejects_are_verifier_errors(tmp_path, attrs: str, message: str) -> None:
+    code, err = opt(["-p", "gpu-to-llvm", "-t", "ptx"], _GPU_MODULE.format(attrs=attrs, body=""), tmp_path)
+    assert code == 1 and message in err or __import__("re").search(message, err), err
+
+
+@pytest.mark.parametrize("attrs", ["nvvm.reqntid = array<i32: -4, 1, 1>", "nvvm.reqntid = array<i32: 64, 1, 1>, nvvm.maxntid = array<i32: 64, 1, 1>", "nvvm.maxntid = array<i32: 0>"])
+def test_llvm_func_launch_bounds_checked_before_export(tmp_path, attrs: str) -> None:
+    """A negative `nvvm.reqntid` on an `llvm.func` aborted the process in LLVM."""
+    text = f"builtin.module {{\n  llvm.func @k() attributes {{nvvm.kernel, {attrs}}} {{\n    llvm.return\n  }}\n}}\n"
+    code, err = opt(["-t", "ptx"], text, tmp_path)
+    assert code == 1 and "in @k: 'llvm.func' " in err and "nvvm." in err, err
+
+
+def test_export_errors_are_warpforge_errors() -> None:
+    from warpforge.backend.export import ExportError
+    from warpforge.backend.nvptx import CodegenError
+    from warpforge.backend.toolkit import PtxasError
+
+    assert all(issubclass(e, wf.WarpforgeError) for e in (ExportError, CodegenError, PtxasError))
+
+
+@tile.kernel
+def huge_tile(z: tile.Tensor[wf.f32, ("B",)]):
+    z.store(tile.zeros((1 << 20,), wf.f32))
+
+
+def test_huge_partition_is_refused_at_once() -> None:
+    """`partition((1 << 40,))` on a 1,024-element tensor was accepted and compilation never finished."""
+    with pytest.raises(wf.CompileError, match=r"1099511627776 elements; a tile has at most 65536") as info:
+        wf.zeros((1024,), wf.f32).partition((1 << 40,))
+    assert info.value.filename == __file__
+
+
+def test_huge_tile_in_a_kernel_is_a_located_compile_error() -> None:
+    with pytest.raises(wf.CompileError, match=r"1048576 elements; a tile has at most 65536") as info:
+        huge_tile.ir("tile", tile.spec(wf.f32, (4096,), partition=(1024,)))
+    assert info.value.filename == __file__ and info.value.line == huge_tile.__wrapped__.__code__.co_firstlineno + 2
+
+
+def test_huge_tile_type_in_mlir_is_a_verifier_error(tmp_path) -> None:
+    text = "builtin.module {\n  %t = \"test.op\"() : () -> !tile.tile<1099511627776xf32>\n}\n"
+    code, err = opt(["--allow-unregistered-dialect"], text, tmp_path)
+    assert code == 1 and "a tile has at most 65536" in err, err
