@@ -42,6 +42,7 @@ from warpforge.errors import (  # noqa: E402
     KernelError,
     LaunchError,
     MovedValueError,
+    UsageError,
     WarpforgeError,
 )
 
@@ -78,6 +79,7 @@ __all__ = [
     "KernelError",
     "LaunchError",
     "MovedValueError",
+    "UsageError",
     "WarpforgeError",
     "bf16",
     "bool_",

@@ -57,10 +57,12 @@ def lower(
 
     Returns the module for MLIR stages (`kernel`, `gpu`, `nvvm`, `llvm`) and text for `ll` and `ptx`.
     """
+    from warpforge.errors import UsageError
+
     if until not in STAGES or start not in STAGES[:4]:
-        raise ValueError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(STAGES)}")
+        raise UsageError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(STAGES)}")
     if STAGES.index(until) < STAGES.index(start):
-        raise ValueError(f"cannot lower from '{start}' back to '{until}'")
+        raise UsageError(f"cannot lower from '{start}' back to '{until}'")
     if until == start:
         return module
     steps = (

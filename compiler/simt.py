@@ -370,12 +370,20 @@ class SimtKernel:
             child_prepared = prepared.for_specialization(child)
             child.launch(stream, child_prepared, *self._runtime_args(args))
             return
+        from warpforge.runtime.launch import PreparedLaunch
+
+        if not isinstance(prepared, PreparedLaunch):
+            from warpforge.errors import LaunchError
+
+            raise LaunchError(f"{self.__qualname__}.launch(stream, prepared, *args) needs the token prepare() returned, got {type(prepared).__name__}")
         launch(stream, prepared, args, kernel=self.compile(prepared.device.chip))
 
     def __getitem__(self, config: Any) -> Any:
         """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`."""
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-            raise TypeError("use kernel[grid, block] or kernel[grid, block, stream] or kernel[grid, block, stream, shmem_size]")
+            from warpforge.errors import UsageError
+
+            raise UsageError("use kernel[grid, block] or kernel[grid, block, stream] or kernel[grid, block, stream, shmem_size]")
         grid, block = config[0], config[1]
         stream = config[2] if len(config) > 2 else None
         shmem = config[3] if len(config) > 3 else 0
