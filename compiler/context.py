@@ -17,9 +17,10 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
 
 
 def parse_module(text: str, *, name: str = "<string>"):
-    """Parse MLIR text into a verified `builtin.module`. Raises xDSL's `ParseError` / `VerifyException`."""
-    from xdsl.parser import Parser
+    """Parse MLIR text into a verified `builtin.module`. Raises `warpforge.diagnostics.IRDiagnosticError`
+    (a `WarpforgeError` and an xDSL `VerifyException`), located at line:col."""
+    from warpforge.diagnostics import parse_mlir, verify_module
 
-    module = Parser(make_context(), text, name=name).parse_module()
-    module.verify()
+    module = parse_mlir(make_context(), text, name)
+    verify_module(module)
     return module

@@ -69,14 +69,15 @@ def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True) -> No
     from xdsl.passes import PassPipeline
 
     from warpforge.context import make_context
+    from warpforge.diagnostics import verify_module
     from warpforge.passes import get_all_passes
 
     def verify(_prev: object, mod: ModuleOp, _next: object) -> None:
-        mod.verify()
+        verify_module(mod)
 
     PassPipeline.parse_spec(get_all_passes(), expand(spec), verify if verify_each else None).apply(make_context(), module)
     if not verify_each:
-        module.verify()
+        verify_module(module)
 
 
 # --------------------------------------------------------------------------- the Tile model

@@ -2,8 +2,9 @@
 
 xDSL's `PatternRewriter.replace` does not carry `op.location` to the new ops; every warpforge pattern
 goes through `replace_op` (or `insert_before`) so source locations survive every pass down to PTX
-`.loc` lines. A pass that meets an op it cannot lower raises `LoweringError` (an xDSL
-`DiagnosticException`), so `warpforge-opt` prints `error: <file:line:col>: <message>` and exits 1 —
+`.loc` lines. A pass that meets an op it cannot lower raises `LoweringError` (a located
+`warpforge.diagnostics.IRDiagnosticError`), so `warpforge-opt` prints `file:line:col: error: '<op>' op
+<message> (in pass '<pass>')` and exits 1 —
 never a silently skipped op.
 """
 
@@ -27,7 +28,8 @@ from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
-from xdsl.utils.exceptions import DiagnosticException
+
+from warpforge.diagnostics import IRDiagnosticError, diagnostic_at
 
 
 def _all_ops(ops: Iterable[Operation]) -> Iterable[Operation]:
@@ -67,8 +69,9 @@ def insert_before(rewriter: PatternRewriter, anchor: Operation, new_ops: Operati
 i64 = IntegerType(64)
 
 
-class LoweringError(DiagnosticException):
-    """An op a lowering pass cannot translate (unsupported op, type, layout or target)."""
+class LoweringError(IRDiagnosticError):
+    """An op a lowering pass cannot translate (unsupported op, type, layout or target): a located
+    diagnostic (`warpforge.diagnostics`) naming the op; the driver adds the pass."""
 
 
 def where(op: Operation) -> str:
@@ -99,8 +102,8 @@ def dialect_of(op: Operation) -> str:
 
 
 def fail(op: Operation, message: str) -> NoReturn:
-    """Raise `LoweringError` for `op`: `<where>: '<op name>' <message>`."""
-    raise LoweringError(f"{where(op)}: '{op.name}' {message}")
+    """Raise `LoweringError` for `op`: `file:line:col: error: '<op name>' op <message>`."""
+    raise LoweringError(diagnostic_at(op, message), op)
 
 
 def llvm_fastmath(flags: arith.FastMathFlagsAttr | None) -> llvm.FastMathAttr:

@@ -100,7 +100,7 @@ def test_check_target_rejects_older_chip(name: str) -> None:
     spec = CATALOG[name]
     chip = max(sm for sm in REAL_SMS if sm < spec.min_sm)
     module = _kernel_module(spec, chip=f"sm_{chip}", features=f"+ptx{spec.min_ptx}")
-    message = rf"'{name}' needs {spec.sm} and PTX {spec.ptx_version}, but gpu.module @m targets sm_{chip} \(PTX"
+    message = rf"'{name}' op needs {spec.sm} and PTX {spec.ptx_version}, but gpu.module @m targets sm_{chip} \(PTX"
     with pytest.raises(LoweringError, match=message):
         run_pipeline(module, "gpu-to-llvm")
 

@@ -16,7 +16,7 @@ gpu.module @at_minimum [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
 // -----
 
 // The chip is too old.
-// CHECK: k.py:4:7: 'nvvm.redux.sync.add' needs sm_80 and PTX 7.0, but gpu.module @old_chip targets sm_75 (PTX 6.3)
+// CHECK: k.py:4:7: error: 'nvvm.redux.sync.add' op needs sm_80 and PTX 7.0, but gpu.module @old_chip targets sm_75 (PTX 6.3)
 gpu.module @old_chip [#nvvm.target<chip = "sm_75">] {
   func.func @f(%x: i32, %m: i32) -> i32 {
     %r = nvvm.redux.sync.add %x, %m : (i32, i32) -> i32 loc("k.py":4:7)
@@ -27,7 +27,7 @@ gpu.module @old_chip [#nvvm.target<chip = "sm_75">] {
 // -----
 
 // The chip is new enough, the PTX version is not.
-// CHECK: in @f: 'nvvm.match.any.sync.i32' needs sm_70 and PTX 6.0, but gpu.module @old_ptx targets sm_90 (PTX 5.0)
+// CHECK: error: 'nvvm.match.any.sync.i32' op needs sm_70 and PTX 6.0, but gpu.module @old_ptx targets sm_90 (PTX 5.0)
 gpu.module @old_ptx [#nvvm.target<chip = "sm_90", features = "+ptx50">] {
   func.func @f(%m: i32, %x: i32) -> i32 {
     %r = nvvm.match.any.sync.i32 %m, %x : (i32, i32) -> i32
@@ -50,7 +50,7 @@ gpu.module @no_target {
 // -----
 
 // Atomics the chip lacks: an f16 add before sm_70 (bf16: sm_90, f64: sm_60).
-// CHECK: k.py:7:3: 'memref.atomic_rmw' (an atomic add of f16) needs sm_70, but gpu.module @f16_add targets sm_60
+// CHECK: k.py:7:3: error: 'memref.atomic_rmw' op (an atomic add of f16) needs sm_70, but gpu.module @f16_add targets sm_60
 gpu.module @f16_add [#nvvm.target<chip = "sm_60">] {
   func.func @f(%m: memref<?xf16, 1 : i32>, %i: index, %x: f16) -> f16 {
     %r = "memref.atomic_rmw"(%x, %m, %i) <{kind = 0 : i64}> : (f16, memref<?xf16, 1 : i32>, index) -> f16 loc("k.py":7:3)
@@ -60,7 +60,7 @@ gpu.module @f16_add [#nvvm.target<chip = "sm_60">] {
 
 // -----
 
-// CHECK: 'memref.atomic_rmw' (an atomic add of bf16) needs sm_90, but gpu.module @bf16_add targets sm_80
+// CHECK: error: 'memref.atomic_rmw' op (an atomic add of bf16) needs sm_90, but gpu.module @bf16_add targets sm_80
 gpu.module @bf16_add [#nvvm.target<chip = "sm_80">] {
   func.func @f(%m: memref<?xbf16, 1 : i32>, %i: index, %x: bf16) -> bf16 {
     %r = "memref.atomic_rmw"(%x, %m, %i) <{kind = 0 : i64}> : (bf16, memref<?xbf16, 1 : i32>, index) -> bf16
@@ -71,7 +71,7 @@ gpu.module @bf16_add [#nvvm.target<chip = "sm_80">] {
 // -----
 
 // Scoped atomics (block, system) need sm_60; orderings other than relaxed need sm_70.
-// CHECK: 'memref.atomic_rmw' with scope 'system' needs sm_60, but gpu.module @scope targets sm_52 (device scope only)
+// CHECK: error: 'memref.atomic_rmw' op with scope 'system' needs sm_60, but gpu.module @scope targets sm_52 (device scope only)
 gpu.module @scope [#nvvm.target<chip = "sm_52">] {
   func.func @f(%m: memref<?xi32, 1 : i32>, %i: index, %x: i32) -> i32 {
     %r = "memref.atomic_rmw"(%x, %m, %i) <{kind = 1 : i64}> {syncscope = "system"} : (i32, memref<?xi32, 1 : i32>, index) -> i32
@@ -81,7 +81,7 @@ gpu.module @scope [#nvvm.target<chip = "sm_52">] {
 
 // -----
 
-// CHECK: 'gpu.atomic_cmpxchg' with ordering 'acq_rel' needs sm_70, but gpu.module @order targets sm_61 (relaxed only)
+// CHECK: error: 'gpu.atomic_cmpxchg' op with ordering 'acq_rel' needs sm_70, but gpu.module @order targets sm_61 (relaxed only)
 gpu.module @order [#nvvm.target<chip = "sm_61">] {
   func.func @f(%m: memref<?xi32, 1 : i32>, %i: index, %x: i32) -> i32 {
     %r = gpu.atomic_cmpxchg %m[%i], %x, %x {ordering = "acq_rel"} : memref<?xi32, 1 : i32>, i32

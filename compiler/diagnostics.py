@@ -1,0 +1,400 @@
+"""Located diagnostics for IR, in MLIR's format, shared by verifiers, passes and the tools.
+
+A diagnostic names the file, line and column of the op it is about (the op's `loc(...)` when it has a
+`FileLineColLoc`, else the position where the parser read it), the op, and the pass that was running,
+then shows the offending line and a caret, as `mlir-opt` prints it:
+
+    vecadd.mlir:3:8: error: 'kernel.truediv' op is not defined on integers (si32)
+      %c = kernel.truediv %a, %a : si32
+           ^
+
+How to use it:
+
+- **In a verifier** (`verify_` of an op): keep raising `VerifyException("message")`. `verify_module`
+  (which the tools and `run_pipeline` use instead of `module.verify()`) verifies op by op and turns the
+  exception into an `IRDiagnosticError` located at the op being verified. To point at *another* op
+  (an operand's definition, say), `raise error_at(other_op, "message")`.
+- **In a pass**: `raise error_at(op, "cannot lower ...")` for the op the pass cannot handle. The driver
+  adds the pass name (`in pass 'kernel-to-gpu'`). Exceptions that are not diagnostics escaping a pass
+  are internal errors (a bug), reported with a crash reproducer by `warpforge-opt`.
+- **Parsing**: `parse_mlir(ctx, text, filename)` guards against inputs xDSL's lexer cannot handle
+  (unterminated string literals, which make its regex backtrack exponentially), records the position
+  of every op it parses (so ops without a `loc(...)` are still located), and reports a use of an
+  undefined value at its first use. Its errors are `IRDiagnosticError`s too.
+
+Severity names and the output format follow MLIR's `SourceMgrDiagnosticHandler` (`error`, `warning`,
+`note`, `remark`); the op is named as MLIR does (`'dialect.op' op message`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import linecache
+import re
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from xdsl.dialects.builtin import CallSiteLoc, FileLineColLoc, FusedLoc, NameLoc, StringAttr
+from xdsl.ir import Attribute, Operation
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import ParseError, VerifyException
+
+from warpforge.errors import WarpforgeError
+
+Severity = Literal["error", "warning", "note", "remark"]
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A position in a source file: 1-based `line` and `col` (columns count characters, as MLIR's)."""
+
+    filename: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.col}"
+
+
+_SOURCES: dict[str, str] = {}
+"""Text of the inputs the tools parsed, by file name, to show the offending line of a diagnostic."""
+
+
+def register_source(filename: str, text: str) -> None:
+    """Remember `text` as the content of `filename` (for the source line under a diagnostic)."""
+    _SOURCES[filename] = text
+
+
+def source_line(loc: SourceLoc) -> str | None:
+    """Line `loc.line` of `loc.filename` (a registered input, else the file on disk), or None."""
+    text = _SOURCES.get(loc.filename)
+    if text is not None:
+        lines = text.split("\n")
+        return lines[loc.line - 1] if 0 < loc.line <= len(lines) else None
+    line = linecache.getline(loc.filename, loc.line)
+    return line.rstrip("\n") if line else None
+
+
+@dataclass
+class Diagnostic:
+    """One diagnostic: severity, message, where (None: unknown), the op and pass it concerns, notes.
+
+    `render()` gives MLIR's text: `file:line:col: error: 'op.name' op message`, the source line and a
+    caret under the column; then each note the same way.
+    """
+
+    severity: Severity
+    message: str
+    loc: SourceLoc | None = None
+    op_name: str | None = None
+    pass_name: str | None = None
+    notes: list[Diagnostic] = field(default_factory=list["Diagnostic"])
+    filename_hint: str | None = None
+    """Printed as `FILE: error: ...` when `loc` is None (so a diagnostic always names its input)."""
+    input_loc: SourceLoc | None = None
+    """Where the op sits in the parsed input, when its `loc(...)` points elsewhere (a `.py` file):
+    what `--verify-diagnostics` matches `expected-error` lines against."""
+
+    @property
+    def full_message(self) -> str:
+        """The message as printed: with the op's name in front and the pass behind, as MLIR names them."""
+        text = self.message
+        if self.op_name is not None and not text.startswith(f"'{self.op_name}' op"):
+            text = f"'{self.op_name}' op {text}"
+        if self.pass_name is not None:
+            text += f" (in pass '{self.pass_name}')"
+        return text
+
+    def render(self, *, context: bool = True) -> str:
+        where = f"{self.loc}: " if self.loc is not None else f"{self.filename_hint}: " if self.filename_hint else ""
+        out = f"{where}{self.severity}: {self.full_message}"
+        if context and self.loc is not None and (line := source_line(self.loc)) is not None:
+            out += f"\n{line}\n{' ' * max(self.loc.col - 1, 0)}^"
+        for note in self.notes:
+            out += "\n" + note.render(context=context)
+        return out
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class IRDiagnosticError(WarpforgeError, VerifyException):
+    """A located diagnostic about IR: a verifier or a pass refused it, or it did not parse.
+
+    Both a `WarpforgeError` (users catch it as one) and an xDSL `VerifyException` (xDSL code that
+    catches verification failures keeps working). `diagnostic` holds the structured `Diagnostic`;
+    `op` the op it is about (None for parse errors). `str()` is the rendered diagnostic.
+    """
+
+    def __init__(self, diagnostic: Diagnostic, op: Operation | None = None):
+        self.diagnostic = diagnostic
+        self.op = op
+        super().__init__(diagnostic.render())
+
+    def __str__(self) -> str:
+        return self.diagnostic.render()
+
+    def in_pass(self, pass_name: str) -> IRDiagnosticError:
+        """This diagnostic, naming `pass_name` as the pass that was running (unless one is named)."""
+        if self.diagnostic.pass_name is None:
+            self.diagnostic.pass_name = pass_name
+        return self
+
+
+# --------------------------------------------------------------------------- where an op is
+
+_POSITIONS: weakref.WeakKeyDictionary[Operation, SourceLoc] = weakref.WeakKeyDictionary()
+"""Where the parser read each op (for ops without a `FileLineColLoc`)."""
+
+
+def record_position(op: Operation, loc: SourceLoc) -> None:
+    """Remember that `op` was parsed at `loc`."""
+    _POSITIONS[op] = loc
+
+
+def loc_from_attr(loc: Attribute | None) -> SourceLoc | None:
+    """The file:line:col inside a location attribute (`loc("f.py":3:5)`, or the first one found inside a
+    `NameLoc`, `CallSiteLoc` (the callee) or `FusedLoc`), else None."""
+    if isinstance(loc, FileLineColLoc):
+        return SourceLoc(loc.filename.data, loc.line.data, loc.column.data)
+    if isinstance(loc, NameLoc):
+        return loc_from_attr(loc.location)
+    if isinstance(loc, CallSiteLoc):
+        return loc_from_attr(loc.callee) or loc_from_attr(loc.caller)
+    if isinstance(loc, FusedLoc):
+        for inner in getattr(loc.locations, "data", ()):
+            if (found := loc_from_attr(inner)) is not None:
+                return found
+    return None
+
+
+def location_of(op: Operation) -> SourceLoc | None:
+    """`op`'s own location: its `loc(...)` if it has a file:line:col, else where it was parsed, else None."""
+    return loc_from_attr(op.location) or _POSITIONS.get(op)
+
+
+def nearest_location(op: Operation) -> SourceLoc | None:
+    """`location_of(op)`, else that of the nearest enclosing op that has one (ops created by a pass
+    without a location are reported where the op around them is)."""
+    current: Operation | None = op
+    while current is not None:
+        if (loc := location_of(current)) is not None:
+            return loc
+        current = current.parent_op()
+    return None
+
+
+def nearest_position(op: Operation) -> SourceLoc | None:
+    """Where the parser read `op` (or the nearest enclosing op it read), ignoring `loc(...)`."""
+    current: Operation | None = op
+    while current is not None:
+        if (loc := _POSITIONS.get(current)) is not None:
+            return loc
+        current = current.parent_op()
+    return None
+
+
+def diagnostic_at(op: Operation, message: str, severity: Severity = "error", *, notes: Sequence[tuple[Operation | SourceLoc | None, str]] = ()) -> Diagnostic:
+    """A `Diagnostic` about `op`, located at `nearest_location(op)`; `notes` are (where, text) pairs."""
+    note_list = [
+        Diagnostic("note", text, where if isinstance(where, SourceLoc) else nearest_location(where) if where is not None else None)
+        for where, text in notes
+    ]
+    return Diagnostic(severity, message, nearest_location(op), op_name=op.name, notes=note_list, input_loc=nearest_position(op))
+
+
+def error_at(op: Operation, message: str, *, notes: Sequence[tuple[Operation | SourceLoc | None, str]] = ()) -> IRDiagnosticError:
+    """The exception to raise for `op`: `raise error_at(op, "expected ...")`. Located, names the op."""
+    return IRDiagnosticError(diagnostic_at(op, message, notes=notes), op)
+
+
+# --------------------------------------------------------------------------- verification
+
+def verify_module(module: Operation) -> None:
+    """Verify `module` op by op (parents before the ops they hold) as `Operation.verify` does, and
+    report the first failure as an `IRDiagnosticError` located at the op that failed.
+
+    Raises `IRDiagnosticError`. A verifier that raises something other than `VerifyException` (an
+    `IndexError` on malformed input, say) is a bug in that verifier; it is still reported at the op,
+    as an error that says so, never as a bare traceback.
+    """
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+            for region in op.regions:
+                if len(region.blocks) == 1 and region.block.first_op is None and not op.has_trait(NoTerminator):
+                    raise VerifyException(f"Operation {op.name} contains empty block in single-block region that expects at least a terminator")
+        except IRDiagnosticError:
+            raise
+        except VerifyException as e:
+            raise error_at(op, _verify_message(op, e)) from None
+        except Exception as e:  # a verifier bug on malformed input: located all the same
+            raise error_at(op, f"verifier failed with {type(e).__name__}: {e} (a bug in the verifier; please report it)") from e
+
+
+def _verify_message(op: Operation, e: VerifyException) -> str:
+    text = str(e.args[0]) if e.args else str(e)
+    # xDSL's messages often start with the op name ("Operation arith.addi ...", "kernel.add: ..."):
+    # the diagnostic names the op already.
+    for prefix in ("Operation does not verify: ", f"Operation {op.name} ", f"{op.name}: ", f"'{op.name}' op ", f"{op.name} "):
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+    return text
+
+
+# --------------------------------------------------------------------------- parsing
+
+_STRING_ESCAPE = re.compile(r'["nt\\]|[0-9A-Fa-f]{2}')
+
+
+def check_string_literals(text: str, filename: str) -> None:
+    """Refuse text whose string literals xDSL's lexer would backtrack on for exponential time: a `"`
+    never closed on its line, or a backslash escape MLIR does not define (`\\"`, `\\n`, `\\t`, `\\\\`,
+    two hex digits). `//` comments are skipped. Raises `IRDiagnosticError` at the literal's line:col."""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "/" and text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j + 1
+            continue
+        if c != '"':
+            i += 1
+            continue
+        start = i
+        i += 1
+        while True:
+            if i >= n or text[i] in "\n\v\f":
+                raise _parse_diagnostic(filename, text, start, "unterminated string literal (a '\"' is missing before the end of the line)")
+            if text[i] == '"':
+                i += 1
+                break
+            if text[i] == "\\":
+                m = _STRING_ESCAPE.match(text, i + 1)
+                if m is None:
+                    raise _parse_diagnostic(filename, text, i, "invalid escape in string literal (MLIR allows \\\", \\n, \\t, \\\\ and two hex digits)")
+                i = m.end()
+                continue
+            i += 1
+
+
+def _offset_to_loc(filename: str, text: str, offset: int) -> SourceLoc:
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return SourceLoc(filename, line, col)
+
+
+def _parse_diagnostic(filename: str, text: str, offset: int, message: str) -> IRDiagnosticError:
+    return IRDiagnosticError(Diagnostic("error", message, _offset_to_loc(filename, text, offset)))
+
+
+def parse_error_diagnostic(e: ParseError) -> IRDiagnosticError:
+    """An xDSL `ParseError` as a located `IRDiagnosticError` (the message first, then the line)."""
+    span = e.span
+    text = span.input.content if isinstance(span.input.content, str) else span.input.content.decode("utf-8", "replace")
+    return _parse_diagnostic(span.input.name, text, span.start, e.msg.rstrip("."))
+
+
+def parse_mlir(ctx: object, text: str, filename: str = "<stdin>", *, first_line: int = 1) -> Operation:
+    """Parse MLIR text into a `builtin.module`, recording every op's position (see `location_of`).
+
+    `first_line`: the line of `filename` where `text` starts (a `--split-input-file` chunk), so
+    positions are the file's. Raises `IRDiagnosticError` for any syntax error, located at line:col.
+    Does not verify: call `verify_module`.
+    """
+    from xdsl.context import Context
+
+    assert isinstance(ctx, Context)
+    padded = "\n" * (first_line - 1) + text
+    if first_line == 1:  # a chunk's caller registers the whole file
+        register_source(filename, text)
+    check_string_literals(padded, filename)
+    parser = _LocatingParser(ctx, padded, filename)
+    try:
+        return parser.parse_module()
+    except ParseError as e:
+        raise parse_error_diagnostic(e) from None
+
+
+def _make_locating_parser() -> type:
+    from xdsl.parser import Parser, UnresolvedOperand
+    from xdsl.utils.lexer import Span
+
+    class LocatingParser(Parser):
+        """xDSL's parser, recording op positions, the first use of each forward reference, and naming
+        an unknown op at its name (with a suggestion)."""
+
+        def __init__(self, ctx, text: str, name: str):  # type: ignore[no-untyped-def]
+            super().__init__(ctx, text, name)
+            self._text, self._name = text, name
+            self._first_use: dict[str, Span] = {}
+
+        def parse_operation(self) -> Operation:
+            start = self._current_token.span.start
+            op = super().parse_operation()
+            record_position(op, _offset_to_loc(self._name, self._text, start))
+            return op
+
+        def resolve_operand(self, operand: UnresolvedOperand, type: Attribute):  # type: ignore[override]
+            if operand.operand_name not in self.ssa_values:
+                self._first_use.setdefault(operand.operand_name, operand.span)
+            return super().resolve_operand(operand, type)
+
+        def _get_op_by_name(self, name: str) -> type[Operation]:
+            if (op_type := self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)) is not None:
+                return op_type
+            # the name was just read: point at it, not at the token after it
+            at = self._text.rfind(name, 0, self._current_token.span.start)
+            where = Span(at, at + len(name), self.lexer.input) if at >= 0 else None
+            hint = _suggest_op(self.ctx, name)
+            self.raise_error(f"operation '{name}' is not registered{hint}; pass --allow-unregistered-dialect to accept unknown ops", where)
+
+        def parse_module(self, allow_implicit_module: bool = True):  # type: ignore[no-untyped-def]
+            try:
+                return super().parse_module(allow_implicit_module)
+            except ParseError as e:
+                if e.msg.startswith("values used but not defined") and self.forward_ssa_references:
+                    first = min(self.forward_ssa_references, key=lambda n: self._first_use[n].start if n in self._first_use else 1 << 62)
+                    if first in self._first_use:
+                        raise ParseError(self._first_use[first], f"use of undefined value '%{first}'") from None
+                raise
+
+    return LocatingParser
+
+
+class _LazyParser:
+    _cls: type | None = None
+
+    def __call__(self, ctx: object, text: str, name: str):  # type: ignore[no-untyped-def]
+        if _LazyParser._cls is None:
+            _LazyParser._cls = _make_locating_parser()
+        return _LazyParser._cls(ctx, text, name)
+
+
+_LocatingParser = _LazyParser()
+
+
+def _suggest_op(ctx: object, name: str) -> str:
+    dialect_name = name.split(".", 1)[0]
+    try:
+        dialect = ctx.get_optional_dialect(dialect_name)  # type: ignore[attr-defined]
+    except Exception:
+        dialect = None
+    if dialect is None:
+        return ""
+    names = [op.name for op in dialect.operations]
+    return did_you_mean(name, names)
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """`" (did you mean 'x'?)"` for the closest of `candidates` to `name`, or `""`."""
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def kernel_symbol(op: Operation) -> str | None:
+    """The `sym_name` of `op` (a function or module), or None."""
+    name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+    return name.data if isinstance(name, StringAttr) else None
