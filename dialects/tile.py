@@ -1310,24 +1310,28 @@ class ReduceOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
-    def __init__(self, kind: str, tile: SSAValue | Operation, axis: int, keepdims: bool = False):
+    def __init__(self, kind: str, tile: SSAValue | Operation, axis: int, keepdims: bool = False, result_type: Attribute | None = None):
         t = SSAValue.get(tile).type
-        assert isinstance(t, TileType)
-        dims = list(t.dims)
-        if keepdims:
-            dims[axis] = 1
-        else:
-            del dims[axis]
+        if result_type is None:
+            assert isinstance(t, TileType) and 0 <= axis < t.rank, "tile.reduce: an axis of a tile"
+            dims = list(t.dims)
+            if keepdims:
+                dims[axis] = 1
+            else:
+                del dims[axis]
+            result_type = TileType(dims, t.element_type)
         props: dict[str, Attribute] = {"kind": StringAttr(kind), "axis": IntAttr(axis)}
         if keepdims:
             props["keepdims"] = UnitAttr()
-        super().__init__(operands=[tile], properties=props, result_types=[TileType(dims, t.element_type)])
+        super().__init__(operands=[tile], properties=props, result_types=[result_type])
 
     def verify_(self) -> None:
         if self.kind.data not in REDUCE_KINDS:
             raise VerifyException(f"unknown reduction '{self.kind.data}', expected one of {', '.join(REDUCE_KINDS)}")
         t, r = self.input.type, self.result.type
-        assert isinstance(t, TileType) and isinstance(r, TileType)
+        if not isinstance(r, TileType):
+            raise VerifyException(f"tile.reduce gives a !tile.tile, got {r}")
+        assert isinstance(t, TileType)  # operand_def(TileType) was checked first
         axis = self.axis.data
         if not 0 <= axis < t.rank:
             raise VerifyException(f"axis {axis} is out of range for {t}")
@@ -1353,9 +1357,9 @@ class ReduceOp(IRDLOperation):
         parser.parse_punctuation(":")
         t = parser.parse_type()
         parser.parse_punctuation("->")
-        parser.parse_type()
+        r = parser.parse_type()
         (value,) = parser.resolve_operands([operand], [t], parser.pos)
-        op = cls(kind, value, axis, keep)
+        op = cls(kind, value, axis, keep, result_type=r)  # the verifier checks axis and result type
         op.attributes.update(attrs)
         return op
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from . import FINDINGS
 from .session import SLICE, FULL, run
@@ -26,11 +27,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-examples", action="store_true", help="mutate only the lit inputs (not the examples' IR)")
     p.add_argument("--show", default=",".join(FINDINGS), help="finding classes to print examples of")
     p.add_argument("--examples", type=int, default=5, help="examples printed per class")
+    p.add_argument("--save", type=Path, help="write the IR mutants of findings to this folder (to reduce them)")
     args = p.parse_args(argv)
     budget = FULL if args.full else SLICE
     budget = budget.with_counts(args.ir, args.kernels, args.api)
     start = time.monotonic()
-    report = run(budget, seed=args.seed, workers=args.workers, timeout=args.timeout, examples=not args.no_examples, nice=10 if args.full else 0)
+    report = run(budget, seed=args.seed, workers=args.workers, timeout=args.timeout, examples=not args.no_examples, nice=10 if args.full else 0, save_to=args.save)
     print(report.table())
     shown = [c for c in args.show.split(",") if c]
     print(report.findings(shown, args.examples))

@@ -4,6 +4,7 @@ worker pool, and count the outcomes."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
 
@@ -65,7 +66,15 @@ class Report:
         return "\n".join(out)
 
 
-def run(budget: Budget, *, seed: int, workers: int = 2, timeout: float = 30.0, examples: bool = True, nice: int = 0) -> Report:
+def save(outcome: Outcome, directory: Path, n: int) -> None:
+    """Write a finding's IR mutant to `directory` (first line: the `warpforge-opt` arguments), to reduce it."""
+    case = outcome.case
+    if isinstance(case, ir.Mutant):
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"{outcome.klass}-{n:04}.mlir").write_text(f"// ARGS: {' '.join(case.args)}\n// FROM: {case.origin} [{'; '.join(case.mutations)}]\n{case.text}")
+
+
+def run(budget: Budget, *, seed: int, workers: int = 2, timeout: float = 30.0, examples: bool = True, nice: int = 0, save_to: Path | None = None) -> Report:
     seeds = ir.lit_seeds() + (ir.example_seeds() if examples else [])
     mutants = ir.mutants(seeds, budget.ir, seed)
     rng = random.Random(seed)
@@ -77,4 +86,6 @@ def run(budget: Budget, *, seed: int, workers: int = 2, timeout: float = 30.0, e
     handlers = {"ir": ir.handle, "kernel": kernels.handle, "api": api.handle}
     for outcome in run_cases(cases, handlers, workers=workers, timeout=timeout, nice=nice):  # pyright: ignore[reportArgumentType]
         report.add(outcome)
+        if save_to is not None and outcome.klass in FINDINGS:
+            save(outcome, save_to, sum(report.counts.values()))
     return report

@@ -51,7 +51,7 @@ func.func @f() {
 
 // -----
 
-// CHECK: Expected `x`, `y`, or `z`.
+// CHECK: Expected `x`, `y`, or `z`
 gpu.module @m {
   gpu.func @f() -> index {
     %t = gpu.thread_id w

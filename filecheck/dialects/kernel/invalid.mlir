@@ -19,7 +19,7 @@ kernel.func @k(%a: !kernel.slice<i32>) attributes {kernel} {
 // -----
 
 // CASE 3: binary ops need operands of one type
-// CHECK: kernel.add
+// CHECK: invalid.mlir:24:23: error: operand is used with type si32, but has been previously used or defined with type si64
 kernel.func @k(%a: si32, %b: si64) attributes {kernel} {
   %c = kernel.add %a, %b : si32
   kernel.return

@@ -28,7 +28,7 @@ func.func @redux_missing_mask(%x: i32) -> i32 {
 
 // -----
 
-// CHECK: Operation nvvm.not_an_op is not registered
+// CHECK: operation 'nvvm.not_an_op' is not registered
 func.func @unknown() {
   "nvvm.not_an_op"() : () -> ()
   func.return

@@ -47,7 +47,7 @@ kernel.func @k(%a: !tile.tensor_view<?x?xf32, strides = [?, 2]>) attributes {ker
 // -----
 
 // CASE 7: elementwise ops take one tile type
-// CHECK: tile.add
+// CHECK: operand is used with type !tile.tile<16xf32>, but has been previously used or defined with type !tile.tile<32xf32>
 kernel.func @k(%a: !tile.tile<16xf32>, %b: !tile.tile<32xf32>) attributes {kernel, tile} {
   %c = tile.add %a, %b : !tile.tile<16xf32>
   kernel.return
