@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -24,6 +25,10 @@ class Outcome:
 def _serve(conn: Any, handler: Callable[[Any], tuple[str, str]], nice: int) -> None:
     if nice:
         os.nice(nice)
+    # LLVM writes to file descriptor 2 directly ("'sm_9999' is not a recognized processor", and
+    # "LLVM ERROR: …" before an abort): keep it out of the report, in a file per worker
+    log = os.open(os.path.join(tempfile.gettempdir(), f"wf-fuzz-worker-{os.getpid()}.log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 2)
     while True:
         try:
             case = conn.recv()
@@ -36,6 +41,14 @@ def _serve(conn: Any, handler: Callable[[Any], tuple[str, str]], nice: int) -> N
         except BaseException as e:  # noqa: BLE001 - the handler classifies; this is its own bug
             result = ("traceback", f"fuzz handler: {type(e).__name__}: {e}")
         conn.send(result)
+
+
+def _log_tail(w: _Worker) -> str:
+    try:
+        with open(os.path.join(tempfile.gettempdir(), f"wf-fuzz-worker-{w.proc.pid}.log"), errors="replace") as f:
+            return f.read()[-300:].strip()
+    except OSError:
+        return ""
 
 
 class _Worker:
@@ -100,7 +113,8 @@ def run_cases(
                     try:
                         klass, detail = w.conn.recv()
                     except (EOFError, OSError):
-                        klass, detail = "abort", f"worker died (exit code {w.proc.exitcode})"
+                        w.proc.join(1)
+                        klass, detail = "abort", f"worker died (exit code {w.proc.exitcode}): {_log_tail(w)}"
                         w.kill()
                         yield Outcome(kind, case, klass, detail)
                         continue
@@ -109,7 +123,7 @@ def run_cases(
                 elif w.proc.sentinel in done or not w.proc.is_alive():
                     w.proc.join(1)
                     w.kill()
-                    yield Outcome(kind, case, "abort", f"worker died (exit code {w.proc.exitcode})")
+                    yield Outcome(kind, case, "abort", f"worker died (exit code {w.proc.exitcode}): {_log_tail(w)}")
                 elif now - w.started > timeout:
                     w.kill()
                     yield Outcome(kind, case, "hang", f"no answer after {timeout:g} s")
