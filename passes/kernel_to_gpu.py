@@ -1028,8 +1028,17 @@ def _reduction_name(kind: str, t: Attribute) -> str:
 
 @lowers(kernel.WarpReduceOp)
 def _warp_reduce(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
+    """`simt.warp_*`: one `gpu.subgroup_reduce`. An f16/bf16 sum accumulates in f32 and rounds once at
+    the end (what users of CUDA's `__half` reductions expect; an f16 butterfly loses bits at every
+    level); min/max are exact in any precision and stay in the type."""
     assert isinstance(op, kernel.WarpReduceOp)
-    return emit(gpu.SubgroupReduceOp(_reduction_name(op.kind.data, op.value.type), fl.v(op.value)))
+    x = fl.v(op.value)
+    typ = signless(op.value.type)
+    if op.kind.data == "add" and isinstance(typ, builtin.Float16Type | builtin.BFloat16Type):
+        wide = emit(arith.ExtFOp(x, builtin.f32))
+        total = emit(gpu.SubgroupReduceOp("add", wide))
+        return emit(arith.TruncFOp(total, typ))
+    return emit(gpu.SubgroupReduceOp(_reduction_name(op.kind.data, op.value.type), x))
 
 
 @lowers(kernel.VoteOp)

@@ -299,3 +299,67 @@ def test_huge_tile_type_in_mlir_is_a_verifier_error(tmp_path) -> None:
     text = "builtin.module {\n  %t = \"test.op\"() : () -> !tile.tile<1099511627776xf32>\n}\n"
     code, err = opt(["--allow-unregistered-dialect"], text, tmp_path)
     assert code == 1 and "a tile has at most 65536" in err, err
+
+
+# --------------------------------------------------------------------------- i8/i16 negation, f16 warp sums
+
+
+@simt.kernel
+def narrow_negation(a: simt.Slice[wf.i16], b: simt.Slice[wf.i8], neg16: simt.DisjointSlice[wf.i32], abs16: simt.DisjointSlice[wf.i32],
+                    neg8: simt.DisjointSlice[wf.i64], abs8: simt.DisjointSlice[wf.i32]):  # fmt: skip
+    idx = simt.index_1d()
+    i = idx.get()
+    x = a[i]
+    y = b[i]
+    neg16[idx] = wf.i32(-x)
+    abs16[idx] = wf.i32(abs(x))
+    neg8[idx] = wf.i64(-y)
+    abs8[idx] = wf.i32(abs(y))
+
+
+def test_narrow_negation_wraps_before_widening(backend: Backend) -> None:
+    """`-x` / `abs(x)` of an i16 holding -32768, widened, gave +32768 on the H200: ptxas dropped the
+    sign extension after `neg.s16`. The PTX now negates at 32 bits and sign-extends with `prmt`."""
+    rng = np.random.default_rng(1616)
+    n = 512
+    a = rng.integers(-32768, 32768, n).astype(np.int16)
+    b = rng.integers(-128, 128, n).astype(np.int8)
+    a[:4] = [-32768, 32767, 0, -1]
+    b[:4] = [-128, 127, 0, -1]
+    outs = [poisoned(n, np.int32), poisoned(n, np.int32), poisoned(n, np.int64), poisoned(n, np.int32)]
+    neg16, abs16, neg8, abs8 = backend.run(narrow_negation, n // 256, 256, a, b, *outs)[2:]
+    np.testing.assert_array_equal(neg16, (-a).astype(np.int32))  # NumPy wraps at i16 too: -(-32768) = -32768
+    np.testing.assert_array_equal(abs16, np.abs(a).astype(np.int32))
+    np.testing.assert_array_equal(neg8, (-b).astype(np.int64))
+    np.testing.assert_array_equal(abs8, np.abs(b).astype(np.int32))
+    assert neg16[0] == -32768 and abs16[0] == -32768 and neg8[0] == -128
+    ptx = assemble(narrow_negation)
+    assert "neg.s16" not in ptx and "prmt.b32" in ptx
+
+
+@simt.kernel
+def warp_sums(a: simt.Slice[wf.f16], b: simt.Slice[wf.bf16], out: simt.DisjointSlice[wf.f16], out_b: simt.DisjointSlice[wf.bf16]):
+    idx = simt.index_1d()
+    i = idx.get()
+    out[idx] = simt.warp_sum(a[i])
+    out_b[idx] = simt.warp_sum(b[i])
+
+
+def test_half_precision_warp_sums_accumulate_in_f32(backend: Backend) -> None:
+    """An f16 butterfly lost bits at every level (−0.5 where the sum is −0.68): f16/bf16 warp sums
+    accumulate in f32 and round once, on the simulator and the GPU alike."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(1617)
+    n = 256
+    x = rng.standard_normal(n).astype(np.float16)
+    x[:32] = 1.0
+    x[0] = 2048.0  # 2048 + 31 ones: an f16 butterfly rounds 2049 to 2048 at its first level
+    y = rng.standard_normal(n).astype(ml_dtypes.bfloat16)
+    out, out_b = backend.run(warp_sums, 1, n, x, y, poisoned(n, np.float16), poisoned(n, ml_dtypes.bfloat16))[2:]
+    for got, vals, dt in ((out, x, np.float16), (out_b, y, ml_dtypes.bfloat16)):
+        exact = vals.astype(np.float64).reshape(-1, 32).sum(axis=1)
+        want = np.repeat(exact.astype(np.float32).astype(dt), 32)  # f32 holds these 32-term sums exactly or to < 1/2 f16 ulp
+        np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
+    assert out[0] == np.float16(2080.0)
+    assemble(warp_sums)
