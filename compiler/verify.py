@@ -17,6 +17,8 @@ the enclosing function), so `warpforge-opt` prints it as a diagnostic and exits 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.traits import IsolatedFromAbove
@@ -116,7 +118,7 @@ def _check_use(dom: _Dominance, user: Operation, index: int, value: SSAValue) ->
     name = f"%{value.name_hint}" if value.name_hint else f"operand #{index}"
 
     def refuse(why: str) -> None:
-        raise VerifyException(f"{where(user)}: '{user.name}' operand #{index} ({name}) {why} (defined {_defined_at(value)})")
+        raise _located(user, f"operand #{index} ({name}) {why} (defined {_defined_at(value)})")
 
     if def_block is None:
         refuse("is not defined in the module")
@@ -152,6 +154,16 @@ def _check_use(dom: _Dominance, user: Operation, index: int, value: SSAValue) ->
         refuse("does not dominate this use: its block does not dominate the block of the use")
 
 
+def _located(op: Operation, message: str) -> VerifyException:
+    """`message` about `op` as a located diagnostic (its `loc(...)`, else where it, or the op around
+    it, was parsed), else prefixed with `where(op)`."""
+    from warpforge.diagnostics import error_at, nearest_location
+
+    if nearest_location(op) is not None:
+        return error_at(op, message)
+    return VerifyException(f"{where(op)}: '{op.name}' {message}")
+
+
 def verify_dominance(root: Operation) -> None:
     """Raise `VerifyException` (located at the use) for the first operand that does not dominate its use."""
     dom = _Dominance()
@@ -160,21 +172,21 @@ def verify_dominance(root: Operation) -> None:
             _check_use(dom, op, i, operand)
 
 
-def _dims(op: Operation, attr_name: str, at: str) -> tuple[int, ...] | None:
+def _dims(op: Operation, attr_name: str, at: Callable[[str], VerifyException]) -> tuple[int, ...] | None:
     attr = op.attributes.get(attr_name)
     if attr is None:
         return None
     if not isinstance(attr, DenseArrayBase):
-        raise VerifyException(f"{at}'{op.name}' {attr_name} must be an array<i32: x[, y[, z]]>, got {attr}")
+        raise at(f"{attr_name} must be an array<i32: x[, y[, z]]>, got {attr}")
     dims = tuple(int(v) for v in attr.get_values())  # pyright: ignore[reportArgumentType]
     if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise VerifyException(f"{at}'{op.name}' {attr_name} must be 1 to 3 positive extents, got {list(dims)}")
+        raise at(f"{attr_name} must be 1 to 3 positive extents, got {list(dims)}")
     threads = 1
     for d in dims:
         threads *= d
     if threads > MAX_THREADS_PER_BLOCK:
-        raise VerifyException(
-            f"{at}'{op.name}' {attr_name} {list(dims)} asks for {threads} threads per block; a block has at most {MAX_THREADS_PER_BLOCK}"
+        raise at(
+            f"{attr_name} {list(dims)} asks for {threads} threads per block; a block has at most {MAX_THREADS_PER_BLOCK}"
         )
     return dims
 
@@ -186,17 +198,19 @@ def verify_launch_attributes(op: Operation, *, exact: str = "nvvm.reqntid", maxi
     `gpu.func` calls its exact one `known_block_size`). Raises `VerifyException`, its message prefixed
     with the op's location when `located` (op verifiers leave that to the driver).
     """
-    at = f"{where(op)}: " if located else ""
+    def at(message: str) -> VerifyException:
+        return _located(op, message) if located else VerifyException(f"{op.name}: {message}")
+
     req = _dims(op, exact, at)
     mx = _dims(op, maximum, at)
     if req is not None and mx is not None:
-        raise VerifyException(
-            f"{at}'{op.name}' has both {exact} (exact block, PTX .reqntid) and {maximum} (PTX .maxntid); ptxas accepts only one of them"
+        raise at(
+            f"has both {exact} (exact block, PTX .reqntid) and {maximum} (PTX .maxntid); ptxas accepts only one of them"
         )
     minctasm = op.attributes.get("nvvm.minctasm")
     if minctasm is not None:
         if not isinstance(minctasm, IntegerAttr) or not 1 <= minctasm.value.data <= MAX_MINCTASM:
-            raise VerifyException(f"{at}'{op.name}' nvvm.minctasm (PTX .minnctapersm) must be an integer in [1, {MAX_MINCTASM}], got {minctasm}")
+            raise at(f"nvvm.minctasm (PTX .minnctapersm) must be an integer in [1, {MAX_MINCTASM}], got {minctasm}")
 
 
 def verify_for_export(module: ModuleOp) -> None:
