@@ -73,7 +73,16 @@ class WarpforgeOptMain(xDSLOptMain):
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         register_source(self.get_input_name(), "\n" * start_offset + text)  # the line under a diagnostic
         module = parse_mlir(self.ctx, text, self.get_input_name(), first_line=start_offset + 1)
-        module.verify()
+        try:
+            module.verify()
+        except VerifyException:
+            raise
+        except Exception:  # a verifier that fails on malformed input without a VerifyException
+            # (xDSL's memref.load/store raise a bare Exception for a wrong index count): located
+            from warpforge.diagnostics import verify_module
+
+            verify_module(module)
+            raise
         return module
 
     def run(self) -> None:
