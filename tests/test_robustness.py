@@ -364,3 +364,62 @@ def test_half_precision_warp_sums_accumulate_in_f32(backend: Backend) -> None:
         np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
     assert out[0] == np.float16(2080.0)
     assemble(warp_sums)
+
+
+# --------------------------------------------------------------------------- host API
+
+
+def test_host_api_misuse_raises_warpforge_errors() -> None:
+    """The issue's list (each raised AttributeError, TypeError or NumPy's ValueError, or was
+    accepted); tests/fuzz/api.py has the full table, run by tests/test_fuzz.py."""
+    dev = wf.Device.simulator()
+    stream = dev.create_stream()
+    cases = [
+        (lambda: shuffle_kernel.launch(stream, None), wf.LaunchError),
+        (lambda: wf.zeros((4,), dtype="nope"), wf.UsageError),
+        (lambda: wf.zeros((4,), dtype=np.complex64), wf.UsageError),
+        (lambda: wf.zeros((1024,), wf.f32).partition(2.5), wf.LaunchError),
+        (lambda: wf.DeviceBuffer.zeroed(stream, 2**62, wf.f32), wf.LaunchError),
+        (lambda: wf.DeviceBuffer.from_host(stream, [[1, 2], [3]]), wf.LaunchError),
+        (lambda: wf.from_host([[1, 2], [3]]), wf.LaunchError),
+        (lambda: wf.runtime.LaunchConfig(grid=2**64, block=32), wf.LaunchError),
+        (lambda: hypot_kernel.ir("bogus"), wf.UsageError),
+        (lambda: hypot_kernel[1](), wf.UsageError),
+        (lambda: tile.spec(wf.f32, (2.5,)), wf.UsageError),
+    ]
+    for call, error in cases:
+        with pytest.raises(error):
+            call()
+    assert issubclass(wf.UsageError, TypeError) and issubclass(wf.UsageError, ValueError)
+
+
+def test_slice_of_a_non_dtype_is_a_compile_error_at_the_annotation() -> None:
+    """`simt.Slice["f32"]` raised TypeError, `Slice[Slice[f32]]` ValueError, at definition."""
+    with pytest.raises(wf.CompileError, match=r"Slice\[\.\.\.\] needs a warpforge dtype") as info:
+        simt.Slice["f32"]  # what evaluating the annotation does
+    assert info.value.filename == __file__ and info.value.col > 1
+    with pytest.raises(wf.CompileError, match="arrays of arrays are not supported"):
+        simt.Slice[simt.Slice[wf.f32]]
+    with pytest.raises(wf.CompileError, match="a dtype is needed, got None"):
+        simt.DisjointSlice[None]
+
+
+@simt.kernel
+def colliding_names(a: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d()
+    x = a[idx.get()]
+    x = x * 2.0
+    x = x + 1.0
+    x_1 = x * 3.0
+    acc = simt.local_array((12,), wf.f32)
+    for k in simt.static_range(12):
+        acc[k] = x_1 + k
+    out[idx] = acc[11] + x
+
+
+def test_printed_ir_reparses_when_name_hints_collide(tmp_path) -> None:
+    """xDSL printed a value hinted `x_1` and the second `x` both as `%x_1` (and a local array's
+    `__local5_10` likewise): the gpu-level text of such kernels did not parse back."""
+    for stage, passes in (("kernel", "simt-to-llvm"), ("gpu", "gpu-to-llvm")):
+        code, err = opt(["-p", passes, "-t", "llvm"], colliding_names.ir(stage), tmp_path)
+        assert code == 0, err

@@ -21,7 +21,8 @@ Classes: `ok`, `located` (a diagnostic with line:col), `unlocated` (a diagnostic
 `refused` (an API case raised a `WarpforgeError`), `internal` (`internal error: …`), `traceback`
 (a non-warpforge exception escaped), `abort` (the worker process died: LLVM ERROR, a signal),
 `hang` (past the timeout), `wrong` (a kernel disagreed with NumPy), `accepted` (an invalid API call
-raised nothing), `ptxas` (PTX emitted with exit 0 that ptxas rejects). Everything but `ok`,
+raised nothing), `ptxas` (PTX emitted with exit 0 that ptxas rejects); `elsewhere:<class>` for
+API cases whose fix belongs to other work (the chip/PTX table, pipeline-spec parsing). Everything but `ok`,
 `located` and `refused` is a finding; `--show CLASS,…` prints examples of them. Each finding that
 was fixed is kept, reduced, in `regressions/` (run by tests/test_fuzz.py).
 """
