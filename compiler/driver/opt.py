@@ -83,6 +83,9 @@ class WarpforgeOptMain(xDSLOptMain):
 
             verify_module(module)
             raise
+        from warpforge.verify import verify_dominance
+
+        verify_dominance(module)  # as MLIR's verifier: xDSL parses forward references without checking
         return module
 
     def run(self) -> None:
