@@ -21,7 +21,9 @@ Classes: `ok`, `located` (a diagnostic with line:col), `unlocated` (a diagnostic
 `refused` (an API case raised a `WarpforgeError`), `internal` (`internal error: …`), `traceback`
 (a non-warpforge exception escaped), `abort` (the worker process died: LLVM ERROR, a signal),
 `hang` (past the timeout), `wrong` (a kernel disagreed with NumPy), `accepted` (an invalid API call
-raised nothing), `ptxas` (PTX emitted with exit 0 that ptxas rejects); `elsewhere:<class>` for
+raised nothing), `ptxas` (PTX emitted with exit 0 that ptxas rejects), `verifier-crash` (a verifier
+raised something other than a VerifyException — upstream xDSL's memref.load/store and llvm casts —
+reported as a located diagnostic that says so; counted, not a failure); `elsewhere:<class>` for
 API cases whose fix belongs to other work (the chip/PTX table, pipeline-spec parsing). Everything but `ok`,
 `located` and `refused` is a finding; `--show CLASS,…` prints examples of them. Each finding that
 was fixed is kept, reduced, in `regressions/` (run by tests/test_fuzz.py).

@@ -131,4 +131,4 @@ def handle(index: int) -> tuple[str, str]:
         klass, detail = "traceback", f"{source}: {type(e).__name__}: {str(e)[:200]}"
     else:
         klass, detail = "accepted", f"{source} -> {type(result).__name__}"
-    return (f"elsewhere:{klass}" if OWNED_ELSEWHERE.search(source) else klass), detail
+    return klass, detail  # session.Report marks the cases OWNED_ELSEWHERE

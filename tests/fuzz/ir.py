@@ -197,6 +197,8 @@ def classify(code: int, stderr: str) -> str:
         return "traceback"
     if "internal error" in stderr:
         return "internal"
+    if "a bug in the verifier" in stderr:  # a verifier crashed (xDSL's llvm casts, memref.load/store): reported, located
+        return "verifier-crash"
     if code == 0:
         return "ok"
     first = next((line for line in stderr.splitlines() if line.strip()), "")

@@ -40,6 +40,8 @@ class Report:
     samples: dict[str, list[Outcome]] = field(default_factory=lambda: defaultdict(list))
 
     def add(self, o: Outcome) -> None:
+        if o.kind == "api" and o.klass in FINDINGS and api.OWNED_ELSEWHERE.search(api.CASES[o.case]):
+            o.klass = f"elsewhere:{o.klass}"  # also aborts, which the worker cannot label itself
         self.counts[(o.kind, o.klass)] += 1
         if o.klass in FINDINGS:
             self.samples[o.klass].append(o)
@@ -50,9 +52,10 @@ class Report:
     def table(self) -> str:
         kinds = sorted({k for k, _ in self.counts})
         classes = sorted({c for _, c in self.counts}, key=lambda c: (c in FINDINGS, c))
-        rows = [f"{'':8}" + "".join(f"{c:>11}" for c in classes) + f"{'total':>9}"]
+        width = {c: max(10, len(c)) + 2 for c in classes}
+        rows = [f"{'':8}" + "".join(f"{c:>{width[c]}}" for c in classes) + f"{'total':>9}"]
         for k in kinds:
-            rows.append(f"{k:8}" + "".join(f"{self.counts[(k, c)]:>11}" for c in classes) + f"{sum(self.counts[(k, c)] for c in classes):>9}")
+            rows.append(f"{k:8}" + "".join(f"{self.counts[(k, c)]:>{width[c]}}" for c in classes) + f"{sum(self.counts[(k, c)] for c in classes):>9}")
         return "\n".join(rows)
 
     def findings(self, classes: list[str], per_class: int) -> str:
