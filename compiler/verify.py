@@ -11,8 +11,10 @@
   threads, never `.reqntid` and `.maxntid` on one kernel (ptxas refuses both), `.minnctapersm` in
   [1, 32]. MLIR's NVVM dialect checks these in `verifyOperationAttribute`.
 
-Both raise `VerifyException` whose message starts with the op's location (`file:line:col`, else
-the enclosing function), so `warpforge-opt` prints it as a diagnostic and exits 1.
+Both raise a located diagnostic (`warpforge.diagnostics.error_at`: the op's `loc(...)`, else where
+it or the op around it was parsed; else a `VerifyException` naming the enclosing function), so
+`warpforge-opt` prints it with line:col and exits 1. `warpforge-opt` checks dominance right after
+parsing; `export_llvm_ir` runs `verify_for_export` on every module it exports.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ def where(op: Operation) -> str:
     if at == "<unknown location>" and name is not None and hasattr(name, "data"):
         return f"in @{name.data}"  # pyright: ignore[reportAttributeAccessIssue]
     return at
+
 
 MAX_THREADS_PER_BLOCK = 1024
 """CUDA's limit on threads per block (every chip since sm_20)."""
