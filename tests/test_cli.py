@@ -111,7 +111,7 @@ def test_run_a_file_without_main_runs_it_as_a_script(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "stdin", "message"),
     [
-        (("warpforge-opt",), "builtin.module {\n  %x = arith.addi %a, %a : i32\n}", "values used but not defined"),
+        (("warpforge-opt",), "builtin.module {\n  %x = arith.addi %a, %a : i32\n}", "2:19: error: use of undefined value '%a'"),
         (("warpforge-opt",), "builtin.module {\n  %x = arith.addi 1 : i32\n}", "stdin:2:"),
         (("warpforge-opt",), 'builtin.module {\n  "test.nope"() : () -> ()\n}', "is not registered"),
         (("warpforge-opt", "-p", "no-such-pass"), "builtin.module {}", "no-such-pass"),
