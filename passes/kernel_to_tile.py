@@ -182,6 +182,8 @@ def _atomic(rw: _FunctionRewrite, op: Operation) -> None:
 
 def _tile_id(rw: _FunctionRewrite, op: Operation) -> None:
     assert isinstance(op, kt.TileIdOp)
+    if not 0 <= op.axis.data < len(rw.coords):
+        raise error_at(op, f"axis {op.axis.data} is not an axis of the grid, which has {len(rw.coords)}")
     op.results[0].replace_all_uses_with(rw.coords[op.axis.data])
     op.detach()
     op.erase()

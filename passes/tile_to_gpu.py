@@ -255,6 +255,8 @@ class _TileFunctionLowering(FunctionLowering):
         src = self.src
         self.checks = src.checks
         num_warps = src.attributes.get("tile.num_warps")
+        if num_warps is not None and (not isinstance(num_warps, IntegerAttr) or not 1 <= num_warps.value.data <= 32):
+            raise error_at(src, f"tile.num_warps must be an integer in [1, 32] (at most 1024 threads per CTA), got {num_warps}")
         self.threads = default_threads(self._max_tile(), num_warps.value.data if isinstance(num_warps, IntegerAttr) else None)
         self._plan_scratch()
         infos = src.attributes.get("tile.arg_info")
