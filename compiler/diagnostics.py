@@ -398,10 +398,19 @@ def _make_locating_parser() -> type:
             super().__init__(ctx, text, name)
             self._text, self._name = text, name
             self._first_use: dict[str, Span] = {}
+            self._forward_uses: dict[object, tuple[str, Span]] = {}
 
         def parse_operation(self) -> Operation:
             start = self._current_token.span.start
-            op = super().parse_operation()
+            try:
+                op = super().parse_operation()
+            except (ValueError, NotImplementedError, AssertionError, KeyError, IndexError, TypeError, OverflowError, VerifyException) as e:
+                if isinstance(e, ParseError | IRDiagnosticError):
+                    raise
+                # xDSL's parser, or an op's custom `parse`, failed on malformed input without a
+                # ParseError (an integer out of range for its type, `i128` dense data, a forward
+                # reference used as its own region's argument, …): located at the op all the same
+                raise ParseError(Span(start, max(start + 1, self._current_token.span.start), self.lexer.input), _malformed(e)) from None
             record_position(op, _offset_to_loc(self._name, self._text, start))
             return op
 
@@ -433,7 +442,20 @@ def _make_locating_parser() -> type:
         def resolve_operand(self, operand: UnresolvedOperand, type: Attribute):  # type: ignore[override]
             if operand.operand_name not in self.ssa_values:
                 self._first_use.setdefault(operand.operand_name, operand.span)
-            return super().resolve_operand(operand, type)
+            value = super().resolve_operand(operand, type)
+            self._forward_uses.setdefault(value, (operand.operand_name, operand.span))
+            return value
+
+        def _check_forward_references(self, module: Operation) -> None:
+            """A forward reference the parser never resolved (a value used outside the region that
+            defines it, e.g. `kernel.for %k = %k …`): xDSL leaves a placeholder that crashes verifiers."""
+            from xdsl.parser.core import ForwardDeclaredValue
+
+            for op in module.walk():
+                for operand in op.operands:
+                    if isinstance(operand, ForwardDeclaredValue):
+                        name, at = self._forward_uses.get(operand, ("?", Span(0, 1, self.lexer.input)))
+                        raise ParseError(at, f"use of value '%{name}' outside the region that defines it")
 
         def _get_op_by_name(self, name: str) -> type[Operation]:
             if (op_type := self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)) is not None:
@@ -448,7 +470,9 @@ def _make_locating_parser() -> type:
 
         def parse_module(self, allow_implicit_module: bool = True):  # type: ignore[no-untyped-def]
             try:
-                return super().parse_module(allow_implicit_module)
+                module = super().parse_module(allow_implicit_module)
+                self._check_forward_references(module)
+                return module
             except ParseError as e:
                 if e.msg.startswith("values used but not defined") and self.forward_ssa_references:
                     first = min(self.forward_ssa_references, key=lambda n: self._first_use[n].start if n in self._first_use else 1 << 62)
@@ -457,6 +481,15 @@ def _make_locating_parser() -> type:
                 raise
 
     return LocatingParser
+
+
+def _malformed(e: BaseException) -> str:
+    text = str(e.args[0] if isinstance(e, KeyError) and e.args else e).strip()
+    if "Forward declared values do not have an owner" in text:
+        return "this operation uses a value that is not defined before it in its scope"
+    if isinstance(e, VerifyException):  # an attribute or type of the op did not verify as it was parsed
+        return text
+    return f"malformed operation: {text or type(e).__name__}"
 
 
 class _LazyParser:

@@ -126,17 +126,26 @@ BY_NAME: dict[str, DType] = {d.name: d for d in ALL}
 def from_numpy(dtype: Any) -> DType:
     """The `DType` of a NumPy dtype (or anything `numpy.dtype()` accepts, or a `DType`).
 
-    Raises `TypeError` for dtypes warpforge does not support (complex, object, strings, …).
+    Raises `UsageError` (a `TypeError`) for dtypes warpforge does not support (complex, object,
+    strings, …), for `None` (NumPy would read it as float64) and for what is not a dtype at all.
     """
+    from warpforge.errors import UsageError
+
     if isinstance(dtype, DType):
         return dtype
     if hasattr(dtype, "np") and isinstance(dtype.np, np.dtype):
         return from_numpy(dtype.np)
-    dt = np.dtype(dtype)
+    supported = ", ".join(d.name for d in ALL)
+    if dtype is None:
+        raise UsageError(f"a dtype is needed, got None (supported: {supported})")
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError) as e:
+        raise UsageError(f"{dtype!r} is not a dtype ({e}); pass a warpforge dtype such as wf.f32 (supported: {supported})") from None
     for d in ALL:
         if d.np == dt:
             return d
-    raise UsageError(f"dtype {dt} is not supported by warpforge (supported: {', '.join(d.name for d in ALL)})")
+    raise UsageError(f"dtype {dt} is not supported by warpforge (supported: {supported})")
 
 
 def from_mlir(typ: Attribute) -> DType:

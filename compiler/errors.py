@@ -62,6 +62,12 @@ class DeviceError(WarpforgeError):
     """No usable GPU or driver (or another device-side failure), with how to fix it where we know."""
 
 
+class UsageError(WarpforgeError, TypeError, ValueError):
+    """A public function was called with an argument it does not take (a wrong type, an unsupported
+    dtype, an unknown stage name); the message says what it takes. Also a `TypeError` and a
+    `ValueError`, which these cases raised before."""
+
+
 class MovedValueError(WarpforgeError):
     """A tensor consumed by `partition()` was used again; names where it was created and consumed."""
 

@@ -17,6 +17,8 @@ NumPy 2 typing, `math.*`, `len`, `abs`, `min`, `max`, `int`, `float`, `bool`, dt
 from __future__ import annotations
 
 import threading
+
+import numpy
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -110,8 +112,8 @@ index is known after unrolling, else in local memory), zero-initialized. Bounds-
     "threadfence": "`simt.threadfence()`: order this thread's memory accesses for the whole GPU (`membar.gl`).",
     "threadfence_system": "`simt.threadfence_system()`: order them for the GPU, the host and peers (`membar.sys`).",
     "shfl_xor": "`simt.shfl_xor(value, lane_mask, width=32)`: the value of lane `lane ^ lane_mask` (within segments of `width` lanes).",
-    "shfl_up": "`simt.shfl_up(value, delta, width=32)`: the value of lane `lane - delta`; lanes below `delta` keep their own.",
-    "shfl_down": "`simt.shfl_down(value, delta, width=32)`: the value of lane `lane + delta`; lanes past the segment's end keep their own.",
+    "shfl_up": "`simt.shfl_up(value, delta, width=32, with_valid=False)`: the value of lane `lane - delta`; lanes below the segment's start (or any, for `delta` >= 32) keep their own; `with_valid=True` also gives PTX's predicate, `v, ok = ...` (ok false where the lane kept its own).",
+    "shfl_down": "`simt.shfl_down(value, delta, width=32, with_valid=False)`: the value of lane `lane + delta`; lanes past the segment's end (or any, for `delta` >= 32) keep their own; `with_valid=True` also gives PTX's predicate, `v, ok = ...`.",
     "shfl_idx": "`simt.shfl_idx(value, src_lane, width=32)`: the value of lane `src_lane` of this lane's segment (a broadcast).",
     "vote_any": "`simt.vote_any(p)`: whether `p` holds in any lane of the warp.",
     "vote_all": "`simt.vote_all(p)`: whether `p` holds in every lane of the warp.",
@@ -119,7 +121,7 @@ index is known after unrolling, else in local memory), zero-initialized. Bounds-
     "active_mask": "`simt.active_mask()`: a u32 of the lanes executing this call together.",
     "lane_id": "`simt.lane_id()`: this thread's lane in its warp, 0–31 (i64).",
     "match_any": "`simt.match_any(value)`: a u32 of the lanes of the warp holding the same value (bit for bit).",
-    "warp_sum": "`simt.warp_sum(x)`: the sum over the warp's 32 lanes, in every lane (`redux.sync` for 32-bit integers on sm_80+).",
+    "warp_sum": "`simt.warp_sum(x)`: the sum over the warp's 32 lanes, in every lane (`redux.sync` for 32-bit integers on sm_80+; f16/bf16 accumulate in f32 and round once).",
     "warp_min": "`simt.warp_min(x)`: the minimum over the warp (floats: NaN propagates).",
     "warp_max": "`simt.warp_max(x)`: the maximum over the warp (floats: NaN propagates).",
     "warp_and": "`simt.warp_and(x)`: bitwise and over the warp (integers).",
@@ -364,11 +366,19 @@ class SimtKernel:
             child_prepared = prepared.for_specialization(child)
             child.launch(stream, child_prepared, *self._runtime_args(args))
             return
+        from warpforge.runtime.launch import PreparedLaunch
+
+        if not isinstance(prepared, PreparedLaunch):
+            from warpforge.errors import LaunchError
+
+            raise LaunchError(f"{self.__qualname__}.launch(stream, prepared, *args) needs the token prepare() returned, got {type(prepared).__name__}")
         launch(stream, prepared, args, kernel=self.compile(prepared.device.chip))
 
     def __getitem__(self, config: Any) -> Any:
         """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`."""
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            from warpforge.errors import UsageError
+
             raise UsageError("use kernel[grid, block] or kernel[grid, block, stream] or kernel[grid, block, stream, shmem_size]")
         grid, block = config[0], config[1]
         stream = config[2] if len(config) > 2 else None
@@ -444,6 +454,44 @@ def _fastmath_error(fn: Any, message: str) -> NoReturn:
     raise CompileError(message, filename=filename, line=line, col=1)
 
 
+MAX_THREADS_PER_BLOCK = 1024
+"""Threads per block on every CUDA chip since sm_20 (CUDA C++ Programming Guide, compute capabilities)."""
+MAX_BLOCKS_PER_SM = 32
+"""Resident blocks per SM on sm_50 … sm_90/sm_100 (the largest `.minnctapersm` that can be met)."""
+
+
+def _check_kernel_options(f: Any, contract: Any, launch_bounds: Any, min_blocks_per_sm: Any) -> None:
+    """Refuse decorator arguments the PTX directives cannot carry (`.maxntid`, `.reqntid`,
+    `.minnctapersm`), as a `CompileError` at the decorated function's `def` line."""
+    from warpforge.errors import CompileError
+    from warpforge.runtime.launch import Contract as _Contract
+
+    def refuse(message: str) -> None:
+        code = getattr(f, "__code__", None)
+        filename = code.co_filename if code is not None else "<unknown>"
+        line = code.co_firstlineno if code is not None else 0
+        raise CompileError(f"@simt.kernel: {message}", filename=filename, line=line, col=1)
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int | numpy.integer) and not isinstance(v, bool)
+
+    if not callable(f):
+        refuse(f"decorates a function, got {f!r}")
+    if launch_bounds is not None and (not is_int(launch_bounds) or not 1 <= launch_bounds <= MAX_THREADS_PER_BLOCK):
+        refuse(f"launch_bounds is the maximum threads per block (PTX .maxntid), an int in [1, {MAX_THREADS_PER_BLOCK}]; got {launch_bounds!r}")
+    if min_blocks_per_sm is not None and (not is_int(min_blocks_per_sm) or not 1 <= min_blocks_per_sm <= MAX_BLOCKS_PER_SM):
+        refuse(f"min_blocks_per_sm (PTX .minnctapersm) is an int in [1, {MAX_BLOCKS_PER_SM}]; got {min_blocks_per_sm!r}")
+    if contract is not None:
+        if not isinstance(contract, _Contract):
+            refuse(f"contract is a simt.Contract(domain=..., block=...), got {contract!r}")
+        if contract.block is not None:
+            threads = contract.block[0] * contract.block[1] * contract.block[2]
+            if threads > MAX_THREADS_PER_BLOCK or contract.block[2] > 64:
+                refuse(f"contract block {contract.block} has {threads} threads (z {contract.block[2]}); a block has at most {MAX_THREADS_PER_BLOCK} threads and z <= 64")
+            if launch_bounds is not None:
+                refuse("give either contract block (exact, PTX .reqntid) or launch_bounds (a maximum, PTX .maxntid), not both: ptxas refuses both on one kernel")
+
+
 def kernel(
     fn: Any = None,
     *,
@@ -453,7 +501,7 @@ def kernel(
     fastmath: bool | set[str] = False,
     min_blocks_per_sm: int | None = None,
 ) -> Any:
-    """Decorator: `@simt.kernel` or `@simt.kernel(contract=…, launch_bounds=256, checks=False, fastmath=True)`.
+    """Decorator: `@simt.kernel` or `@simt.kernel` or `@simt.kernel(contract=…, checks=False, fastmath=True)` (or `launch_bounds=256` instead of a contract block).
 
     `min_blocks_per_sm=2` asks ptxas to fit two blocks per SM (PTX `.minnctapersm`, with the
     contract's block or `launch_bounds`): it caps the registers per thread, trading spills for occupancy.
@@ -471,6 +519,7 @@ def kernel(
     """
 
     def wrap(f: Any) -> SimtKernel:
+        _check_kernel_options(f, contract, launch_bounds, min_blocks_per_sm)
         return SimtKernel(
             f, contract=contract, launch_bounds=launch_bounds, checks=checks, fastmath=fastmath, min_blocks_per_sm=min_blocks_per_sm
         )

@@ -197,9 +197,21 @@ class Spec:
 
 
 def spec(dtype: Any, shape: int | tuple[int, ...] | None = None, *, partition: int | tuple[int, ...] | None = None, aligned: bool = True) -> Spec:
-    """`tile.spec(wf.f32, (1024,), partition=(128,))`: an argument for `kernel.ahead_of_time(...)`."""
-    as_tuple = (lambda s: None if s is None else ((s,) if isinstance(s, int) else tuple(s)))
-    return Spec(dtypes.from_numpy(dtype), as_tuple(shape), as_tuple(partition), aligned)
+    """`tile.spec(wf.f32, (1024,), partition=(128,))`: an argument for `kernel.ahead_of_time(...)`.
+
+    `shape` and `partition`: an int or a tuple of non-negative ints (None: a scalar / not
+    partitioned). Raises `UsageError` for anything else and for unsupported dtypes."""
+    from warpforge.errors import UsageError
+
+    def as_tuple(what: str, s: Any) -> tuple[int, ...] | None:
+        if s is None:
+            return None
+        dims = (s,) if isinstance(s, int) and not isinstance(s, bool) else tuple(s) if isinstance(s, tuple | list) else None
+        if dims is None or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
+            raise UsageError(f"tile.spec: {what} is an int or a tuple of non-negative ints, got {s!r}")
+        return dims
+
+    return Spec(dtypes.from_numpy(dtype), as_tuple("shape", shape), as_tuple("partition", partition), aligned)
 
 
 # --------------------------------------------------------------------------- the kernel object

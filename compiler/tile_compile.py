@@ -17,6 +17,7 @@ grid parameter, the block size, the `load_tile_like` pairs).
 from __future__ import annotations
 
 import inspect
+import math
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -85,15 +86,19 @@ def pointer_alignment(ptr: int) -> int:
 
 
 def check_tile_shape(shape: tuple[int, ...], what: str, site: str | None = None) -> None:
-    """A `CompileError` unless every dimension is a power of two (shown at the user's call site)."""
+    """A `CompileError` unless every dimension is a power of two and the tile has at most
+    `MAX_TILE_ELEMENTS` elements (shown at the user's call site)."""
+    from warpforge.dialects.tile import MAX_TILE_ELEMENTS
+
+    def refuse(why: str) -> None:
+        filename, _, line = (site or call_site()).rpartition(":")
+        raise CompileError(f"{what} {tuple(shape)} is not a valid tile shape: {why}", filename=filename or "<unknown>", line=int(line) if line.isdigit() else 0)
+
     for d in shape:
         if isinstance(d, bool) or not isinstance(d, int) or d < 1 or d & (d - 1):
-            filename, _, line = (site or call_site()).rpartition(":")
-            raise CompileError(
-                f"{what} {tuple(shape)} is not a valid tile shape: tile dimensions must be powers of two (1, 2, 4, …), got {d!r}",
-                filename=filename or "<unknown>",
-                line=int(line) if line.isdigit() else 0,
-            )
+            refuse(f"tile dimensions must be powers of two (1, 2, 4, …), got {d!r}")
+    if math.prod(shape) > MAX_TILE_ELEMENTS:
+        refuse(f"{math.prod(shape)} elements; a tile has at most {MAX_TILE_ELEMENTS} (MAX_TILE_ELEMENTS)")
 
 
 def _annotations(kernel: Any) -> list[tuple[str, Any]]:

@@ -8,6 +8,10 @@ from collections.abc import Callable
 
 from xdsl.ir import Dialect
 
+from warpforge.printing import install as _install_printer_fix
+
+_install_printer_fix()  # SSA names that never collide when printed (see warpforge.printing)
+
 
 def _llvm() -> Dialect:
     from warpforge.dialects.llvm import LLVM

@@ -222,6 +222,9 @@ class FuncOp(IRDLOperation):
             dims = self.known_block_size.get_values()
             if len(dims) != 3 or any(d < 1 for d in dims):
                 raise VerifyException(f"known_block_size must be 3 positive integers, got {list(dims)}")
+        from warpforge.verify import verify_launch_attributes
+
+        verify_launch_attributes(self, exact="known_block_size", located=False)
 
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:

@@ -48,6 +48,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntAttr,
     FunctionType,
+    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     Signedness,
@@ -239,6 +240,23 @@ class FuncOp(IRDLOperation):
             raise VerifyException("entry block argument types must match the function type")
         if "kernel" in self.attributes and self.function_type.outputs.data:
             raise VerifyException("a kernel returns nothing")
+        self._verify_launch_attributes()
+
+    def _verify_launch_attributes(self) -> None:
+        """`contract_block` (.reqntid), `launch_bounds` (.maxntid), `min_blocks_per_sm` (.minnctapersm):
+        the shapes and ranges PTX accepts (PTX ISA §11.4), never both of the first two."""
+        from warpforge.verify import MAX_MINCTASM, MAX_THREADS_PER_BLOCK, verify_launch_attributes
+
+        block = self.attributes.get("contract_block")
+        if block is not None and (not isinstance(block, DenseArrayBase) or len(block.get_values()) != 3):
+            raise VerifyException(f"contract_block must be array<i32: x, y, z>, got {block}")
+        verify_launch_attributes(self, exact="contract_block", maximum="", located=False)
+        for name, high in (("launch_bounds", MAX_THREADS_PER_BLOCK), ("min_blocks_per_sm", MAX_MINCTASM)):
+            attr = self.attributes.get(name)
+            if attr is not None and (not isinstance(attr, IntegerAttr) or not 1 <= attr.value.data <= high):
+                raise VerifyException(f"{name} must be an integer in [1, {high}], got {attr}")
+        if block is not None and "launch_bounds" in self.attributes:
+            raise VerifyException("a kernel has contract_block (PTX .reqntid) or launch_bounds (PTX .maxntid), not both: ptxas accepts only one")
 
     @property
     def is_kernel(self) -> bool:
@@ -408,6 +426,15 @@ class FmodOp(_BinaryOp):
     """`math.fmod(a, b)`: C's fmod, the remainder of truncating division (the sign of `a`; libdevice `fmod`)."""
 
     name = "kernel.fmod"
+    ALLOWED: ClassVar[str] = "f"
+
+
+@irdl_op_definition
+class HypotOp(_BinaryOp):
+    """`math.hypot(a, b)`: sqrt(a² + b²) without intermediate overflow or underflow (libdevice
+    `__nv_hypot[f]`; C99 Annex F: hypot(±inf, NaN) = +inf)."""
+
+    name = "kernel.hypot"
     ALLOWED: ClassVar[str] = "f"
 
 
@@ -1496,10 +1523,12 @@ SHUFFLE_MODES = ("xor", "up", "down", "idx")
 
 @irdl_op_definition
 class ShuffleOp(IRDLOperation):
-    """`%r = kernel.shuffle down %v, %delta {width = 32} : f32, si64`: `simt.shfl_down(v, delta, width)`
-    (and `shfl_xor`, `shfl_up`, `shfl_idx`): the value of another lane of this lane's segment of
-    `width` lanes (a power of two ≤ 32); past the segment's edge a lane keeps its own value. Any
-    scalar type (64-bit values move as two 32-bit shuffles, narrower ones in one)."""
+    """`%r, %valid = kernel.shuffle down %v, %delta {width = 32} : f32, si64`: `simt.shfl_down(v,
+    delta, width)` (and `shfl_xor`, `shfl_up`, `shfl_idx`): the value of another lane of this lane's
+    segment of `width` lanes (a power of two ≤ 32); past the segment's edge — for `up`/`down` also
+    any delta ≥ 32 or negative, which PTX would take mod 32 — a lane keeps its own value and
+    `%valid` (i1, PTX `shfl.sync`'s predicate) is false. Any scalar type (64-bit values move as two
+    32-bit shuffles, narrower ones in one)."""
 
     name = "kernel.shuffle"
 
@@ -1509,11 +1538,12 @@ class ShuffleOp(IRDLOperation):
     value = operand_def(T)
     offset = operand_def()
     result = result_def(T)
+    valid = result_def(i1)
 
     def __init__(self, mode: str, value: SSAValue | Operation, offset: SSAValue | Operation, width: int = 32):
         super().__init__(
             operands=[value, offset],
-            result_types=[SSAValue.get(value).type],
+            result_types=[SSAValue.get(value).type, i1],
             properties={"mode": StringAttr(mode), "width": IntegerAttr(width, i32)},
         )
 
@@ -1540,7 +1570,8 @@ class ShuffleOp(IRDLOperation):
         parser.parse_punctuation(",")
         ot = parser.parse_type()
         v, o = parser.resolve_operands([value, offset], [vt, ot], parser.pos)
-        assert isinstance(width, IntegerAttr)
+        if not isinstance(width, IntegerAttr):
+            parser.raise_error(f"the shuffle width is an integer attribute, got {width}")
         op = cls(mode, v, o, width.value.data)
         op.attributes.update(attrs)
         return op
@@ -2185,6 +2216,7 @@ Kernel = Dialect(
         ContinueOp,
         FloorDivOp,
         FmodOp,
+        HypotOp,
         ForOp,
         FuncOp,
         GridDimOp,

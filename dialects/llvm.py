@@ -111,6 +111,17 @@ def _parse_keyword_in(parser: Parser, allowed: Sequence[str], what: str) -> str:
     return parser.parse_keyword_in(allowed, f" ({what})")
 
 
+NVPTX_SYNCSCOPES = ("", "singlethread", "block", "cluster", "device")
+"""`syncscope`s LLVM 22's NVPTX backend accepts ("": the whole system, PTX `.sys`); any other aborts
+the process ("NVPTX backend does not support syncscope"), so the verifier refuses it."""
+
+
+def _verify_syncscope(op: Operation) -> None:
+    scope = op.properties.get("syncscope")
+    if isinstance(scope, StringAttr) and scope.data not in NVPTX_SYNCSCOPES:
+        raise VerifyException(f"syncscope(\"{scope.data}\") is not one NVPTX has, expected one of {', '.join(repr(x) for x in NVPTX_SYNCSCOPES)}")
+
+
 def _verify_ordering(ordering: StringAttr) -> None:
     if ordering.data not in ATOMIC_ORDERINGS:
         raise VerifyException(f"expected an ordering in {ATOMIC_ORDERINGS}, got '{ordering.data}'")
@@ -151,6 +162,7 @@ class AtomicRMWOp(IRDLOperation):
         if self.bin_op.data not in ATOMIC_BIN_OPS:
             raise VerifyException(f"unknown atomicrmw operation '{self.bin_op.data}'")
         _verify_ordering(self.ordering)
+        _verify_syncscope(self)
         if self.res.type != self.val.type:
             raise VerifyException("result type must match the value operand's type")
 
@@ -227,6 +239,7 @@ class CmpXchgOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_ordering(self.success_ordering)
+        _verify_syncscope(self)
         _verify_ordering(self.failure_ordering)
         if self.cmp.type != self.val.type:
             raise VerifyException("compare and new value must have the same type")
@@ -286,6 +299,7 @@ class FenceOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_ordering(self.ordering)
+        _verify_syncscope(self)
         if self.ordering.data == "monotonic":
             raise VerifyException("a fence cannot be monotonic")
 

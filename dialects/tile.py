@@ -90,14 +90,23 @@ def is_power_of_two(n: int) -> bool:
     return n >= 1 and n & (n - 1) == 0
 
 
+MAX_TILE_ELEMENTS = 1 << 16
+"""The most elements one tile may have: `tile-to-gpu` keeps a tile in the registers of one CTA (at
+most 1024 threads), 64 elements per thread at this size. Larger shapes are refused rather than
+unrolled for minutes (or, for `1 << 40`, forever)."""
+
+
 def check_tile_shape(shape: Sequence[int], what: str = "a tile", spelled: str | None = None) -> None:
-    """Raise `VerifyException` unless every dimension is static and a power of two."""
+    """Raise `VerifyException` unless every dimension is static and a power of two, and the tile has at
+    most `MAX_TILE_ELEMENTS` elements."""
     spelled = spelled or f"[{', '.join('?' if d == DYNAMIC_INDEX else str(d) for d in shape)}]"
     for d in shape:
         if d == DYNAMIC_INDEX:
             raise VerifyException(f"{what} has a dynamic dimension '?' in {spelled}: tile shapes are static")
         if not is_power_of_two(d):
             raise VerifyException(f"{what} has dimension {d} in {spelled}: tile dimensions must be powers of two (1, 2, 4, …)")
+    if prod(shape) > MAX_TILE_ELEMENTS:
+        raise VerifyException(f"{what} {spelled} has {prod(shape)} elements; a tile has at most {MAX_TILE_ELEMENTS} (MAX_TILE_ELEMENTS)")
 
 
 def kind_of(t: Attribute) -> str:
@@ -1301,24 +1310,28 @@ class ReduceOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
-    def __init__(self, kind: str, tile: SSAValue | Operation, axis: int, keepdims: bool = False):
+    def __init__(self, kind: str, tile: SSAValue | Operation, axis: int, keepdims: bool = False, result_type: Attribute | None = None):
         t = SSAValue.get(tile).type
-        assert isinstance(t, TileType)
-        dims = list(t.dims)
-        if keepdims:
-            dims[axis] = 1
-        else:
-            del dims[axis]
+        if result_type is None:
+            assert isinstance(t, TileType) and 0 <= axis < t.rank, "tile.reduce: an axis of a tile"
+            dims = list(t.dims)
+            if keepdims:
+                dims[axis] = 1
+            else:
+                del dims[axis]
+            result_type = TileType(dims, t.element_type)
         props: dict[str, Attribute] = {"kind": StringAttr(kind), "axis": IntAttr(axis)}
         if keepdims:
             props["keepdims"] = UnitAttr()
-        super().__init__(operands=[tile], properties=props, result_types=[TileType(dims, t.element_type)])
+        super().__init__(operands=[tile], properties=props, result_types=[result_type])
 
     def verify_(self) -> None:
         if self.kind.data not in REDUCE_KINDS:
             raise VerifyException(f"unknown reduction '{self.kind.data}', expected one of {', '.join(REDUCE_KINDS)}")
         t, r = self.input.type, self.result.type
-        assert isinstance(t, TileType) and isinstance(r, TileType)
+        if not isinstance(r, TileType):
+            raise VerifyException(f"tile.reduce gives a !tile.tile, got {r}")
+        assert isinstance(t, TileType)  # operand_def(TileType) was checked first
         axis = self.axis.data
         if not 0 <= axis < t.rank:
             raise VerifyException(f"axis {axis} is out of range for {t}")
@@ -1344,9 +1357,9 @@ class ReduceOp(IRDLOperation):
         parser.parse_punctuation(":")
         t = parser.parse_type()
         parser.parse_punctuation("->")
-        parser.parse_type()
+        r = parser.parse_type()
         (value,) = parser.resolve_operands([operand], [t], parser.pos)
-        op = cls(kind, value, axis, keep)
+        op = cls(kind, value, axis, keep, result_type=r)  # the verifier checks axis and result type
         op.attributes.update(attrs)
         return op
 

@@ -165,6 +165,44 @@ class ConvertIntOverflowOp(RewritePattern):
         replace_op(rewriter, op, target(op.operands[0], op.operands[1], {}, overflow))
 
 
+_SIGN_EXTEND_SELECTOR = {8: 0x8880, 16: 0x9910}
+"""`prmt.b32` selectors that sign-extend the low byte / half of a 32-bit value (PTX ISA §9.7.9.7:
+a selector nibble of 8 + k replicates the sign bit of byte k)."""
+
+
+@dataclass
+class ConvertNarrowNegation(RewritePattern):
+    """`arith.subi 0, %x` on i8/i16 (`-x`, and `abs(x)`'s negative arm) → the negation at i32, its low
+    bits sign-extended by `llvm.nvvm.prmt`, then truncated.
+
+    Why: for `neg.s16` followed by `cvt.s32.s16` (what LLVM emits for a negated i16 that is then
+    widened) ptxas 13.0 drops the sign extension, so −(−32768) widened gave +32768 on the GPU (seen
+    on the H200; NVRTC-compiled CUDA C++ does the same). With the arithmetic at 32 bits and the sign
+    extension explicit, LLVM cannot narrow the negation back to 16 bits (it does for a plain
+    `trunc`/`sext` pair) and ptxas keeps the extension (its SASS: `IADD3 … -R`, then `PRMT … 0x9910`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.SubiOp, rewriter: PatternRewriter, /):
+        typ = op.result.type
+        if not isinstance(typ, IntegerType) or typ.width.data not in _SIGN_EXTEND_SELECTOR or not _is_zero(op.lhs):
+            return
+        i32 = IntegerType(32)
+        wide = llvm.SExtOp(op.rhs, i32)
+        zero, c0, sel = _constant(0, i32), _constant(0, i32), _constant(_SIGN_EXTEND_SELECTOR[typ.width.data], i32)
+        neg = llvm.SubOp(zero.result, wide.res)
+        extended = llvm.CallIntrinsicOp("llvm.nvvm.prmt", [neg.res, c0.result, sel.result], [i32])
+        narrow = llvm.TruncOp(extended.results[0], typ)
+        replace_op(rewriter, op, [wide, zero, c0, sel, neg, extended, narrow], [narrow.res])
+
+
+def _is_zero(value: SSAValue) -> bool:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp | llvm.ConstantOp):
+        attr = owner.value
+        return isinstance(attr, IntegerAttr) and attr.value.data == 0
+    return False
+
+
 @dataclass
 class ConvertIntOp(RewritePattern):
     """`INT_OPS`: divsi/divui/remsi/remui/andi/ori/xori/shrsi/shrui → the LLVM instruction."""
@@ -394,6 +432,7 @@ class ConvertArithToLLVMPass(ModulePass):
             TypedPatternApplier(
                 [
                     ConvertConstantOp(),
+                    ConvertNarrowNegation(),
                     ConvertIntOverflowOp(),
                     ConvertIntOp(),
                     ConvertFloatOp(),

@@ -493,15 +493,16 @@ def _float_floordiv_mod(fl: FunctionLowering, emit: Emitter, a: SSAValue, b: SSA
     return emit(arith.SelectOp(b_zero, emit(arith.DivfOp(a, b)), res))
 
 
-@lowers(kernel.FmodOp)
+@lowers(kernel.FmodOp, kernel.HypotOp)
 def _fmod(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
-    """libdevice `fmod` (f16/bf16 through f32, exact: the remainder is representable in the type)."""
+    """libdevice `fmod` / `hypot` (f16/bf16 through f32: fmod is exact, hypot rounds once more)."""
+    name = "fmod" if isinstance(op, kernel.FmodOp) else "hypot"
     a, b = (fl.v(o) for o in op.operands)
     typ = signless(op.operands[0].type)
     if typ in (builtin.f32, builtin.f64):
-        return emit(func.CallOp(fl.module.libdevice("fmod", typ), [a, b], [typ]))
+        return emit(func.CallOp(fl.module.libdevice(name, typ), [a, b], [typ]))
     wide = [emit(arith.ExtFOp(x, builtin.f32)) for x in (a, b)]
-    r = emit(func.CallOp(fl.module.libdevice("fmod", builtin.f32), wide, [builtin.f32]))
+    r = emit(func.CallOp(fl.module.libdevice(name, builtin.f32), wide, [builtin.f32]))
     return emit(arith.TruncFOp(r, typ))
 
 
@@ -1054,7 +1055,24 @@ def _shuffle(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     width = emit.const(op.width.value.data, i32)
     shuffle = gpu.ShuffleOp(op.mode.data, payload, offset, width)
     emit(shuffle)
-    return back(emit, shuffle.shuffle_result)
+    result, valid = shuffle.shuffle_result, shuffle.valid
+    if op.mode.data in ("up", "down") and not _small_constant(op.offset, 32):
+        # PTX takes the delta mod 32 (`b[4:0]`, PTX ISA §9.7.9.6): a delta of 32 or more (or negative,
+        # read unsigned) keeps the lane's own value, as any source past the segment's edge does
+        wide = fl.v(op.offset)
+        in_range = emit(arith.CmpiOp(wide, emit.const(32, signless(op.offset.type)), "ult"))
+        result = emit(arith.SelectOp(in_range, result, payload))
+        valid = emit(arith.AndIOp(in_range, valid))
+    fl.values[op.results[1]] = valid
+    return back(emit, result)
+
+
+def _small_constant(value: SSAValue, bound: int) -> bool:
+    """Whether `value` is a `kernel.constant` in [0, bound)."""
+    owner = value.owner
+    if isinstance(owner, kernel.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return 0 <= owner.value.value.data < bound
+    return False
 
 
 def _reduction_name(kind: str, t: Attribute) -> str:
@@ -1067,8 +1085,17 @@ def _reduction_name(kind: str, t: Attribute) -> str:
 
 @lowers(kernel.WarpReduceOp)
 def _warp_reduce(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
+    """`simt.warp_*`: one `gpu.subgroup_reduce`. An f16/bf16 sum accumulates in f32 and rounds once at
+    the end (what users of CUDA's `__half` reductions expect; an f16 butterfly loses bits at every
+    level); min/max are exact in any precision and stay in the type."""
     assert isinstance(op, kernel.WarpReduceOp)
-    return emit(gpu.SubgroupReduceOp(_reduction_name(op.kind.data, op.value.type), fl.v(op.value)))
+    x = fl.v(op.value)
+    typ = signless(op.value.type)
+    if op.kind.data == "add" and isinstance(typ, builtin.Float16Type | builtin.BFloat16Type):
+        wide = emit(arith.ExtFOp(x, builtin.f32))
+        total = emit(gpu.SubgroupReduceOp("add", wide))
+        return emit(arith.TruncFOp(total, typ))
+    return emit(gpu.SubgroupReduceOp(_reduction_name(op.kind.data, op.value.type), x))
 
 
 @lowers(kernel.VoteOp)

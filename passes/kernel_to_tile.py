@@ -29,8 +29,8 @@ from xdsl.dialects import builtin
 from xdsl.dialects.builtin import FunctionType, IntegerAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException
 
+from warpforge.diagnostics import error_at
 from warpforge.dialects import kernel, kernel_tile as kt, tile
 from warpforge.rewriting import inherit_location
 
@@ -58,7 +58,7 @@ class _FunctionRewrite:
         old = f.body.blocks.first
         assert old is not None
         if len(f.body.blocks) != 1:
-            raise DiagnosticException("kernel-to-tile runs before lower-kernel-control-flow (one block per tile kernel)")
+            raise error_at(f, "kernel-to-tile runs before lower-kernel-control-flow (one block per tile kernel)")
         types = [convert_type(t) for t in f.function_type.inputs]
         new = Block(arg_types=types)
         partitions: dict[SSAValue, kt.PartitionType] = {}
@@ -75,9 +75,11 @@ class _FunctionRewrite:
         self.partitions = partitions
         grid = f.attributes.get("tile.grid")
         if isinstance(grid, IntegerAttr):
+            if not 0 <= grid.value.data < len(new.args):
+                raise error_at(f, f"tile.grid names parameter {grid.value.data}, but the function has {len(new.args)}")
             g = new.args[grid.value.data]
             if g not in partitions:
-                raise DiagnosticException(f"@{f.sym_name.data}: tile.grid names parameter {grid.value.data}, which is not a partition")
+                raise error_at(f, f"tile.grid names parameter {grid.value.data}, which is not a partition")
             self.grid_view = self.partition_view(g, partitions[g].dims, None, f)
             for axis in range(len(partitions[g].dims)):
                 self.coords.append(self.prologue(tile.BlockCoordOp(self.grid_view, axis), f))
@@ -125,7 +127,7 @@ class _FunctionRewrite:
 
 def _root_tensor(v: SSAValue, op: Operation) -> SSAValue:
     if not isinstance(v.type, tile.TensorViewType):
-        raise DiagnosticException(f"kernel-to-tile: {op.name} needs a tensor parameter, got {v.type}")
+        raise error_at(op, f"needs a tensor parameter, got {v.type}")
     return v
 
 
@@ -133,7 +135,7 @@ def _load_tile_like(rw: _FunctionRewrite, op: Operation) -> None:
     assert isinstance(op, kt.LoadTileLikeOp)
     like = rw.partitions.get(op.like)
     if like is None:
-        raise DiagnosticException("kernel-to-tile: load_tile_like needs a partition parameter as its second operand")
+        raise error_at(op, "needs a partition parameter as its second operand")
     pv = rw.partition_view(_root_tensor(op.source, op), like.dims, op.padding, op)
     load = tile.LoadOp(pv, rw.coords)
     rw.replace(op, [load], load.result)
@@ -180,6 +182,8 @@ def _atomic(rw: _FunctionRewrite, op: Operation) -> None:
 
 def _tile_id(rw: _FunctionRewrite, op: Operation) -> None:
     assert isinstance(op, kt.TileIdOp)
+    if not 0 <= op.axis.data < len(rw.coords):
+        raise error_at(op, f"axis {op.axis.data} is not an axis of the grid, which has {len(rw.coords)}")
     op.results[0].replace_all_uses_with(rw.coords[op.axis.data])
     op.detach()
     op.erase()

@@ -43,6 +43,7 @@ per element with its index, from the thread holding it. Pass options: `chip`, `f
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 from math import log2, prod
 
@@ -71,6 +72,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from warpforge.dialects.arith import AtomicRMWKind
+from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, kernel, tile
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.passes.kernel_to_gpu import (
@@ -260,6 +262,8 @@ class _TileFunctionLowering(FunctionLowering):
         src = self.src
         self.checks = src.checks
         num_warps = src.attributes.get("tile.num_warps")
+        if num_warps is not None and (not isinstance(num_warps, IntegerAttr) or not 1 <= num_warps.value.data <= 32):
+            raise error_at(src, f"tile.num_warps must be an integer in [1, 32] (at most 1024 threads per CTA), got {num_warps}")
         self.threads = default_threads(self._max_tile(), num_warps.value.data if isinstance(num_warps, IntegerAttr) else None)
         self._plan_scratch()
         infos = src.attributes.get("tile.arg_info")
@@ -668,11 +672,21 @@ def _num_tiles_op(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAVa
     return _num_tiles(e, pv, op.axis.data)
 
 
+def _traced(fl: _TileFunctionLowering, op: Operation, operand: SSAValue, kind: type) -> Any:
+    """What the pass made of `operand` (a `View`/`PView` traced to a kernel parameter), or a located
+    error: IR where a view is not made from a parameter in the entry block cannot be lowered."""
+    value = fl.values.get(operand)
+    if not isinstance(value, kind):
+        raise error_at(op, f"cannot be lowered: its {'partition' if kind is PView else 'tensor'} view operand is not made (in the entry block) from a kernel parameter")
+    return value
+
+
 @lowers(tile.BlockCoordOp)
 def _block_coord(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
-    assert isinstance(op, tile.BlockCoordOp) and fl.bid is not None
-    pv = fl.values[op.view]
-    assert isinstance(pv, PView)
+    assert isinstance(op, tile.BlockCoordOp)
+    if fl.bid is None:
+        raise error_at(op, "cannot be lowered: the function is not a tile kernel with a grid partition")
+    pv = _traced(fl, op, op.view, PView)
     rank = len(pv.tile)
     axis = op.axis.data
     if rank == 1:
@@ -689,8 +703,7 @@ def _block_coord(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAVal
 @lowers(tile.MakePartitionViewOp)
 def _make_partition_view(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> PView:
     assert isinstance(op, tile.MakePartitionViewOp)
-    view = fl.values[op.source]
-    assert isinstance(view, View)
+    view = _traced(fl, op, op.source, View)
     pt = op.result.type
     assert isinstance(pt, tile.PartitionViewType)
     return PView(view, pt.dims, pt.padding)
@@ -699,8 +712,7 @@ def _make_partition_view(fl: _TileFunctionLowering, op: Operation, e: Emitter) -
 @lowers(tile.MakeTensorViewOp)
 def _make_tensor_view(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> View:
     assert isinstance(op, tile.MakeTensorViewOp)
-    src = fl.values[op.source]
-    assert isinstance(src, View)
+    src = _traced(fl, op, op.source, View)
     rt = op.result.type
     assert isinstance(rt, tile.TensorViewType)
     sizes = iter(op.sizes)
@@ -959,8 +971,7 @@ def store_tile(fl: _TileFunctionLowering, e: Emitter, d: Dist, view: View, tile_
 @lowers(tile.LoadOp)
 def _load(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.LoadOp)
-    pv = fl.values[op.view]
-    assert isinstance(pv, PView)
+    pv = _traced(fl, op, op.view, PView)
     rt = op.result.type
     assert isinstance(rt, tile.TileType)
     return load_tile(fl, e, pv.view, pv.tile, pv.padding, _coords64(fl, e, op.coords), rt.element_type)
@@ -969,9 +980,8 @@ def _load(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(tile.LoadTileLikeOp)
 def _load_tile_like(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.LoadTileLikeOp)
-    view = fl.values[op.source]
-    like = fl.values[op.like]
-    assert isinstance(view, View) and isinstance(like, PView)
+    view = _traced(fl, op, op.source, View)
+    like = _traced(fl, op, op.like, PView)
     rt = op.result.type
     assert isinstance(rt, tile.TileType)
     padding = like.padding if getattr(like.padding, "type", None) == rt.element_type else tile.zero_attr(rt.element_type)
@@ -981,8 +991,7 @@ def _load_tile_like(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dis
 @lowers(tile.StoreOp)
 def _store(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     assert isinstance(op, tile.StoreOp)
-    pv = fl.values[op.view]
-    assert isinstance(pv, PView)
+    pv = _traced(fl, op, op.view, PView)
     store_tile(fl, e, fl.dist(op.value), pv.view, pv.tile, _coords64(fl, e, op.coords))
     return None
 

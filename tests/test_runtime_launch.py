@@ -230,6 +230,8 @@ def scalar(dtype, name="n") -> ParamSpec:
         (np.bool_, 1, "is a bool; got int 1"),
         (np.float16, 70000, "does not fit float16"),
         (np.float32, 1e39, "does not fit float32"),
+        (np.float32, 2**1024, "does not fit float32"),  # issue 16: was packed as +inf
+        (np.float64, -(2**1100), "does not fit float64"),
         (np.float32, "1.0", "a float"),
         (np.int32, None, "an integer"),
     ],

@@ -16,7 +16,7 @@ from warpforge import f32, f64, i32, i64, simt, simulator, u8, u32
 from warpforge.context import parse_module
 from warpforge.simulator import SimulatorError
 
-RNG = np.random.default_rng()
+RNG = np.random.default_rng(1690)
 
 # --------------------------------------------------------------------------- kernels
 

@@ -128,7 +128,8 @@ _ANNOTATIONS = {"nvvm.reqntid": "reqntid", "nvvm.maxntid": "maxntid"}
 
 
 class ExportError(WarpforgeError):
-    """The `llvm`-dialect module cannot be expressed as LLVM IR (an op or type with no translation)."""
+    """The `llvm`-dialect module cannot be expressed as LLVM IR (an op or type with no translation),
+    or fails the checks LLVM would abort on (`warpforge.verify.verify_for_export`)."""
 
 
 # --------------------------------------------------------------------------- custom instructions
@@ -475,8 +476,18 @@ def _where(op: Operation) -> str:
 def export_llvm_ir(module: builtin.ModuleOp, *, debug_info: bool = True) -> ir.Module:
     """Translate an `llvm`-dialect module to an `llvmlite.ir.Module` for `nvptx64-nvidia-cuda`.
 
-    Raises `ExportError` naming the op and its source location when an op has no translation.
+    Raises `ExportError` naming the op and its source location when an op has no translation, when a
+    use is not dominated by its definition, or when launch bounds are malformed (checked first, since
+    LLVM aborts the process on such IR).
     """
+    from xdsl.utils.exceptions import VerifyException
+
+    from warpforge.verify import verify_for_export
+
+    try:
+        verify_for_export(module)
+    except VerifyException as e:
+        raise ExportError(str(e)) from None
     return LLVMExporter(debug_info=debug_info).export(module)
 
 

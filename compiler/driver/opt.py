@@ -402,6 +402,9 @@ def _process_chunk(run: Run, chunk: Chunk) -> str:
     start = time.perf_counter()
     module = parse_mlir(ctx, chunk.text, run.filename, first_line=chunk.first_line)
     verify_module(module)
+    from warpforge.verify import verify_dominance
+
+    verify_dominance(module)  # as MLIR's verifier: xDSL parses uses its definitions do not dominate
     run.parse_s += time.perf_counter() - start
     run_passes(ctx, module, run.passes, run.options)  # pyright: ignore
     start = time.perf_counter()

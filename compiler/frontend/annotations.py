@@ -91,11 +91,34 @@ class _SliceMarker:
     kind = ""
 
     def __class_getitem__(cls, dtype: Any) -> SliceAnnotation:
+        """`Slice[wf.f32]`; anything but a supported dtype is a `CompileError` at the annotation."""
         try:
+            if isinstance(dtype, SliceAnnotation) or isinstance(dtype, type) and issubclass(dtype, _SliceMarker):
+                raise TypeError(f"{dtype!r} is an array type, not an element dtype (arrays of arrays are not supported)")
             dt = dtypes.from_numpy(dtype)
-        except TypeError as e:
-            raise UsageError(f"{cls.__name__}[...] needs a warpforge dtype such as wf.f32: {e}") from None
+        except (TypeError, ValueError) as e:
+            raise annotation_error(f"{cls.__name__}[...] needs a warpforge dtype such as wf.f32: {e}") from None
         return SliceAnnotation(cls.kind, dt)
+
+
+def annotation_error(message: str) -> Exception:
+    """A `CompileError` at the user's code being run (file:line:col of the annotation expression)."""
+    import inspect
+    import os
+
+    from warpforge.errors import CompileError
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame = inspect.currentframe()
+    while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep) or "importlib" in frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        return CompileError(message)
+    info = inspect.getframeinfo(frame)
+    positions = getattr(info, "positions", None)
+    col = positions.col_offset + 1 if positions is not None and positions.col_offset is not None else 1
+    source = info.code_context[0] if info.code_context else None
+    return CompileError(message, filename=info.filename, line=info.lineno, col=col, source_line=source)
 
 
 class Slice(_SliceMarker):

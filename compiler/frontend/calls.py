@@ -55,10 +55,10 @@ _ROUNDING: dict[str, type[Operation]] = {"floor": mathd.FloorOp, "ceil": mathd.C
 _REQUIRED = object()
 
 PARAMETERS: dict[str, tuple[tuple[str, object], ...]] = {
-    "simt.shfl_xor": (("value", _REQUIRED), ("lane_mask", _REQUIRED), ("width", 32)),
-    "simt.shfl_up": (("value", _REQUIRED), ("delta", _REQUIRED), ("width", 32)),
-    "simt.shfl_down": (("value", _REQUIRED), ("delta", _REQUIRED), ("width", 32)),
-    "simt.shfl_idx": (("value", _REQUIRED), ("src_lane", _REQUIRED), ("width", 32)),
+    "simt.shfl_xor": (("value", _REQUIRED), ("lane_mask", _REQUIRED), ("width", 32), ("with_valid", False)),
+    "simt.shfl_up": (("value", _REQUIRED), ("delta", _REQUIRED), ("width", 32), ("with_valid", False)),
+    "simt.shfl_down": (("value", _REQUIRED), ("delta", _REQUIRED), ("width", 32), ("with_valid", False)),
+    "simt.shfl_idx": (("value", _REQUIRED), ("src_lane", _REQUIRED), ("width", 32), ("with_valid", False)),
     "simt.sync_warp": (("mask", 0xFFFFFFFF),),
     "simt.shared_array": (("shape", _REQUIRED), ("dtype", _REQUIRED)),
     "simt.local_array": (("shape", _REQUIRED), ("dtype", _REQUIRED)),
@@ -428,8 +428,7 @@ class CallMixin(FunctionCompilerBase):
             x, y = self.float_arg(args[0], node), self.float_arg(args[1], node)
             dt = dtypes.promote(x.dtype, y.dtype)
             x, y = self.cast(x, dt, node), self.cast(y, dt, node)
-            sq = kernel.AddOp(self.emit(kernel.MulOp(x.ssa, x.ssa), node), self.emit(kernel.MulOp(y.ssa, y.ssa), node))
-            return Scalar(self.emit(mathd.SqrtOp(self.emit(sq, node)), node), dt)
+            return Scalar(self.emit(kernel.HypotOp(x.ssa, y.ssa), node), dt)
         self.error(node, f"math.{name} is not supported in kernels")
 
     # ------------------------------------------------------------------ simt
@@ -611,8 +610,10 @@ class CallMixin(FunctionCompilerBase):
     # ------------------------------------------------------------------ warp collectives
 
     def _shuffle(self, mode: str, node: ast.Call, args: list[Value], name: str) -> Value:
-        value, offset, width = args
+        value, offset, width, with_valid = args
         self.uses_warp_collectives = True
+        if not isinstance(with_valid, Literal) or not isinstance(with_valid.value, bool):
+            self.error(node, f"{name}: with_valid is a compile-time True or False, got {with_valid.describe()}")
         if not isinstance(width, Literal) or not isinstance(width.value, int) or isinstance(width.value, bool):
             self.error(node, f"{name}: the width must be a compile-time integer (a power of two from 1 to 32), got {width.describe()}")
         w = width.value
@@ -627,7 +628,11 @@ class CallMixin(FunctionCompilerBase):
             off = self.materialize(offset, node)
             if not off.dtype.is_int:
                 self.error(node, f"{name}: the lane/offset must be an integer, got {off.dtype.name}")
-        return Scalar(self.emit(kernel.ShuffleOp(mode, x.ssa, off.ssa, w), node), x.dtype)
+        shuffle = kernel.ShuffleOp(mode, x.ssa, off.ssa, w)
+        self.emit(shuffle, node)
+        if with_valid.value:  # `v, ok = simt.shfl_down(x, 4, with_valid=True)`: PTX's predicate too
+            return TupleValue((Scalar(shuffle.result, x.dtype), Scalar(shuffle.valid, dtypes.bool_)))
+        return Scalar(shuffle.result, x.dtype)
 
     def call_simt_shfl_xor(self, node: ast.Call, args: list[Value]) -> Value:
         return self._shuffle("xor", node, args, "simt.shfl_xor")

@@ -40,6 +40,8 @@ def _dim3(value: Any, what: str) -> Dim3:
     dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
     if any(d < 1 for d in dims):
         raise LaunchError(f"{what} dimensions must be at least 1, got {dims}")
+    if any(d > 0xFFFFFFFF for d in dims):  # cuLaunchKernel takes unsigned int dimensions
+        raise LaunchError(f"{what} dimensions must be below 2**32, got {dims}")
     return dims  # type: ignore[return-value]
 
 
@@ -59,8 +61,8 @@ class LaunchConfig:
     def __init__(self, grid: int | tuple[int, ...], block: int | tuple[int, ...], shmem_size: int = 0):
         object.__setattr__(self, "grid", _dim3(grid, "grid"))
         object.__setattr__(self, "block", _dim3(block, "block"))
-        if not _is_int(shmem_size) or shmem_size < 0:
-            raise LaunchError(f"shmem_size is a number of bytes (an int >= 0), got {shmem_size!r}")
+        if not _is_int(shmem_size) or not 0 <= shmem_size <= 0xFFFFFFFF:
+            raise LaunchError(f"shmem_size is a number of bytes (an int in [0, 2**32)), got {shmem_size!r}")
         object.__setattr__(self, "shmem_size", int(shmem_size))
 
     @property
@@ -224,8 +226,8 @@ def pack_scalar(param: ParamSpec, value: Any, kernel_name: str = "") -> Any:
         raise LaunchError(f"{at}scalar {param.name} is {dt.name} (a float); got {got}: pass a float")
     try:
         as_float = float(value)
-    except OverflowError:
-        as_float = math.inf
+    except OverflowError:  # an int of 2**1024 or more: no float holds it (it is not infinity)
+        raise LaunchError(f"{at}scalar {param.name}={value!r} does not fit {dt.name} (largest finite value {_float_max(dt):g})") from None
     with numpy.errstate(over="ignore"):
         packed = numpy.array(as_float, dtype=dt)
     if math.isfinite(as_float) and not numpy.isfinite(packed.astype(numpy.float64)):

@@ -33,6 +33,7 @@ copied like `from_host`; a torch / cupy / `DeviceBuffer` device array is used in
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 from dataclasses import dataclass, field
 from math import prod
@@ -430,8 +431,13 @@ class LazyTensor(_Handle):
         """Cut the tensor into tiles of `tile_shape` (powers of two; the last tile of an axis may be
         partial): the exclusive output of the next launch, with one tile block per tile. Consumes
         this tensor handle."""
-        shape = (tile_shape,) if isinstance(tile_shape, int) else tuple(tile_shape)
         site = call_site()
+        if isinstance(tile_shape, int) and not isinstance(tile_shape, bool):
+            shape: tuple[Any, ...] = (tile_shape,)
+        elif isinstance(tile_shape, tuple | list):
+            shape = tuple(tile_shape)
+        else:
+            raise LaunchError(f"partition() takes a tile shape (an int or a tuple of ints), got {tile_shape!r} (at {site})")
         if len(shape) != len(self.shape) or not all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
             raise LaunchError(
                 f"the partition {tuple(shape)} does not fit the {len(self.shape)}-D tensor of shape {self.shape} "
@@ -634,9 +640,16 @@ def _check_external_aliasing(kernel: Any, spec: Any, args: tuple[Any, ...], stor
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
-    dims = (shape,) if isinstance(shape, int) and not isinstance(shape, bool) else tuple(shape)
+    if isinstance(shape, int | numpy.integer) and not isinstance(shape, bool):
+        dims: tuple[Any, ...] = (shape,)
+    elif isinstance(shape, tuple | list):
+        dims = tuple(shape)
+    else:
+        raise LaunchError(f"a tensor shape is an int or a tuple of non-negative ints, got {shape!r}")
     if not all(isinstance(d, int | numpy.integer) and not isinstance(d, bool) and d >= 0 for d in dims):
         raise LaunchError(f"a tensor shape is an int or a tuple of non-negative ints, got {shape!r}")
+    if math.prod(int(d) for d in dims) >= 2**62:
+        raise LaunchError(f"a tensor of shape {tuple(dims)} has more elements than any device holds")
     if not 1 <= len(dims) <= 2:
         raise LaunchError(f"tile tensors have 1 or 2 dimensions, got shape {tuple(dims)}")
     return tuple(int(d) for d in dims)
@@ -671,7 +684,10 @@ def empty(shape: int | tuple[int, ...], dtype: Any = dtypes.f32) -> LazyTensor:
 
 
 def arange(n: int, dtype: Any = dtypes.i32) -> LazyTensor:
-    """0, 1, …, n − 1 (lazy)."""
+    """0, 1, …, n − 1 (lazy). `n` is an int >= 0 (else `LaunchError`)."""
+    if not isinstance(n, int | numpy.integer) or isinstance(n, bool) or n < 0:
+        raise LaunchError(f"wf.arange(n) takes an int n >= 0, got {n!r}")
+    _shape((n,))
     dt = dtypes.from_numpy(dtype)
     return _new((n,), dt, "host", numpy.arange(n, dtype=dt.np), f"wf.arange({n!r})")
 
@@ -680,7 +696,10 @@ def from_host(array: Any) -> LazyTensor:
     """A lazy device copy of a host array (copied now on the host, to the device at sync)."""
     if hasattr(array, "__cuda_array_interface__") or hasattr(array, "__dlpack_device__") and not isinstance(array, numpy.ndarray):
         raise LaunchError("wf.from_host copies a host array, but this one is in device memory: use wf.tensor(x) to use it in place")
-    host = numpy.array(array, copy=True, order="C")
+    try:
+        host = numpy.array(array, copy=True, order="C")
+    except (TypeError, ValueError) as e:  # a ragged list, …
+        raise LaunchError(f"wf.from_host: {type(array).__name__} is not an array NumPy can read: {e}") from None
     return _new(host.shape, host.dtype, "host", host, f"wf.from_host(<{host.dtype} array {host.shape}>)")
 
 

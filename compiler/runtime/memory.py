@@ -14,6 +14,7 @@ before anything touches the driver, so they also work without a GPU.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import math
 from typing import Any
 
 import numpy
@@ -32,6 +33,8 @@ def device_dtype(dtype: Any) -> numpy.dtype:
     kernels support it: bool, int8…int64, uint8…uint64, float16, bfloat16, float32, float64.
     Raises `LaunchError` otherwise."""
     try:
+        if dtype is None:  # numpy.dtype(None) is float64: never what was meant
+            raise TypeError
         dt = as_numpy_dtype(dtype)
     except Exception:
         raise LaunchError(f"{dtype!r} is not a dtype: pass a numpy dtype (numpy.float32) or a warpforge dtype (wf.f32)") from None
@@ -46,12 +49,14 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, (int, numpy.integer)) and not isinstance(shape, bool):
         shape = (int(shape),)
     try:
-        dims = tuple(int(d) for d in shape)
         ok = all(isinstance(d, (int, numpy.integer)) and not isinstance(d, bool) for d in shape)
-    except TypeError:
-        ok = False
+        dims = tuple(int(d) for d in shape) if ok else ()
+    except (TypeError, ValueError):
+        ok, dims = False, ()
     if not ok or any(d < 0 for d in dims):
         raise LaunchError(f"a buffer shape is an int or a tuple of non-negative ints, got {shape!r}")
+    if math.prod(dims) >= 2**62:  # the kernel ABI passes lengths as i64; no device holds 2**62 elements
+        raise LaunchError(f"a buffer of shape {dims} has {math.prod(dims)} elements: more than any device holds")
     return dims
 
 
@@ -127,7 +132,10 @@ class DeviceBuffer:
             raise LaunchError(
                 "from_host copies a host array, but this one is already in device memory: pass it to the kernel directly"
             )
-        host = numpy.asarray(array)
+        try:
+            host = numpy.asarray(array)
+        except (TypeError, ValueError) as e:  # a ragged list, …
+            raise LaunchError(f"from_host: {type(array).__name__} is not an array NumPy can read: {e}") from None
         device_dtype(host.dtype)
         host = numpy.require(host, requirements="C")
         s = as_stream(stream)

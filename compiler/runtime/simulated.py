@@ -222,7 +222,13 @@ class SimulatedBuffer(DeviceBuffer):
 
     @classmethod
     def _create(cls, stream: Stream, shape: tuple[int, ...], dtype: numpy.dtype, *, zero: bool) -> SimulatedBuffer:
-        return cls._wrap(stream, (numpy.zeros if zero else numpy.empty)(shape, dtype=dtype))
+        try:
+            host = (numpy.zeros if zero else numpy.empty)(shape, dtype=dtype)
+        except (MemoryError, ValueError) as e:
+            from warpforge.errors import DeviceError
+
+            raise DeviceError(f"the simulator cannot allocate a buffer of shape {shape} ({dtype}) in host memory: {e}") from None
+        return cls._wrap(stream, host)
 
     @classmethod
     def _copy_of(cls, stream: Stream, host: numpy.ndarray) -> SimulatedBuffer:

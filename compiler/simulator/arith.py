@@ -219,6 +219,20 @@ def _minimumf(a: Any, b: Any) -> Any:
     return _scalar(np.where(a == b, np.where(np.signbit(a), a, b), r))
 
 
+def _maxnumf(a: Any, b: Any) -> Any:
+    """`llvm.maxnum` (C's fmax: NaN ignored), with −0 ordered below +0 as PTX `max` does. LLVM lets
+    maxnum return either zero; NumPy's `fmax` picks one by code path (SIMD or scalar), which made
+    results depend on array length: the order is fixed here."""
+    r = np.fmax(a, b)
+    return _scalar(np.where(a == b, np.where(np.signbit(a), b, a), r))
+
+
+def _minnumf(a: Any, b: Any) -> Any:
+    """`llvm.minnum` (C's fmin), with −0 ordered below +0 (see `_maxnumf`)."""
+    r = np.fmin(a, b)
+    return _scalar(np.where(a == b, np.where(np.signbit(a), a, b), r))
+
+
 FLOAT_BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
     arith.AddfOp: np.add,
     arith.SubfOp: np.subtract,
@@ -226,8 +240,8 @@ FLOAT_BINARY: dict[type[Operation], Callable[[Any, Any], Any]] = {
     arith.DivfOp: np.true_divide,
     arith.MaximumfOp: _maximumf,
     arith.MinimumfOp: _minimumf,
-    arith.MaxnumfOp: np.fmax,
-    arith.MinnumfOp: np.fmin,
+    arith.MaxnumfOp: _maxnumf,
+    arith.MinnumfOp: _minnumf,
 }
 """Float op → NumPy function, computed in the operands' own type (f32 stays f32)."""
 if hasattr(arith, "RemFOp"):

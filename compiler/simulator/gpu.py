@@ -432,9 +432,9 @@ def _identity(kind: str, dt: np.dtype) -> Any:
 
 
 def _float_combine(kind: str) -> Callable[[Any, Any], Any]:
-    from warpforge.simulator.arith import _maximumf, _minimumf  # pyright: ignore[reportPrivateUsage]
+    from warpforge.simulator.arith import _maximumf, _maxnumf, _minimumf, _minnumf  # pyright: ignore[reportPrivateUsage]
 
-    return {"add": np.add, "mul": np.multiply, "minnumf": np.fmin, "maxnumf": np.fmax, "minimumf": _minimumf, "maximumf": _maximumf}[kind]
+    return {"add": np.add, "mul": np.multiply, "minnumf": _minnumf, "maxnumf": _maxnumf, "minimumf": _minimumf, "maximumf": _maximumf}[kind]
 
 
 def _int_combine(kind: str, dt: np.dtype) -> Callable[[Any, Any], Any]:

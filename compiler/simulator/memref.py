@@ -36,7 +36,7 @@ from xdsl.traits import SymbolTable
 
 from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects import gpu
-from warpforge.simulator.arith import _maximumf, _minimumf  # pyright: ignore[reportPrivateUsage]
+from warpforge.simulator.arith import _maximumf, _maxnumf, _minimumf, _minnumf  # pyright: ignore[reportPrivateUsage]
 from warpforge.simulator.engine import SimInterpreter
 from warpforge.simulator.values import UNSIGNED, MemRef, dtype_of, memory_space, op_error
 
@@ -293,11 +293,11 @@ ATOMIC_KINDS: dict[AtomicRMWKind, tuple[Callable[[Any, Any], Any], bool]] = {
     _K.andi: (np.bitwise_and, False),
     _K.assign: (_assign, False),
     _K.maximumf: (_maximumf, False),  # llvm fmaximum: NaN propagates, -0 < +0
-    _K.maxnumf: (np.fmax, False),
+    _K.maxnumf: (_maxnumf, False),  # NaN ignored, -0 < +0
     _K.maxs: (np.maximum, False),
     _K.maxu: (np.maximum, True),
     _K.minimumf: (_minimumf, False),  # llvm fminimum
-    _K.minnumf: (np.fmin, False),
+    _K.minnumf: (_minnumf, False),
     _K.mins: (np.minimum, False),
     _K.minu: (np.minimum, True),
     _K.mulf: (np.multiply, False),

@@ -217,3 +217,31 @@ func.func @expansions(%a: i32, %b: i32) -> (i32, i32, i32, i32, i1, i32, i32) {
   %lo, %hi = arith.mulsi_extended %a, %b : i32
   func.return %0, %1, %2, %sum, %carry, %lo, %hi : i32, i32, i32, i32, i1, i32, i32
 }
+
+// -----
+
+// Negating an i8/i16 (`0 - x`): at i32, the low bits sign-extended by prmt, then truncated, so
+// neither LLVM (narrowing back to neg.s16) nor ptxas (dropping the cvt.s32.s16 after it) can lose
+// the wrap of -(-32768). Other narrow subtractions and i32 negation stay one llvm.sub.
+// CHECK-LABEL: func.func @narrow_negation(
+// CHECK-SAME:    %[[X:.*]]: i16, %[[Y:.*]]: i8, %[[Z:.*]]: i32
+// CHECK:         %[[W:.*]] = llvm.sext %[[X]] : i16 to i32
+// CHECK:         %[[N:.*]] = llvm.sub %{{.*}}, %[[W]] : i32
+// CHECK:         %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.prmt"(%[[N]], %{{.*}}, %{{.*}}) : (i32, i32, i32) -> i32
+// CHECK:         %[[T:.*]] = llvm.trunc %[[E]] : i32 to i16
+// CHECK:         %[[WY:.*]] = llvm.sext %[[Y]] : i8 to i32
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.prmt"
+// CHECK:         %[[TY:.*]] = llvm.trunc %{{.*}} : i32 to i8
+// CHECK:         %[[NZ:.*]] = llvm.sub %{{.*}}, %[[Z]] : i32
+// CHECK:         %[[D:.*]] = llvm.sub %[[X]], %[[X]] : i16
+// CHECK:         func.return %[[T]], %[[TY]], %[[NZ]], %[[D]]
+func.func @narrow_negation(%x: i16, %y: i8, %z: i32) -> (i16, i8, i32, i16) {
+  %c0 = arith.constant 0 : i16
+  %c0b = arith.constant 0 : i8
+  %c0w = arith.constant 0 : i32
+  %0 = arith.subi %c0, %x : i16
+  %1 = arith.subi %c0b, %y : i8
+  %2 = arith.subi %c0w, %z : i32
+  %3 = arith.subi %x, %x : i16
+  func.return %0, %1, %2, %3 : i16, i8, i32, i16
+}

@@ -51,12 +51,12 @@ gpu.module @m {
 // -----
 
 // A kernel: nvvm.kernel, known_block_size → nvvm.reqntid (and block_dim folds to it), argument
-// attributes and nvvm.maxntid kept, the target of the gpu.module kept.
+// attributes and nvvm.minctasm kept, the target of the gpu.module kept.
 
 // CHECK:       gpu.module @k_mod [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
 // CHECK-LABEL: func.func @kernel(
 // CHECK-SAME:    %{{.*}}: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %[[OUT:[^:]*]]: memref<?xindex, 1 : i32>)
-// CHECK-SAME:    attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>, nvvm.maxntid = array<i32: 128, 1, 1>}
+// CHECK-SAME:    attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32}
 // CHECK-NEXT:    %[[Y:.*]] = arith.constant 1 : index
 // CHECK-NEXT:    %[[X:.*]] = arith.constant 128 : index
 // CHECK-NEXT:    %[[S:.*]] = arith.addi %[[X]], %[[Y]] : index
@@ -64,7 +64,7 @@ gpu.module @m {
 // CHECK-NEXT:    func.return
 gpu.module @k_mod [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
   gpu.func @kernel(%a: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %out: memref<?xindex, 1 : i32>)
-      kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.maxntid = array<i32: 128, 1, 1>} {
+      kernel attributes {known_block_size = array<i32: 128, 1, 1>, nvvm.minctasm = 2 : i32} {
     %y = gpu.block_dim y
     %x = gpu.block_dim x
     %s = arith.addi %x, %y : index

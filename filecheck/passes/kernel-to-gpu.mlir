@@ -166,7 +166,7 @@ builtin.module {
 // -----
 
 // Barriers, fences and warp collectives map to their gpu ops; an f16 shuffles as the low bits of an
-// i32; warp min/max follow the signedness (floats: NaN-propagating minimumf/maximumf).
+// i32 (a run-time delta of 32 or more keeps the lane's own value, and %valid is false); warp min/max follow the signedness (floats: NaN-propagating minimumf/maximumf).
 // CHECK-LABEL: gpu.func @sync_and_warps(
 // CHECK: gpu.barrier
 // CHECK: gpu.barrier_reduce popc %{{.*}} : i32
@@ -175,8 +175,11 @@ builtin.module {
 // CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f16 to i16
 // CHECK: %[[WIDE:.*]] = arith.extui %[[BITS]] : i16 to i32
 // CHECK: %[[OFF:.*]] = arith.trunci %{{.*}} : i64 to i32
-// CHECK: %[[R:.*]], %{{.*}} = gpu.shuffle down %[[WIDE]], %[[OFF]], %{{.*}} : i32
-// CHECK: arith.trunci %[[R]] : i32 to i16
+// CHECK: %[[R:.*]], %[[V:.*]] = gpu.shuffle down %[[WIDE]], %[[OFF]], %{{.*}} : i32
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK: %[[SEL:.*]] = arith.select %[[IN]], %[[R]], %[[WIDE]] : i32
+// CHECK: arith.andi %[[IN]], %[[V]] : i1
+// CHECK: arith.trunci %[[SEL]] : i32 to i16
 // CHECK: gpu.subgroup_reduce minui %{{.*}} : (i32) -> i32
 // CHECK: gpu.subgroup_reduce maximumf %{{.*}} : (f32) -> f32
 // CHECK: gpu.vote any
@@ -189,7 +192,7 @@ builtin.module {
     %n = kernel.barrier_reduce popc %p : si32
     kernel.thread_fence device
     kernel.warp_sync %u : ui32
-    %s = kernel.shuffle down %h, %i {width = 8} : f16, si64
+    %s, %sv = kernel.shuffle down %h, %i {width = 8} : f16, si64
     %m = kernel.warp_reduce min %u : ui32
     %x = kernel.warp_reduce max %f : f32
     %a = kernel.vote any %p

@@ -5,7 +5,7 @@
 
 // CHECK:      builtin.module {
 // CHECK-NEXT:   gpu.module @kernels [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
-// CHECK-NEXT:     gpu.func @vecadd(%{{.*}}: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %{{.*}}: memref<?xf32, 1 : i32> {llvm.noalias}, %{{.*}}: i32) kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.maxntid = array<i32: 256, 1, 1>} {
+// CHECK-NEXT:     gpu.func @vecadd(%{{.*}}: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %{{.*}}: memref<?xf32, 1 : i32> {llvm.noalias}, %{{.*}}: i32) kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32} {
 // CHECK-NEXT:       %{{.*}} = gpu.thread_id x
 // CHECK-NEXT:       %{{.*}} = gpu.thread_id y
 // CHECK-NEXT:       %{{.*}} = gpu.thread_id z
@@ -56,7 +56,7 @@
 builtin.module {
   gpu.module @kernels [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
     gpu.func @vecadd(%a: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %c: memref<?xf32, 1 : i32> {llvm.noalias}, %n: i32)
-        kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.maxntid = array<i32: 256, 1, 1>} {
+        kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32} {
       %tx = gpu.thread_id x
       %ty = gpu.thread_id y
       %tz = gpu.thread_id z

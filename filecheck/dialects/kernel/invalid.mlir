@@ -83,7 +83,7 @@ kernel.func @k(%c: !kernel.disjoint_slice<f32>, %i: si64, %v: f32) attributes {k
 // CASE: a shuffle width is a power of two up to 32
 kernel.func @k(%x: f32, %i: si64) attributes {kernel} {
   // expected-error @+1 {{the shuffle width must be a power of two from 1 to 32, got 12}}
-  %r = kernel.shuffle xor %x, %i {width = 12} : f32, si64
+  %r, %rv = kernel.shuffle xor %x, %i {width = 12} : f32, si64
   kernel.return
 }
 // -----

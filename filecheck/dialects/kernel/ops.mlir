@@ -152,7 +152,7 @@ kernel.func @breadth(%x: f32, %i: si64, %p: i1, %m: ui32, %a: !kernel.atomic_sli
   // CHECK: kernel.warp_sync %{{.*}} : ui32
   kernel.warp_sync %m : ui32
   // CHECK: kernel.shuffle up %{{.*}}, %{{.*}} {width = 16} : f32, si64
-  %sh = kernel.shuffle up %x, %i {width = 16} : f32, si64
+  %sh, %shv = kernel.shuffle up %x, %i {width = 16} : f32, si64
   // CHECK: kernel.warp_reduce min %{{.*}} : si32
   %wr = kernel.warp_reduce min %n : si32
   // CHECK: kernel.vote all %{{.*}}

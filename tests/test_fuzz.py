@@ -1,0 +1,53 @@
+"""The fuzzer's CI slice and its regression cases (tests/fuzz; `python -m tests.fuzz --full` by hand).
+
+- Every reduced finding in tests/fuzz/regressions/ (first line: the `warpforge-opt` arguments,
+  second: a regex its diagnostic must match) gives a diagnostic, not an internal error, a traceback,
+  an abort or a hang.
+- The seeded slice (`tests.fuzz.session.SLICE`: IR mutants, generated kernels against NumPy on the
+  simulator, every host-API misuse case) has no findings. Unlocated diagnostics are counted and
+  printed; `WARPFORGE_FUZZ_STRICT=1` fails on them too (the verifier-location work makes them zero).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from fuzz import FINDINGS, ir
+from fuzz.runner import run_cases
+from fuzz.session import SLICE, run
+
+REGRESSIONS = sorted((Path(__file__).parent / "fuzz" / "regressions").glob("*.mlir"))
+
+
+def _regression(path: Path) -> ir.Mutant:
+    text = path.read_text()
+    args = tuple(text.splitlines()[0].split("ARGS:", 1)[1].split())
+    return ir.Mutant(path.name, (), text, args)
+
+
+@pytest.fixture(scope="module")
+def regression_outcomes() -> dict[str, tuple[str, str]]:
+    cases = [("ir", _regression(p)) for p in REGRESSIONS]
+    return {o.case.origin: (o.klass, o.detail) for o in run_cases(cases, {"ir": ir.handle}, workers=2, timeout=60)}
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=lambda p: p.stem)
+def test_fuzz_regression_is_a_diagnostic(path: Path, regression_outcomes: dict[str, tuple[str, str]]) -> None:
+    klass, detail = regression_outcomes[path.name]
+    expect = path.read_text().splitlines()[1].split("EXPECT:", 1)[1].strip()
+    assert klass in ("located", "unlocated", "verifier-crash"), f"{path.name}: {klass}: {detail}"
+    assert re.search(expect, detail), f"{path.name}: expected /{expect}/ in:\n{detail}"
+
+
+def test_fuzz_slice_has_no_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    report = run(SLICE, seed=16, workers=2, timeout=60)
+    with capsys.disabled():
+        print("\n" + report.table())
+    strict = os.environ.get("WARPFORGE_FUZZ_STRICT") == "1"
+    bad = [c for c in FINDINGS if report.count(c) and (strict or c != "unlocated")]
+    assert not bad, report.findings(bad, 5)
+    assert report.count("ok", "kernel") >= SLICE.kernels * 3 // 4, report.table()
