@@ -127,7 +127,10 @@ def test_every_key_part_misses(cache: DiskCache, tmp_path: Path) -> None:
     write_kernel(base)
     fn = load(base).vecadd.fn
     variants["fastmath"] = simt_key(simt.kernel(fastmath=True, contract=k.contract)(fn), "sm_90", "+ptx80")
-    variants["launch bounds"] = simt_key(simt.kernel(launch_bounds=128, contract=k.contract)(fn), "sm_90", "+ptx80")
+    # launch_bounds with an exact contract block is refused at the decorator: compare against a domain-only contract
+    bounded = simt_key(simt.kernel(launch_bounds=128, contract=simt.Contract(domain=1))(fn), "sm_90", "+ptx80")
+    assert bounded != simt_key(simt.kernel(launch_bounds=256, contract=simt.Contract(domain=1))(fn), "sm_90", "+ptx80")
+    variants["launch bounds"] = bounded
     variants["contract"] = simt_key(simt.kernel(contract=simt.Contract(domain=1, block=(128, 1, 1)))(fn), "sm_90", "+ptx80")
     variants["min blocks per SM"] = simt_key(simt.kernel(contract=k.contract, min_blocks_per_sm=2)(fn), "sm_90", "+ptx80")
     assert simt_key(simt.kernel(contract=k.contract)(fn), "sm_90", "+ptx80") == key

@@ -274,13 +274,13 @@ def _paths(tmp_path: Path) -> list[tuple[str, type[wf.WarpforgeError], object]]:
         ("an unknown fast-math flag", wf.CompileError, lambda: _fast({"fastest"})),
         ("DeviceBuffer()", wf.UsageError, lambda: wf.DeviceBuffer()),
         ("an unsupported dtype", wf.LaunchError, lambda: wf.DeviceBuffer.from_host(s, np.zeros(3, np.complex64))),
-        ("an unsupported dtype in an annotation", wf.UsageError, lambda: simt.Slice[np.complex64]),
+        ("an unsupported dtype in an annotation", wf.CompileError, lambda: simt.Slice[np.complex64]),  # located at the annotation
         ("a kernel called like a function", wf.UsageError, lambda: double(1, 2)),
         ("a device function called from the host", wf.UsageError, lambda: helper(1.0)),
         ("a kernel function outside a kernel", wf.UsageError, lambda: simt.index_1d()),
         ("a tile function outside a kernel", wf.UsageError, lambda: tile.bid(0)),
         ("an unknown stage", wf.UsageError, lambda: double.ir("bogus")),
-        ("a bad Slice annotation", wf.UsageError, lambda: simt.Slice["x"]),
+        ("a bad Slice annotation", wf.CompileError, lambda: simt.Slice["x"]),  # located at the annotation
         ("a bad Constant annotation", wf.UsageError, lambda: wf.Constant[str]),
         ("a bad tile annotation", wf.UsageError, lambda: tile.Tensor["x", (4,)]),
         ("a bad num_warps", wf.UsageError, lambda: tile.kernel(num_warps=3)(lambda z: None)),
