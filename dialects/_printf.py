@@ -248,3 +248,33 @@ def format_printf(fmt: str, values: list[object]) -> str:
 
 def _only(flags: str, keep: str) -> str:
     return "".join(f for f in flags if f in keep)
+
+
+def parse_format_op(cls, parser):  # noqa: ANN001, ANN201 (an op class and xDSL's Parser)
+    """`"format", %a, %b attr-dict : type, type` (the syntax of `gpu.printf` and `kernel.print`):
+    parse it and build `cls(format, operands)`."""
+    fmt = parse_format(parser)
+    operands = []
+    while parser.parse_optional_punctuation(",") is not None:
+        operands.append(parser.parse_unresolved_operand())
+    attrs = parser.parse_optional_attr_dict()
+    types = []
+    if operands:
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+    op = cls(fmt, parser.resolve_operands(operands, types, parser.pos))
+    op.attributes.update(attrs)
+    return op
+
+
+def print_format_op(op, printer) -> None:  # noqa: ANN001 (a format op and xDSL's Printer)
+    """Print `op` (with `format` and `args`) in the syntax `parse_format_op` reads."""
+    printer.print_string(" ")
+    printer.print_string_literal(op.format.data)
+    for a in op.args:
+        printer.print_string(", ")
+        printer.print_operand(a)
+    printer.print_op_attributes(op.attributes)
+    if op.args:
+        printer.print_string(" : ")
+        printer.print_list([a.type for a in op.args], printer.print_attribute)

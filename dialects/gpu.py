@@ -444,31 +444,14 @@ class PrintfOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> PrintfOp:
-        from warpforge.dialects._printf import parse_format
+        from warpforge.dialects._printf import parse_format_op
 
-        fmt = parse_format(parser)
-        operands = []
-        while parser.parse_optional_punctuation(",") is not None:
-            operands.append(parser.parse_unresolved_operand())
-        attrs = parser.parse_optional_attr_dict()
-        types: list[Attribute] = []
-        if operands:
-            parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-        op = cls(fmt, parser.resolve_operands(operands, types, parser.pos))
-        op.attributes.update(attrs)
-        return op
+        return parse_format_op(cls, parser)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.format.data)
-        for a in self.args:
-            printer.print_string(", ")
-            printer.print_operand(a)
-        printer.print_op_attributes(self.attributes)
-        if self.args:
-            printer.print_string(" : ")
-            printer.print_list([a.type for a in self.args], printer.print_attribute)
+        from warpforge.dialects._printf import print_format_op
+
+        print_format_op(self, printer)
 
 
 # --------------------------------------------------------------------------- synchronization (warpforge)
