@@ -372,8 +372,9 @@ def parse_mlir(ctx: object, text: str, filename: str = "<stdin>", *, first_line:
         from xdsl.dialects.builtin import ModuleOp
 
         return ModuleOp([])
-    parser = _LocatingParser(ctx, padded, filename)
+    parser = None
     try:
+        parser = _LocatingParser(ctx, padded, filename)  # lexes the first token: may already fail
         return parser.parse_module()
     except ParseError as e:
         raise parse_error_diagnostic(e) from None
@@ -381,7 +382,7 @@ def parse_mlir(ctx: object, text: str, filename: str = "<stdin>", *, first_line:
         raise
     except (VerifyException, ValueError, KeyError, IndexError, AssertionError, TypeError) as e:
         # xDSL's parser (or a dialect's parse hook) failing on malformed input: located where it stopped
-        at = parser._current_token.span.start  # pyright: ignore[reportPrivateUsage]
+        at = parser._current_token.span.start if parser is not None else 0  # pyright: ignore[reportPrivateUsage]
         what = str(e) if isinstance(e, VerifyException) else f"cannot parse this ({type(e).__name__}: {e})"
         raise _parse_diagnostic(filename, padded, at, what) from None
 
