@@ -9,7 +9,7 @@ D (M×N) = A (M×K) · B (K×N) + acc (M×N). Inputs f16 or bf16 with an f32 acc
 as tf32: only with `allow_tf32`, as Triton's `input_precision="tf32"`), or 8-bit integers (si8/ui8)
 with an si32 accumulator — the catalog's `MMA_SHAPES` (`warpforge.dialects.nvvm_catalog`). M, N ≥ 16
 and K ≥ 16 (≥ 32 for 8-bit inputs), powers of two as every tile dimension. `tile-to-gpu` lowers it
-(`passes/tile_dot.py`).
+(`passes/lowerings/tile_dot.py`).
 """
 
 from __future__ import annotations

@@ -1471,4 +1471,4 @@ class KernelToGpuPass(ModulePass):
 
 
 
-from warpforge.passes import kernel_to_gpu_mma as _kernel_to_gpu_mma  # noqa: E402,F401  (registers the tensor-core lowerings)
+from warpforge.passes.lowerings import kernel_to_gpu_mma as _kernel_to_gpu_mma  # noqa: E402,F401  (registers the tensor-core lowerings)

@@ -1499,4 +1499,4 @@ class TileToGpuPass(ModulePass):
 
 
 
-from warpforge.passes import tile_dot as _tile_dot  # noqa: E402,F401  (registers the tile.dot lowering)
+from warpforge.passes.lowerings import tile_dot as _tile_dot  # noqa: E402,F401  (registers the tile.dot lowering)

@@ -1,7 +1,7 @@
 // RUN: warpforge-opt %s --split-input-file -p kernel-to-gpu | filecheck %s
 
 // The tensor-core and async-copy ops of the kernel dialect (dialects/kernel_mma.py) in kernel-to-gpu
-// (passes/kernel_to_gpu_mma.py). Unchecked: straight to nvgpu ops; cp_async's source count is
+// (passes/lowerings/kernel_to_gpu_mma.py). Unchecked: straight to nvgpu ops; cp_async's source count is
 // clamp(len - i, 0, n), the source index 0 when nothing is read.
 // CHECK-LABEL: gpu.func @unchecked(
 // CHECK-SAME:    %[[X:[^:]*]]: memref<?xf16, 1 : i32> {{.*}}, %[[R:[^:]*]]: i64, %[[I:[^:]*]]: i64)

@@ -1,6 +1,6 @@
 // RUN: warpforge-opt %s --split-input-file -p 'tile-to-gpu{module=m},canonicalize,cse' | filecheck %s
 
-// tile.dot in tile-to-gpu (passes/tile_dot.py): A, B and the accumulator go to their own shared
+// tile.dot in tile-to-gpu (passes/lowerings/tile_dot.py): A, B and the accumulator go to their own shared
 // arrays (A and B rows padded by 16 bytes; A and B, tile.loads of aligned f16 views used only here,
 // by cp.async: 64 and 32 chunks of 16 bytes over 32 threads), the warps take the 16x8 output tiles
 // (a 32x16 product: 4 tiles over 1 warp here), ldmatrix x4 / x2.trans feed nvgpu.mma.sync, the

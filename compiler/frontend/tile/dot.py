@@ -64,7 +64,7 @@ class TileDotMixin:
         if m < 16 or n < 16 or k < need_k:
             err(node, f"{what}: M and N must be at least 16 and K at least {need_k} (the mma.sync tile), got M={m}, N={n}, K={k}")
         acc_dt = dtypes.i32 if kind in ("s8", "u8") else dtypes.f32
-        from warpforge.passes.tile_dot import shared_bytes
+        from warpforge.passes.lowerings.tile_dot import shared_bytes
 
         need = shared_bytes(m, n, k, max(1, ta.elem.bits // 8))
         if need > STATIC_SHARED:
