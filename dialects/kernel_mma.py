@@ -30,32 +30,16 @@ from xdsl.irdl import (
 )
 
 from warpforge.dialects.kernel import AnySlice, SharedArrayType
+from warpforge.dialects.nvgpu import MmaSyncBase
 
 
 @irdl_op_definition
-class MmaSyncOp(IRDLOperation):
+class MmaSyncOp(MmaSyncBase):
     """`simt.mma_sync(a, b, c)`: one warp's `mma.sync` D = A·B + C (lowered to `nvgpu.mma.sync`; shape and
     types as there, from the catalog's `MMA_SHAPES`; integer elements keep their signedness here)."""
 
     name = "kernel.mma_sync"
 
-    a = var_operand_def()
-    b = var_operand_def()
-    c = var_operand_def()
-    d = var_result_def()
-    shape = prop_def(StringAttr)
-    a_type = prop_def(StringAttr)
-
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    assembly_format = (
-        "$shape $a_type `(` $a `)` `(` $b `)` `(` $c `)` attr-dict `:` `(` type($a) `)` `,` `(` type($b) `)` `,` "
-        "`(` type($c) `)` `->` `(` type($d) `)`"
-    )
-
-    def __init__(self, shape: str, a_type: str, a: list[SSAValue], b: list[SSAValue], c: list[SSAValue]):
-        super().__init__(
-            operands=[a, b, c], result_types=[[x.type for x in c]], properties={"shape": StringAttr(shape), "a_type": StringAttr(a_type)}
-        )
 
 
 @irdl_op_definition

@@ -81,18 +81,10 @@ def _space(t: Attribute) -> int | None:
     return space.value.data if isinstance(space, IntegerAttr) else 0
 
 
-@irdl_op_definition
-class MmaSyncOp(IRDLOperation):
-    """`mma.sync.aligned.<shape>.row.col` over one warp: D = A·B + C (PTX ISA §9.7.14.5.14; MLIR's
-    `nvgpu.mma.sync`).
-
-    `shape` (`"m16n8k16"`, `"m16n8k8"`, `"m16n8k32"`) and `a_type` (the PTX input type: `f16`,
-    `bf16`, `tf32`, `s8`, `u8`) with the accumulator's element type pick a catalog `MMA_SHAPES` row;
-    `a`, `b`, `c` are the elements this lane holds of each operand (`MMAShape.elements`), `d` the
-    result's. Element types: f16/bf16 as such, tf32 as f32, s8/u8 as i8, the s32 accumulator as i32.
-    Every lane of the warp must execute it together (`.aligned`)."""
-
-    name = "nvgpu.mma.sync"
+class MmaSyncBase(IRDLOperation):
+    """The operands, properties, syntax and builder `nvgpu.mma.sync` and `kernel.mma_sync` share:
+    `shape` and `a_type` name a catalog `MMA_SHAPES` row; `a`, `b`, `c` are this lane's elements of
+    each operand, `d` the result's (the accumulator's types)."""
 
     a = var_operand_def()
     b = var_operand_def()
@@ -113,6 +105,21 @@ class MmaSyncOp(IRDLOperation):
             result_types=[[x.type for x in c]],
             properties={"shape": StringAttr(shape), "a_type": StringAttr(a_type)},
         )
+
+
+@irdl_op_definition
+class MmaSyncOp(MmaSyncBase):
+    """`mma.sync.aligned.<shape>.row.col` over one warp: D = A·B + C (PTX ISA §9.7.14.5.14; MLIR's
+    `nvgpu.mma.sync`).
+
+    `shape` (`"m16n8k16"`, `"m16n8k8"`, `"m16n8k32"`) and `a_type` (the PTX input type: `f16`,
+    `bf16`, `tf32`, `s8`, `u8`) with the accumulator's element type pick a catalog `MMA_SHAPES` row;
+    `a`, `b`, `c` are the elements this lane holds of each operand (`MMAShape.elements`), `d` the
+    result's. Element types: f16/bf16 as such, tf32 as f32, s8/u8 as i8, the s32 accumulator as i32.
+    Every lane of the warp must execute it together (`.aligned`)."""
+
+    name = "nvgpu.mma.sync"
+
 
     @property
     def row(self) -> MMAShape:
