@@ -36,15 +36,9 @@ from warpforge.dialects import gpu, nvgpu, tile
 from warpforge.dialects.nvvm_catalog import mma_shape
 from warpforge.dialects.tile_dot import DotOp, mma_input_kind
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, signless
-from warpforge.passes.tile_to_gpu import (  # pyright: ignore[reportPrivateUsage]
-    _TILE_LOWERINGS,
-    Dist,
-    PView,
-    _coords64,
-    _TileFunctionLowering,
-    canonical_layout,
-    lowers,
-)
+from warpforge.passes.tile_to_gpu.layouts import canonical_layout
+from warpforge.passes.tile_to_gpu.lowering import _TILE_LOWERINGS, Dist, PView, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu.memory import _coords64  # pyright: ignore[reportPrivateUsage]
 
 PAD_BYTES = 16
 

@@ -1,0 +1,99 @@
+"""`tile-to-gpu`: tile kernels (`kernel.func` marked `tile`, `tile` ops, after `kernel-to-tile` and
+`lower-kernel-control-flow`) → `gpu.func`s that distribute every tile over the threads of one CTA.
+
+**One tile block is one CTA**; tile blocks are linear on `grid.x` (`tile.block_id` is
+`gpu.block_id x`, so there is no 65535 limit), and a partition's tile coordinates are the block id
+delinearized by its tile counts. **Threads per CTA**: `tile.num_warps` × 32 when the frontend sets
+it, else 4 warps up to 2048-element tiles, then one warp per 512 elements (at most 16), never more
+threads than the largest tile has elements; the block size is exact (`known_block_size`, PTX
+`.reqntid`).
+
+**Layouts.** A tile of shape S with N elements is held in registers by a *blocked* layout
+`(vec, owners, replicas, reps)`: the tile's elements in row-major order are cut into chunks of
+`vec` contiguous elements (vec ≤ 4 and ≤ the last dimension); chunk c belongs to owner `c % owners`,
+and thread t is owner `t / replicas` (replicas > 1 only for tiles smaller than the CTA). So thread t
+holds, for r < reps and v < vec, the element `((r * owners) + t / replicas) * vec + v`: consecutive
+threads hold consecutive chunks (coalesced), each thread `reps * vec` registers. Every tile value
+has the canonical layout of its shape, so elementwise ops are per-register; a layout change
+(broadcast of a non-scalar tile, reshape, permute/transpose, some reductions) goes through shared
+memory (`barrier; write; barrier; read`), in one scratch `memref.global` per element type.
+
+**Memory.** `tile.load`/`tile.store` of a tile at tile coordinates: each chunk is one access of
+`vec` contiguous elements, split into vector accesses of up to 16 bytes (`vector.load` → `ld.global
+.nc.v4.f32`) when the specialization proves them aligned: the pointer is 16-byte aligned
+(`tile.arg_info` `align`) and, for a 2-D tensor, the row length is a multiple of the vector width
+(`divisibility`). A uniform test selects between the tile fully inside the tensor (unmasked) and a
+tail tile (each vector or element guarded: loads give the padding value, stores do nothing). Only
+one replica of each element stores. Inputs are `noalias readonly` (→ `ld.global.nc`), outputs
+`noalias` (the host refuses aliasing).
+
+**Reductions** (`tile.reduce`): each thread combines its own registers (a tree), then lanes combine
+by `gpu.shuffle xor` (skipping replicas), then warps through one shared-memory round; rows shorter
+than a warp's span reduce within shuffle groups; other axes use shared memory. `max`/`min`
+propagate NaN (`arith.maximumf`).
+
+**Elementwise semantics** are the `kernel` ops': each `tile.<op>` is lowered per register by
+`kernel-to-gpu`'s own scalar lowering (the same `kernel.floordiv`, `kernel.cast`, … code), so tiles
+and SIMT scalars cannot drift apart. `tile.exp` on f32 is `ex2.approx(x · log2 e)` (documented on
+the op). **`kernel.print`** of scalars prints once per tile block (thread 0); of a tile, one line
+per element with its index, from the thread holding it. Pass options: `chip`, `features`, `module`
+(the `gpu.module`'s name).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin
+from xdsl.passes import ModulePass
+
+from warpforge.dialects import gpu, kernel
+from warpforge.dialects.nvvm import NVVMTargetAttr
+from warpforge.passes.kernel_to_gpu import ModuleLowering
+from warpforge.passes.tile_to_gpu import elementwise as _elementwise  # noqa: F401  (each concern module registers
+from warpforge.passes.tile_to_gpu import memory as _memory  # noqa: F401  its @lowers entries when imported)
+from warpforge.passes.tile_to_gpu import printing as _printing  # noqa: F401
+from warpforge.passes.tile_to_gpu import program as _program  # noqa: F401
+from warpforge.passes.tile_to_gpu import reductions as _reductions  # noqa: F401
+from warpforge.passes.tile_to_gpu import shape as _shape  # noqa: F401
+from warpforge.passes.tile_to_gpu.layouts import VECTOR_BYTES
+from warpforge.passes.tile_to_gpu.lowering import _TileFunctionLowering  # pyright: ignore[reportPrivateUsage]
+
+# --------------------------------------------------------------------------- the pass
+
+
+@dataclass(frozen=True)
+class TileToGpuPass(ModulePass):
+    """Distribute tile kernels over CTAs: gpu.func in a gpu.module with #nvvm.target."""
+
+    name = "tile-to-gpu"
+
+    chip: str = "sm_90"
+    features: str = ""
+    """A `+ptxNN` PTX ISA version; `""`: the chip's default (`warpforge.backend.chips`)."""
+    module: str = ""
+    """The `gpu.module`'s name; empty: `<first kernel's symbol>_module`, the name `warpforge compile` uses."""
+    vector_bytes: int = VECTOR_BYTES
+    """The widest global access in bytes (16: 128-bit; 1: no vector accesses, e.g. for the simulator)."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        from warpforge.backend.chips import resolve_target
+
+        target = resolve_target(self.chip, self.features)  # TargetError for an unknown chip or impossible PTX version
+        funcs = [f for f in op.ops if isinstance(f, kernel.FuncOp) and "tile" in f.attributes]
+        if not funcs:
+            return
+        first = next((f for f in funcs if f.is_kernel), funcs[0])
+        name = self.module or f"{first.sym_name.data}_module"
+        gpu_module = gpu.ModuleOp(name, [], [NVVMTargetAttr(target.chip.name, target.features)])
+        lowering = ModuleLowering(gpu_module)
+        for f in funcs:
+            gpu_module.body.block.add_op(_TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes).run())
+        funcs[0].parent_block().insert_op_before(gpu_module, funcs[0])  # pyright: ignore[reportOptionalMemberAccess]
+        for f in funcs:
+            f.detach()
+            f.erase()
+
+
+from warpforge.passes.lowerings import tile_dot as _tile_dot  # noqa: E402,F401  (registers the tile.dot lowering)

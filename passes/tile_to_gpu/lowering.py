@@ -1,0 +1,478 @@
+"""The function lowering of `tile-to-gpu`: lowered values (`Dist`, `View`, `PView`), the per-kernel state,
+the `@lowers` table every concern module registers into, thread indexing and layout changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from math import log2
+
+from xdsl.dialects import arith, builtin, cf, memref, scf
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
+    DictionaryAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    StringAttr,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+
+from warpforge.diagnostics import error_at
+from warpforge.dialects import gpu, tile
+from warpforge.passes.kernel_to_gpu import ERROR_RECORD_TYPE, GLOBAL, SHARED, Emitter, FunctionLowering, signless
+from warpforge.passes.tile_to_gpu.layouts import Layout, VECTOR_BYTES, canonical_layout, default_threads, reduce_plan
+
+LOG2E = 1.4426950408889634
+
+
+# --------------------------------------------------------------------------- lowered values
+
+
+@dataclass
+class Dist:
+    """A tile at the gpu level: its layout, this thread's registers, its (kernel-level) element type."""
+
+    layout: Layout
+    regs: list[SSAValue]
+    elem: Attribute
+
+
+@dataclass
+class View:
+    """A tensor view at the gpu level: the global memref, i64 extents (SSA), static extents where
+    known, the row stride (rank 2), known divisibility of each extent, pointer alignment (bytes)."""
+
+    memref: SSAValue
+    dims: list[SSAValue]
+    static: tuple[int | None, ...]
+    stride: SSAValue | None
+    divisible: tuple[int, ...]
+    align: int
+    elem: Attribute
+    limit: SSAValue | None = None
+    """Elements of the underlying memory, for reinterpreted views (`tile.make_tensor_view`)."""
+    base_dims: list[SSAValue] = field(default_factory=list)
+    """The memref's own extents (i64): how a linear offset becomes memref indices."""
+
+
+@dataclass
+class PView:
+    view: View
+    tile: tuple[int, ...]
+    padding: Attribute
+
+
+def _log2(n: int) -> int:
+    return int(log2(n))
+
+
+def _is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def _bytes(t: Attribute) -> int:
+    if isinstance(t, IntegerType):
+        return max(1, t.width.data // 8)
+    assert isinstance(t, AnyFloat)
+    return t.bitwidth // 8
+
+
+# --------------------------------------------------------------------------- the function lowering
+
+
+@dataclass
+class _TileFunctionLowering(FunctionLowering):
+    """Lowers one tile kernel: tile ops here, scalar `kernel` ops and branches by `kernel-to-gpu`."""
+
+    threads: int = 0
+    vector_bytes: int = VECTOR_BYTES
+    tid: SSAValue | None = None
+    bid: SSAValue | None = None
+    entry: Block | None = None
+    prologue_end: Operation | None = None
+    cache: dict[object, SSAValue] = field(default_factory=dict)
+    scratch_sizes: dict[Attribute, int] = field(default_factory=dict)
+    scratch_used: dict[Attribute, str] = field(default_factory=dict)
+    extra_shared: int = 0
+    """Bytes of shared arrays lowerings declared themselves (`tile.dot`'s), for `tile.shared_bytes`."""
+
+    # ------------------------------------------------------------------ setup
+
+    def run(self) -> gpu.FuncOp:
+        src = self.src
+        self.checks = src.checks
+        num_warps = src.attributes.get("tile.num_warps")
+        if num_warps is not None and (not isinstance(num_warps, IntegerAttr) or not 1 <= num_warps.value.data <= 32):
+            raise error_at(src, f"tile.num_warps must be an integer in [1, 32] (at most 1024 threads per CTA), got {num_warps}")
+        self.threads = default_threads(self._max_tile(), num_warps.value.data if isinstance(num_warps, IntegerAttr) else None)
+        self._plan_scratch()
+        infos = src.attributes.get("tile.arg_info")
+        info_list = list(infos.data) if isinstance(infos, ArrayAttr) else []
+        written = self._written_params()
+        in_types: list[Attribute] = []
+        arg_attrs: list[DictionaryAttr] = []
+        for t in src.function_type.inputs:
+            if isinstance(t, tile.TensorViewType):
+                in_types.append(MemRefType(signless(t.element_type), [builtin.DYNAMIC_INDEX] * t.rank, memory_space=GLOBAL))
+            else:
+                in_types.append(signless(t))
+        entry_src = src.body.blocks.first
+        assert entry_src is not None
+        for i, (t, arg) in enumerate(zip(src.function_type.inputs, entry_src.args)):
+            if isinstance(t, tile.TensorViewType):
+                flags = {"llvm.noalias": UnitAttr()}
+                if arg not in written:
+                    flags["llvm.readonly"] = UnitAttr()
+                arg_attrs.append(DictionaryAttr(flags))
+            else:
+                arg_attrs.append(DictionaryAttr({}))
+        if self.checks:
+            in_types.append(ERROR_RECORD_TYPE)
+            arg_attrs.append(DictionaryAttr({"llvm.noalias": UnitAttr()}))
+        region = Region()
+        for i, block in enumerate(src.body.blocks):
+            if i == 0:
+                new = Block(arg_types=in_types)
+            else:
+                types: list[Attribute] = []
+                for a in block.args:
+                    if isinstance(a.type, tile.TileType):
+                        types += [signless(a.type.element_type)] * canonical_layout(a.type.dims, self.threads).slots
+                    else:
+                        types.append(signless(a.type))
+                new = Block(arg_types=types)
+            region.add_block(new)
+            self.blocks[block] = new
+            args = iter(new.args)
+            for a in block.args:
+                if isinstance(a.type, tile.TileType):
+                    layout = canonical_layout(a.type.dims, self.threads)
+                    regs = [next(args) for _ in range(layout.slots)]
+                    for k, r in enumerate(regs):
+                        r.name_hint = f"{a.name_hint}_{k}" if a.name_hint else None
+                    self.values[a] = Dist(layout, regs, a.type.element_type)  # pyright: ignore[reportArgumentType]
+                else:
+                    n = next(args)
+                    n.name_hint = a.name_hint
+                    self.values[a] = n
+        entry = region.blocks.first
+        assert entry is not None
+        self.entry = entry
+        if self.checks:
+            self.record = entry.args[-1]
+            self.record.name_hint = "err"
+        self._prologue(entry, entry_src, info_list)
+        for block in src.body.blocks:
+            for op in block.ops:
+                self.lower(op, self.blocks[block])
+        if self.checks and not self.sites and self.record is not None and not self.record.uses:
+            # nothing can go wrong at run time (no integer division): no error record to pass
+            entry.erase_arg(self.record)
+            in_types.pop()
+            arg_attrs.pop()
+        ftype = FunctionType.from_lists(in_types, [])
+        out = gpu.FuncOp(src.sym_name.data, ftype, region, kernel=True, known_block_size=[self.threads, 1, 1], arg_attrs=arg_attrs)
+        if self.sites:
+            out.attributes["kernel.error_sites"] = ArrayAttr([s.as_attr() for s in self.sites])
+        shared = self.extra_shared
+        for typ, name in self.scratch_used.items():
+            size = self.scratch_sizes[typ]
+            shared += size * _bytes(typ)
+            g = memref.GlobalOp.get(StringAttr(name), MemRefType(typ, [size], memory_space=SHARED), builtin.UnitAttr(), alignment=16)
+            g.location = src.location
+            self.module.gpu_module.body.block.add_op(g)
+        out.attributes["tile.shared_bytes"] = IntegerAttr(shared, i64)
+        out.location = src.location
+        return out
+
+    def _max_tile(self) -> int:
+        best = 1
+        for op in self.src.walk():
+            for v in [*op.results, *op.operands]:
+                if isinstance(v.type, tile.TileType):
+                    best = max(best, v.type.numel)
+        for block in self.src.body.blocks:
+            for a in block.args:
+                if isinstance(a.type, tile.TileType):
+                    best = max(best, a.type.numel)
+        return best
+
+    def _plan_scratch(self) -> None:
+        """Shared-memory scratch per element type: the most any op of the kernel needs at once."""
+
+        def need(typ: Attribute, n: int) -> None:
+            if n:
+                t = signless(typ)
+                self.scratch_sizes[t] = max(self.scratch_sizes.get(t, 0), n)
+
+        for op in self.src.walk():
+            if isinstance(op, tile.BroadcastOp | tile.PermuteOp | tile.TransposeOp | tile.ReshapeOp):
+                st, dt = op.input.type, op.result.type
+                assert isinstance(st, tile.TileType) and isinstance(dt, tile.TileType)
+                if isinstance(op, tile.BroadcastOp) and st.numel == 1:
+                    continue
+                if isinstance(op, tile.ReshapeOp) and canonical_layout(st.dims, self.threads).same_placement(canonical_layout(dt.dims, self.threads)):
+                    continue
+                need(st.element_type, st.numel)
+            elif isinstance(op, tile.ReduceOp):
+                st = op.input.type
+                assert isinstance(st, tile.TileType)
+                rt = op.result.type
+                assert isinstance(rt, tile.TileType)
+                need(st.element_type, reduce_plan(st.dims, op.axis.data, self.threads, rt.dims).scratch)
+
+    def _written_params(self) -> set[SSAValue]:
+        """Tensor parameters the kernel writes (through a partition view, a masked store or an atomic)."""
+        written: set[SSAValue] = set()
+        for op in self.src.walk():
+            target: SSAValue | None = None
+            if isinstance(op, tile.StoreOp):
+                target = op.view
+            elif isinstance(op, tile.StoreMaskedOp | tile.AtomicRMWOp):
+                target = op.view
+            while target is not None and isinstance(target.owner, tile.MakePartitionViewOp | tile.MakeTensorViewOp):
+                target = target.owner.source
+            if target is not None:
+                written.add(target)
+        return written
+
+    def _prologue(self, entry: Block, entry_src: Block, infos: list[Attribute]) -> None:
+        e = Emitter(entry, self.src)
+        self.tid = e(arith.IndexCastOp(e(gpu.ThreadIdOp("x")), i64))
+        self.tid.name_hint = "tid"
+        self.bid = e(arith.IndexCastOp(e(gpu.BlockIdOp("x")), i64))
+        self.bid.name_hint = "bid"
+        for i, (t, old) in enumerate(zip(self.src.function_type.inputs, entry_src.args)):
+            new = entry.args[i]
+            new.name_hint = old.name_hint
+            if not isinstance(t, tile.TensorViewType):
+                self.values[old] = new
+                continue
+            info = infos[i] if i < len(infos) else None
+            align, div = 1, tuple(1 for _ in t.dims)
+            if isinstance(info, DictionaryAttr):
+                a = info.data.get("align")
+                d = info.data.get("divisibility")
+                align = a.value.data if isinstance(a, IntegerAttr) else 1
+                div = tuple(d.get_values()) if isinstance(d, DenseArrayBase) else div
+            dims = []
+            for axis, extent in enumerate(t.dims):
+                if extent != builtin.DYNAMIC_INDEX:
+                    dims.append(e.const(extent, i64))
+                else:
+                    d = e(arith.IndexCastOp(e(memref.DimOp(new, e.const(axis, IndexType()))), i64))
+                    d.name_hint = f"{old.name_hint}_dim{axis}" if old.name_hint else None
+                    dims.append(d)
+            static = tuple(None if d == builtin.DYNAMIC_INDEX else d for d in t.dims)
+            div = tuple(_static_divisor(s) if s is not None else dv for s, dv in zip(static, div))
+            stride = dims[1] if t.rank == 2 else None
+            self.values[old] = View(new, dims, static, stride, div, align, t.element_type, base_dims=dims)  # pyright: ignore[reportArgumentType]
+        self.prologue_end = entry.last_op
+
+    def at_entry(self, key: object, build: Callable[[Emitter], SSAValue]) -> SSAValue:
+        """A value computed once, at the end of the entry block's prologue (it dominates every use)."""
+        if key in self.cache:
+            return self.cache[key]
+        assert self.entry is not None and self.prologue_end is not None
+        tmp = Block()
+        value = build(Emitter(tmp, self.src))
+        anchor = self.prologue_end
+        for op in list(tmp.ops):
+            op.detach()
+            self.entry.insert_op_after(op, anchor)
+            anchor = op
+        self.prologue_end = anchor
+        self.cache[key] = value
+        return value
+
+    # ------------------------------------------------------------------ dispatch
+
+    def lower(self, op: Operation, block: Block) -> None:
+        handler = _TILE_LOWERINGS.get(type(op))
+        if handler is not None:
+            e = Emitter(block, op)
+            result = handler(self, op, e)
+            if op.results and result is not None:
+                self.values[op.results[0]] = result
+                if isinstance(result, SSAValue) and op.results[0].name_hint and not result.name_hint:
+                    result.name_hint = op.results[0].name_hint
+            return
+        if isinstance(op, cf.BranchOp | cf.ConditionalBranchOp) and any(isinstance(self.values.get(v), Dist) for v in op.operands):
+            self._branch(op, block)
+            return
+        super().lower(op, block)
+
+    def _expand(self, e: Emitter, values: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
+        out: list[SSAValue] = []
+        for v in values:
+            lowered = self.values[v]
+            if isinstance(lowered, Dist):
+                out += self.canon(e, lowered).regs
+            else:
+                assert isinstance(lowered, SSAValue)
+                out.append(lowered)
+        return out
+
+    def _branch(self, op: Operation, block: Block) -> None:
+        e = Emitter(block, op)
+        if isinstance(op, cf.BranchOp):
+            e(cf.BranchOp(self.blocks[op.successor], *self._expand(e, op.arguments)))
+            return
+        assert isinstance(op, cf.ConditionalBranchOp)
+        then_args = self._expand(e, op.then_arguments)
+        else_args = self._expand(e, op.else_arguments)
+        e(cf.ConditionalBranchOp(self.v(op.cond), self.blocks[op.then_block], then_args, self.blocks[op.else_block], else_args))
+
+    def dist(self, value: SSAValue) -> Dist:
+        lowered = self.values.get(value)
+        if not isinstance(lowered, Dist):
+            raise DiagnosticException(f"tile-to-gpu: expected a tile value, got {value.type}")
+        return lowered
+
+    # ------------------------------------------------------------------ scalar semantics, per register
+
+    def scalar(self, e: Emitter, make: Callable[..., Operation], types: list[Attribute], operands: list[SSAValue]) -> SSAValue:
+        """Lower `make(*scratch_args)` — a scalar `kernel` op on operands of the kernel-level `types` —
+        with `kernel-to-gpu`'s lowering, the operands being the gpu-level `operands`."""
+        scratch = Block(arg_types=types)
+        for a, v in zip(scratch.args, operands):
+            self.values[a] = v
+        op = make(*scratch.args)
+        op.location = e.source.location
+        text = e.source.attributes.get("text")
+        if isinstance(text, StringAttr):
+            op.attributes["text"] = text
+        assert e.block is not None
+        super().lower(op, e.block)
+        result = self.values.pop(op.results[0])
+        for a in scratch.args:
+            self.values.pop(a, None)
+        op.drop_all_references()
+        assert isinstance(result, SSAValue)
+        return result
+
+    # ------------------------------------------------------------------ thread indexing
+
+    def owner(self, layout: Layout) -> SSAValue:
+        """This thread's owner index in `layout` (tid // replicas), i64."""
+        assert self.tid is not None
+        if layout.replicas == 1:
+            return self.tid
+        tid = self.tid
+        shift = _log2(layout.replicas)
+        return self.at_entry(("owner", layout.replicas), lambda e: e(arith.ShRUIOp(tid, e.const(shift, i64))))
+
+    def is_first_replica(self, layout: Layout) -> SSAValue | None:
+        """i1: this thread is replica 0 of its owner (None when every thread is)."""
+        if layout.replicas == 1:
+            return None
+        tid = self.tid
+        assert tid is not None
+        mask = layout.replicas - 1
+
+        def build(e: Emitter) -> SSAValue:
+            low = e(arith.AndIOp(tid, e.const(mask, i64)))
+            return e(arith.CmpiOp(low, e.const(0, i64), "eq"))
+
+        return self.at_entry(("first", layout.replicas), build)
+
+    def flat(self, e: Emitter, layout: Layout, r: int, v: int = 0) -> SSAValue:
+        """The row-major element index of register (r, v) of this thread, i64."""
+        owner = self.owner(layout)
+        base = owner if layout.vec == 1 else e(arith.ShLIOp(owner, e.const(_log2(layout.vec), i64)))
+        offset = (r * layout.owners) * layout.vec + v
+        return base if offset == 0 else e(arith.AddiOp(base, e.const(offset, i64)))
+
+    def when(self, e: Emitter, cond: SSAValue | None, body: Callable[[Emitter], None]) -> None:
+        """`body` under `scf.if cond` (or unconditionally when `cond` is None)."""
+        if cond is None:
+            body(e)
+            return
+        then = Block()
+        te = Emitter(then, e.source)
+        body(te)
+        te(scf.YieldOp())
+        e(scf.IfOp(cond, [], Region(then), Region(Block([scf.YieldOp()]))))
+
+    def branch_values(self, e: Emitter, cond: SSAValue, then: Callable[[Emitter], list[SSAValue]], otherwise: Callable[[Emitter], list[SSAValue]], types: list[Attribute]) -> list[SSAValue]:
+        tb, eb = Block(), Block()
+        te, ee = Emitter(tb, e.source), Emitter(eb, e.source)
+        tv = then(te)
+        te(scf.YieldOp(*tv))
+        ev = otherwise(ee)
+        ee(scf.YieldOp(*ev))
+        op = scf.IfOp(cond, types, Region(tb), Region(eb))
+        e(op)
+        return list(op.results)
+
+    # ------------------------------------------------------------------ layout changes
+
+    def canon(self, e: Emitter, d: Dist) -> Dist:
+        target = canonical_layout(d.layout.shape, self.threads)
+        return self.relayout(e, d, target, lambda e2, f: f, identity=True)
+
+    def scratch(self, typ: Attribute, need: int) -> SSAValue:
+        t = signless(typ)
+        size = self.scratch_sizes.get(t, 0)
+        if need > size:
+            raise DiagnosticException(f"tile-to-gpu: shared scratch for {t} planned {size} elements, {need} needed (a tile-to-gpu bug)")
+        name = self.scratch_used.setdefault(t, f"__tile_smem_{self.src.sym_name.data}_{t}")
+        mtype = MemRefType(t, [size], memory_space=SHARED)
+        return self.at_entry(("smem", t), lambda e: e(memref.GetGlobalOp(name, mtype)))
+
+    def write_shared(self, e: Emitter, d: Dist, buf: SSAValue) -> None:
+        """barrier; the first replica of every owner writes its registers at their row-major index; barrier."""
+        e(gpu.BarrierOp())
+
+        def body(b: Emitter) -> None:
+            for r in range(d.layout.reps):
+                for v in range(d.layout.vec):
+                    idx = b(arith.IndexCastOp(self.flat(b, d.layout, r, v), IndexType()))
+                    b(memref.StoreOp.get(d.regs[r * d.layout.vec + v], buf, [idx]))
+
+        self.when(e, self.is_first_replica(d.layout), body)
+        e(gpu.BarrierOp())
+
+    def relayout(self, e: Emitter, d: Dist, target: Layout, source_index: Callable[[Emitter, SSAValue], SSAValue], identity: bool = False) -> Dist:
+        """`d` in `target` (another shape is allowed): target element f is source element
+        `source_index(f)` (`identity`: f itself). Registers stay when the placement is the same and
+        the map the identity; one scalar is replicated; anything else goes through shared memory."""
+        if identity and d.layout.same_placement(target):
+            return Dist(target, d.regs, d.elem)
+        if d.layout.uniform:
+            return Dist(target, [d.regs[0]] * target.slots, d.elem)
+        buf = self.scratch(d.elem, d.layout.numel)
+        self.write_shared(e, d, buf)
+        regs = []
+        for r in range(target.reps):
+            for v in range(target.vec):
+                f = source_index(e, self.flat(e, target, r, v))
+                regs.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(f, IndexType()))])))
+        return Dist(target, regs, d.elem)
+
+
+_TILE_LOWERINGS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation, Emitter], SSAValue | Dist | View | PView | None]] = {}
+
+
+def lowers(*ops: type[Operation]):
+    def register(fn: Callable[[_TileFunctionLowering, Operation, Emitter], SSAValue | Dist | View | PView | None]):
+        for op in ops:
+            _TILE_LOWERINGS[op] = fn
+        return fn
+
+    return register
+
+
+def _static_divisor(n: int) -> int:
+    d = 1
+    while d < 1 << 20 and n % (d * 2) == 0 and n:
+        d *= 2
+    return d if n else 1 << 20

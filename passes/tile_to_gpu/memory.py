@@ -1,0 +1,365 @@
+"""`tile-to-gpu` lowerings of memory ops: `tile.load`/`tile.store` (vector accesses, masked tails),
+`tile.load_tile_like`, masked loads/stores by offset, `tile.atomic_rmw`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, MemRefType, VectorType, i1, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from warpforge.dialects.arith import AtomicRMWKind
+from warpforge.dialects import kernel, tile
+from warpforge.passes.kernel_to_gpu import Emitter, cast_value, signless
+from warpforge.passes.tile_to_gpu.layouts import Layout, VECTOR_BYTES, canonical_layout
+from warpforge.passes.tile_to_gpu.lowering import Dist, PView, View, _TileFunctionLowering, _bytes, _log2, lowers
+from warpforge.passes.tile_to_gpu.program import _traced
+
+
+# --------------------------------------------------------------------------- loads and stores
+
+
+def _index(e: Emitter, view: View, lin: SSAValue, coords: list[SSAValue] | None = None, offset: int = 0) -> list[SSAValue]:
+    """Memref indices of linear element `lin + offset` of the view's memory (or, for a view with the
+    memref's own shape, of global coordinates `coords` with `offset` added to the last)."""
+    mt = view.memref.type
+    assert isinstance(mt, MemRefType)
+
+    def idx(v: SSAValue) -> SSAValue:
+        return e(arith.IndexCastOp(v, IndexType()))
+
+    def plus(v: SSAValue) -> SSAValue:
+        return v if offset == 0 else e(arith.AddiOp(v, e.const(offset, i64)))
+
+    if mt.get_num_dims() == 1:
+        return [idx(plus(lin))]
+    if coords is not None and view.limit is None and len(coords) == 2:
+        return [idx(coords[0]), idx(plus(coords[1]))]
+    at = plus(lin)
+    cols = view.base_dims[1]
+    return [idx(e(arith.DivUIOp(at, cols))), idx(e(arith.RemUIOp(at, cols)))]
+
+
+def _vector_width(view: View, layout: Layout, tile_shape: tuple[int, ...], vector_bytes: int = VECTOR_BYTES) -> int:
+    """Elements per global access: up to `vector_bytes` (16) when alignment and contiguity are proven."""
+    elem = signless(view.elem)
+    if elem == i1:
+        return 1
+    b = _bytes(elem)
+    w = max(1, min(layout.vec, vector_bytes // b))
+    while w > 1:
+        aligned = view.align >= w * b
+        rows_ok = len(tile_shape) == 1 or view.divisible[1] >= w
+        if aligned and rows_ok and view.limit is None:
+            return w
+        w //= 2
+    return 1
+
+
+@dataclass
+class _Chunk:
+    """One chunk (vec contiguous elements) of a tile access: its global coordinates and linear offset."""
+
+    coords: list[SSAValue]
+    lin: SSAValue
+
+
+def _chunks(fl: _TileFunctionLowering, e: Emitter, view: View, layout: Layout, origin: list[SSAValue]) -> list[_Chunk]:
+    shape = layout.shape
+    out = []
+    for r in range(layout.reps):
+        fb = fl.flat(e, layout, r)
+        if len(shape) == 1:
+            g = [e(arith.AddiOp(origin[0], fb))]
+            lin = g[0]
+        else:
+            c = shape[1]
+            i = e(arith.ShRUIOp(fb, e.const(_log2(c), i64))) if c > 1 else fb
+            j = e(arith.AndIOp(fb, e.const(c - 1, i64))) if c > 1 else e.const(0, i64)
+            g = [e(arith.AddiOp(origin[0], i)), e(arith.AddiOp(origin[1], j))]
+            assert view.stride is not None
+            lin = e(arith.AddiOp(e(arith.MuliOp(g[0], view.stride)), g[1]))
+        out.append(_Chunk(g, lin))
+    return out
+
+
+def _origin(e: Emitter, coords: list[SSAValue], tile_shape: tuple[int, ...]) -> list[SSAValue]:
+    out = []
+    for c, t in zip(coords, tile_shape):
+        out.append(c if t == 1 else e(arith.ShLIOp(c, e.const(_log2(t), i64))))
+    return out
+
+
+def _coords64(fl: _TileFunctionLowering, e: Emitter, coords: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
+    out = []
+    for c in coords:
+        v = fl.v(c)
+        out.append(cast_value(e, v, c.type, kernel.SI64))
+    return out
+
+
+def _whole_tiles(view: View, tile_shape: tuple[int, ...]) -> bool:
+    """No tile is partial: each extent is a multiple of the tile's (known from the specialization), so
+    a tile is wholly inside the tensor or wholly outside."""
+    return all(dv >= t and dv % t == 0 for dv, t in zip(view.divisible, tile_shape)) and view.limit is None
+
+
+def _tile_inside(e: Emitter, view: View, origin: list[SSAValue]) -> SSAValue:
+    """i1: the tile at `origin` starts inside the tensor (uniform; a negative coordinate is outside)."""
+    cond: SSAValue | None = None
+    for o, d in zip(origin, view.dims):
+        ok = e(arith.CmpiOp(o, d, "ult"))
+        cond = ok if cond is None else e(arith.AndIOp(cond, ok))
+    assert cond is not None
+    return cond
+
+
+def _full_tile(e: Emitter, view: View, origin: list[SSAValue], tile_shape: tuple[int, ...]) -> SSAValue:
+    """i1: the tile at `origin` lies wholly inside the tensor (uniform across the CTA)."""
+    cond = _tile_inside(e, view, origin)
+    for o, t, d in zip(origin, tile_shape, view.dims):
+        end = e(arith.AddiOp(o, e.const(t, i64)))
+        cond = e(arith.AndIOp(cond, e(arith.CmpiOp(end, d, "ule"))))
+    if view.limit is not None and len(origin) == 1:
+        end = e(arith.AddiOp(origin[0], e.const(tile_shape[0], i64)))
+        cond = e(arith.AndIOp(cond, e(arith.CmpiOp(end, view.limit, "ule"))))
+    return cond
+
+
+def _in_bounds(e: Emitter, view: View, chunk: _Chunk, offset: int, count: int) -> SSAValue:
+    """i1: elements `offset … offset+count-1` of the chunk lie inside the tensor."""
+    cond: SSAValue | None = None
+    coords = chunk.coords
+    for axis, (g, d) in enumerate(zip(coords, view.dims)):
+        last = axis == len(coords) - 1
+        pos = e(arith.AddiOp(g, e.const(offset + count - 1, i64))) if last and offset + count - 1 else g
+        ok = e(arith.CmpiOp(pos, d, "ult"))  # a negative coordinate is a huge unsigned one: outside
+        cond = ok if cond is None else e(arith.AndIOp(cond, ok))
+    if view.limit is not None:
+        pos = e(arith.AddiOp(chunk.lin, e.const(offset + count - 1, i64)))
+        cond = e(arith.AndIOp(cond, e(arith.CmpiOp(pos, view.limit, "ult"))))  # pyright: ignore[reportArgumentType]
+    assert cond is not None
+    return cond
+
+
+def _load_group(e: Emitter, view: View, chunk: _Chunk, offset: int, w: int, alignment: int) -> list[SSAValue]:
+    elem = signless(view.elem)
+    idx = _index(e, view, chunk.lin, chunk.coords, offset)
+    if w == 1:
+        return [e(memref.LoadOp.get(view.memref, idx))]
+    vt = VectorType(elem, [w])
+    load = vector.LoadOp(view.memref, idx, vt)
+    load.attributes["alignment"] = IntegerAttr(alignment, i64)
+    v = e(load)
+    return [e(vector.ExtractOp(v, [k], elem)) for k in range(w)]
+
+
+def _store_group(e: Emitter, view: View, chunk: _Chunk, offset: int, values: list[SSAValue], alignment: int) -> None:
+    elem = signless(view.elem)
+    idx = _index(e, view, chunk.lin, chunk.coords, offset)
+    if len(values) == 1:
+        e(memref.StoreOp.get(values[0], view.memref, idx))
+        return
+    vt = VectorType(elem, [len(values)])
+    vec = e(vector.BroadcastOp(values[0], vt))
+    for k, x in enumerate(values[1:], start=1):
+        vec = e(vector.InsertOp(x, vec, [k], vt))
+    store = vector.StoreOp(vec, view.memref, idx)
+    store.attributes["alignment"] = IntegerAttr(alignment, i64)
+    e(store)
+
+
+def _padding_value(e: Emitter, padding: Attribute, elem: Attribute) -> SSAValue:
+    if isinstance(padding, FloatAttr):
+        return e.const(padding.value.data, signless(elem))
+    if isinstance(padding, IntegerAttr):
+        return e.const(padding.value.data, signless(elem))
+    return e.const(0, signless(elem))
+
+
+def load_tile(fl: _TileFunctionLowering, e: Emitter, view: View, tile_shape: tuple[int, ...], padding: Attribute, coords: list[SSAValue], elem: Attribute) -> Dist:
+    layout = canonical_layout(tile_shape, fl.threads)
+    origin = _origin(e, coords, tile_shape)
+    chunks = _chunks(fl, e, view, layout, origin)
+    w = _vector_width(view, layout, tile_shape, fl.vector_bytes)
+    b = _bytes(signless(view.elem))
+    types = [signless(elem)] * layout.slots
+
+    def unmasked(b_: Emitter) -> list[SSAValue]:
+        regs: list[SSAValue] = []
+        for ch in chunks:
+            for k in range(0, layout.vec, w):
+                regs += _load_group(b_, view, ch, k, w, w * b)
+        return regs
+
+    wm = w if view.divisible[-1] >= w else 1  # a vector is wholly inside or outside the tensor
+
+    def masked(b_: Emitter) -> list[SSAValue]:
+        pad = _padding_value(b_, padding, elem)
+        regs: list[SSAValue] = []
+        for ch in chunks:
+            for k in range(0, layout.vec, wm):
+                ok = _in_bounds(b_, view, ch, k, wm)
+                rtypes = [signless(elem)] * wm
+                regs += fl.branch_values(b_, ok, lambda x, ch=ch, k=k: _load_group(x, view, ch, k, wm, wm * b), lambda x: [pad] * wm, rtypes)
+        return regs
+
+    if _whole_tiles(view, tile_shape):
+        # no partial tiles: wholly inside (unmasked) or wholly outside (all padding)
+        inside = _tile_inside(e, view, origin)
+        regs = fl.branch_values(e, inside, unmasked, lambda b_: [_padding_value(b_, padding, elem)] * layout.slots, types)
+    else:
+        full = _full_tile(e, view, origin, tile_shape)
+        regs = fl.branch_values(e, full, unmasked, masked, types)
+    return Dist(layout, regs, elem)
+
+
+def store_tile(fl: _TileFunctionLowering, e: Emitter, d: Dist, view: View, tile_shape: tuple[int, ...], coords: list[SSAValue]) -> None:
+    d = fl.canon(e, d)
+    layout = d.layout
+    origin = _origin(e, coords, tile_shape)
+    w = _vector_width(view, layout, tile_shape, fl.vector_bytes)
+    b = _bytes(signless(view.elem))
+
+    def body(x: Emitter) -> None:
+        chunks = _chunks(fl, x, view, layout, origin)
+
+        def unmasked(y: Emitter) -> None:
+            for r, ch in enumerate(chunks):
+                for k in range(0, layout.vec, w):
+                    _store_group(y, view, ch, k, d.regs[r * layout.vec + k : r * layout.vec + k + w], w * b)
+
+        wm = w if view.divisible[-1] >= w else 1  # a vector is wholly inside or outside the tensor
+
+        def masked(y: Emitter) -> None:
+            for r, ch in enumerate(chunks):
+                for k in range(0, layout.vec, wm):
+                    ok = _in_bounds(y, view, ch, k, wm)
+                    vals = d.regs[r * layout.vec + k : r * layout.vec + k + wm]
+                    fl.when(y, ok, lambda z, ch=ch, k=k, vals=vals: _store_group(z, view, ch, k, vals, wm * b))
+
+        if _whole_tiles(view, tile_shape):
+            fl.when(x, _tile_inside(x, view, origin), unmasked)
+            return
+        full = _full_tile(x, view, origin, tile_shape)
+        tb, eb = Block(), Block()
+        te, ee = Emitter(tb, x.source), Emitter(eb, x.source)
+        unmasked(te)
+        te(scf.YieldOp())
+        masked(ee)
+        ee(scf.YieldOp())
+        x(scf.IfOp(full, [], Region(tb), Region(eb)))
+
+    fl.when(e, fl.is_first_replica(layout), body)
+
+
+@lowers(tile.LoadOp)
+def _load(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
+    assert isinstance(op, tile.LoadOp)
+    pv = _traced(fl, op, op.view, PView)
+    rt = op.result.type
+    assert isinstance(rt, tile.TileType)
+    return load_tile(fl, e, pv.view, pv.tile, pv.padding, _coords64(fl, e, op.coords), rt.element_type)
+
+
+@lowers(tile.LoadTileLikeOp)
+def _load_tile_like(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
+    assert isinstance(op, tile.LoadTileLikeOp)
+    view = _traced(fl, op, op.source, View)
+    like = _traced(fl, op, op.like, PView)
+    rt = op.result.type
+    assert isinstance(rt, tile.TileType)
+    padding = like.padding if getattr(like.padding, "type", None) == rt.element_type else tile.zero_attr(rt.element_type)
+    return load_tile(fl, e, view, like.tile, padding, _coords64(fl, e, op.coords), rt.element_type)
+
+
+@lowers(tile.StoreOp)
+def _store(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
+    assert isinstance(op, tile.StoreOp)
+    pv = _traced(fl, op, op.view, PView)
+    store_tile(fl, e, fl.dist(op.value), pv.view, pv.tile, _coords64(fl, e, op.coords))
+    return None
+
+
+def _numel(e: Emitter, view: View) -> SSAValue:
+    if view.limit is not None:
+        return view.limit
+    n = view.dims[0]
+    for d in view.dims[1:]:
+        n = e(arith.MuliOp(n, d))
+    return n
+
+
+def _masked_offsets(fl: _TileFunctionLowering, e: Emitter, view: View, offsets: Dist, mask: Dist) -> tuple[list[SSAValue], list[SSAValue]]:
+    """Per register: the i64 offset and whether it is accessed (mask true, 0 ≤ offset < numel)."""
+    offsets, mask = fl.canon(e, offsets), fl.canon(e, mask)
+    numel = _numel(e, view)
+    offs, oks = [], []
+    for o, m in zip(offsets.regs, mask.regs):
+        o64 = cast_value(e, o, offsets.elem, kernel.SI64)
+        inside = e(arith.CmpiOp(o64, numel, "ult"))  # a negative offset is huge unsigned: outside
+        offs.append(o64)
+        oks.append(e(arith.AndIOp(inside, m)))
+    return offs, oks
+
+
+@lowers(tile.LoadMaskedOp)
+def _load_masked(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
+    assert isinstance(op, tile.LoadMaskedOp)
+    view = fl.values[op.view]
+    assert isinstance(view, View)
+    offsets = fl.canon(e, fl.dist(op.offsets))
+    offs, oks = _masked_offsets(fl, e, view, offsets, fl.dist(op.mask))
+    pad = fl.v(op.padding)
+    elem = signless(view.elem)
+    regs = []
+    for o, ok in zip(offs, oks):
+        regs += fl.branch_values(e, ok, lambda x, o=o: [x(memref.LoadOp.get(view.memref, _index(x, view, o)))], lambda x: [pad], [elem])
+    return Dist(offsets.layout, regs, view.elem)
+
+
+@lowers(tile.StoreMaskedOp)
+def _store_masked(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
+    assert isinstance(op, tile.StoreMaskedOp)
+    view = fl.values[op.view]
+    assert isinstance(view, View)
+    value = fl.canon(e, fl.dist(op.value))
+    offs, oks = _masked_offsets(fl, e, view, fl.dist(op.offsets), fl.dist(op.mask))
+
+    def body(x: Emitter) -> None:
+        for v, o, ok in zip(value.regs, offs, oks):
+            fl.when(x, ok, lambda y, v=v, o=o: y(memref.StoreOp.get(v, view.memref, _index(y, view, o))) and None)
+
+    fl.when(e, fl.is_first_replica(value.layout), body)
+    return None
+
+
+_ATOMIC_KINDS: dict[tuple[str, str], AtomicRMWKind] = {
+    ("add", "f"): AtomicRMWKind.addf, ("add", "i"): AtomicRMWKind.addi, ("add", "u"): AtomicRMWKind.addi,
+    ("max", "f"): AtomicRMWKind.maximumf, ("max", "i"): AtomicRMWKind.maxs, ("max", "u"): AtomicRMWKind.maxu,
+    ("min", "f"): AtomicRMWKind.minimumf, ("min", "i"): AtomicRMWKind.mins, ("min", "u"): AtomicRMWKind.minu,
+}  # fmt: skip
+"""(tile kind, element kind) → `memref.atomic_rmw` kind."""
+
+
+@lowers(tile.AtomicRMWOp)
+def _atomic(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
+    assert isinstance(op, tile.AtomicRMWOp)
+    view = fl.values[op.view]
+    assert isinstance(view, View)
+    values = fl.canon(e, fl.dist(op.values))
+    offs, oks = _masked_offsets(fl, e, view, fl.dist(op.offsets), fl.dist(op.mask))
+    kind = _ATOMIC_KINDS[(op.kind.data, tile.kind_of(view.elem))]
+    elem = signless(view.elem)
+
+    def body(x: Emitter) -> None:
+        for v, o, ok in zip(values.regs, offs, oks):
+
+            def rmw(y: Emitter, v: SSAValue = v, o: SSAValue = o) -> None:
+                y(memref.AtomicRMWOp.build(operands=[v, view.memref, _index(y, view, o)], result_types=[elem], properties={"kind": kind.attr()}))
+
+            fl.when(x, ok, rmw)
+
+    fl.when(e, fl.is_first_replica(values.layout), body)
+    return None

@@ -1,0 +1,116 @@
+"""`tile-to-gpu` lowerings of the program-id and view ops: `tile.block_id`, `tile.num_blocks`,
+`tile.dim`, `tile.num_tiles`, `tile.block_coord`, `tile.make_partition_view`, `tile.make_tensor_view`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.dialects import arith, builtin
+from xdsl.dialects.builtin import i64
+from xdsl.ir import Operation, SSAValue
+
+from warpforge.diagnostics import error_at
+from warpforge.dialects import gpu, tile
+from warpforge.passes.kernel_to_gpu import Emitter
+from warpforge.passes.tile_to_gpu.lowering import PView, View, _TileFunctionLowering, _log2, _static_divisor, lowers
+
+
+# --------------------------------------------------------------------------- ids, views, sizes
+
+
+@lowers(tile.BlockIdOp)
+def _block_id(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
+    assert fl.bid is not None
+    return fl.bid
+
+
+@lowers(tile.NumBlocksOp)
+def _num_blocks(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
+    return fl.at_entry("num_blocks", lambda b: b(arith.IndexCastOp(b(gpu.GridDimOp("x")), i64)))
+
+
+@lowers(tile.DimOp)
+def _dim(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
+    assert isinstance(op, tile.DimOp)
+    view = fl.values[op.view]
+    assert isinstance(view, View)
+    return view.dims[op.axis.data]
+
+
+def _num_tiles(e: Emitter, pv: PView, axis: int) -> SSAValue:
+    t = pv.tile[axis]
+    static = pv.view.static[axis]
+    if static is not None:
+        return e.const(-(-static // t), i64)
+    dim = pv.view.dims[axis]
+    if t == 1:
+        return dim
+    summed = e(arith.AddiOp(dim, e.const(t - 1, i64)))
+    return e(arith.ShRUIOp(summed, e.const(_log2(t), i64)))
+
+
+@lowers(tile.NumTilesOp)
+def _num_tiles_op(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
+    assert isinstance(op, tile.NumTilesOp)
+    pv = fl.values[op.view]
+    assert isinstance(pv, PView)
+    return _num_tiles(e, pv, op.axis.data)
+
+
+def _traced(fl: _TileFunctionLowering, op: Operation, operand: SSAValue, kind: type) -> Any:
+    """What the pass made of `operand` (a `View`/`PView` traced to a kernel parameter), or a located
+    error: IR where a view is not made from a parameter in the entry block cannot be lowered."""
+    value = fl.values.get(operand)
+    if not isinstance(value, kind):
+        raise error_at(op, f"cannot be lowered: its {'partition' if kind is PView else 'tensor'} view operand is not made (in the entry block) from a kernel parameter")
+    return value
+
+
+@lowers(tile.BlockCoordOp)
+def _block_coord(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
+    assert isinstance(op, tile.BlockCoordOp)
+    if fl.bid is None:
+        raise error_at(op, "cannot be lowered: the function is not a tile kernel with a grid partition")
+    pv = _traced(fl, op, op.view, PView)
+    rank = len(pv.tile)
+    axis = op.axis.data
+    if rank == 1:
+        return fl.bid
+    bid = fl.bid
+
+    def build(b: Emitter) -> SSAValue:
+        inner = _num_tiles(b, pv, 1)
+        return b(arith.DivUIOp(bid, inner) if axis == 0 else arith.RemUIOp(bid, inner))
+
+    return fl.at_entry(("coord", id(pv.view), pv.tile, axis), build)
+
+
+@lowers(tile.MakePartitionViewOp)
+def _make_partition_view(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> PView:
+    assert isinstance(op, tile.MakePartitionViewOp)
+    view = _traced(fl, op, op.source, View)
+    pt = op.result.type
+    assert isinstance(pt, tile.PartitionViewType)
+    return PView(view, pt.dims, pt.padding)
+
+
+@lowers(tile.MakeTensorViewOp)
+def _make_tensor_view(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> View:
+    assert isinstance(op, tile.MakeTensorViewOp)
+    src = _traced(fl, op, op.source, View)
+    rt = op.result.type
+    assert isinstance(rt, tile.TensorViewType)
+    sizes = iter(op.sizes)
+    dims, static = [], []
+    for d in rt.dims:
+        if d == builtin.DYNAMIC_INDEX:
+            dims.append(fl.v(next(sizes)))
+            static.append(None)
+        else:
+            dims.append(e.const(d, i64))
+            static.append(d)
+    limit = src.dims[0] if len(src.dims) == 1 else e(arith.MuliOp(src.dims[0], src.dims[1]))
+    if src.limit is not None:
+        limit = src.limit
+    div = tuple(_static_divisor(s) if s is not None else 1 for s in static)
+    return View(src.memref, dims, tuple(static), dims[1] if len(dims) == 2 else None, div, src.align, src.elem, limit, src.base_dims)
