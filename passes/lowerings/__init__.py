@@ -5,4 +5,5 @@
 |---|---|---|
 | `kernel_to_gpu_mma.py` | `kernel-to-gpu`: the tensor-core and `cp.async` ops of `dialects/kernel_mma.py` | `filecheck/passes/kernel-to-gpu-mma.mlir` |
 | `tile_dot.py` | `tile-to-gpu`: `tile.dot` on `mma.sync` | `filecheck/passes/tile-to-gpu-dot.mlir` |
+| `tile_map.py` | `tile-to-gpu`: `tile.map` (device functions on tiles), its body per register | `filecheck/passes/tile-to-gpu-map.mlir` |
 """

@@ -97,3 +97,4 @@ class TileToGpuPass(ModulePass):
 
 
 from warpforge.passes.lowerings import tile_dot as _tile_dot  # noqa: E402,F401  (registers the tile.dot lowering)
+from warpforge.passes.lowerings import tile_map as _tile_map  # noqa: E402,F401  (registers the tile.map lowering)

@@ -19,15 +19,17 @@ from warpforge.dialects import kernel
 from warpforge.dialects.kernel_tile import PartitionType, TensorType
 from warpforge.errors import CompileError
 from warpforge.frontend.builder import SourceInfo
+from warpforge.frontend.device import Unit
 from warpforge.frontend.compiler import FunctionCompiler, _globals_of, get_source, symbol_name
 from warpforge.frontend.tile.calls import TileCallMixin
+from warpforge.frontend.tile.device import TileDeviceMixin
 from warpforge.frontend.tile.dot import TileDotMixin
 from warpforge.frontend.tile.expressions import TileExpressionMixin
 from warpforge.frontend.tile.values import TensorValue
 from warpforge.frontend.values import Literal, Scalar
 
 
-class TileFunctionCompiler(TileDotMixin, TileCallMixin, TileExpressionMixin, FunctionCompiler):
+class TileFunctionCompiler(TileDeviceMixin, TileDotMixin, TileCallMixin, TileExpressionMixin, FunctionCompiler):
     """Walks a tile kernel's AST and builds its `kernel.func` (tile mixins first, then the SIMT ones)."""
 
 
@@ -54,6 +56,7 @@ def compile_tile_kernel(fn: Any, spec: Any, *, num_warps: int | None = None, che
     compiler = TileFunctionCompiler(source=source, globals=_globals_of(fn))
     compiler.like_pairs = []
     compiler.max_tile = 1
+    compiler.unit = Unit()  # the @simt.device functions it calls, compiled once per signature
     args = fdef.args
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
         compiler.error(fdef, "kernel parameters must be plain positional parameters (no defaults, *args, **kwargs)")
@@ -109,7 +112,7 @@ def compile_tile_kernel(fn: Any, spec: Any, *, num_warps: int | None = None, che
     name = symbol or symbol_name(fn)
     func = kernel.FuncOp(name, FunctionType.from_lists(input_types, []), Region(block), attributes)
     func.location = compiler.loc(fdef)
-    module = ModuleOp([func])
+    module = ModuleOp([func, *compiler.unit.functions])
     try:
         module.verify()
     except CompileError:
