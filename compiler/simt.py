@@ -375,7 +375,12 @@ class SimtKernel:
         launch(stream, prepared, args, kernel=self.compile(prepared.device.chip))
 
     def __getitem__(self, config: Any) -> Any:
-        """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`."""
+        """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`.
+
+        With tensors of the tile model's lazy chain (`wf.zeros`, `wf.from_host`, a tile kernel's
+        outputs, …) among the arguments, the launch is not run but recorded as a step of the chain
+        (`kernel[grid, block](x, y, out).first().to_host().sync_on(stream)`), ordered with the tile
+        launches and copies around it on the one stream (`warpforge.runtime.lazy.record_simt_launch`)."""
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             from warpforge.errors import UsageError
 
@@ -384,9 +389,18 @@ class SimtKernel:
         stream = config[2] if len(config) > 2 else None
         shmem = config[3] if len(config) > 3 else 0
 
-        def run(*args: Any) -> None:
+        def run(*args: Any) -> Any:
             from warpforge.runtime import Device, LaunchConfig, Stream
+            from warpforge.errors import UsageError as ChainUsageError
+            from warpforge.runtime.lazy import _Handle, record_simt_launch  # pyright: ignore[reportPrivateUsage]
 
+            if any(isinstance(a, _Handle) for a in args):  # chain tensors: a step of the lazy chain
+                if stream is not None:
+                    raise ChainUsageError(
+                        f"{self.__qualname__}[grid, block, stream](...) with chain tensors: the chain runs on the stream given to "
+                        "sync_on(stream); leave the stream out of the launch"
+                    )
+                return record_simt_launch(self, grid, block, shmem, args)
             device = stream.device if isinstance(stream, Stream) else Device(0)
             key = (repr(grid), repr(block), shmem, device)
             prepared = self._prepared.get(key)

@@ -753,3 +753,95 @@ __all__ = [
     "tensor",
     "zeros",
 ]
+
+
+# --------------------------------------------------------------------------- SIMT launches in the chain
+
+
+class _SimtLaunch(_Op):
+    """A recorded `@simt.kernel` launch (`kernel[grid, block](tensors...)`), run through the kernel's
+    own launch path (`SimtKernel.__getitem__`: prepare once per config, `check_launch`, argument
+    checks) on the chain's stream."""
+
+    def __init__(self, kernel: Any, config: tuple[Any, Any, int], args: tuple[Any, ...], storages: list[_Storage | None], site: str):
+        super().__init__(set())
+        self.kernel, self.config, self.args, self.storages, self.site = kernel, config, args, storages, site
+
+    def run(self, stream: Any) -> None:
+        from warpforge.runtime.simulated import SimulatedBuffer
+
+        simulated = getattr(stream.device, "simulated", False)
+        args: list[Any] = []
+        for a, s in zip(self.args, self.storages):
+            if s is None:
+                args.append(a)
+            elif simulated:
+                assert s.host is not None
+                args.append(SimulatedBuffer._wrap(stream, s.host))  # pyright: ignore[reportPrivateUsage]  (the tensor's memory itself)
+            else:
+                args.append(s.buffer if s.buffer is not None else s.payload)
+        grid, block, shmem = self.config
+        self.kernel[grid, block, stream, shmem](*args)
+
+
+def record_simt_launch(kernel: Any, grid: Any, block: Any, shmem: int, args: tuple[Any, ...]) -> LaunchResult:
+    """`simt_kernel[grid, block](...)` with chain tensors among the arguments: check and compile now
+    (compile errors and bad arguments are raised here, before anything runs), record the launch in
+    the chain — after the work that writes what it reads, before later readers of what it writes —
+    and return the arguments (`.first()`, `[i]`, `.sync_on(stream)`). Tensors are borrowed, not
+    consumed: a SIMT kernel writes the whole tensor it gets (a `DisjointSlice`), not a partition.
+
+    Raises `LaunchError` for a partitioned tensor (SIMT kernels take whole tensors), a tensor
+    that is not 1-D or 2-D, and a tensor passed twice when the kernel writes it; `MovedValueError` for a
+    consumed handle; `CompileError` for the kernel itself."""
+    import numpy as np
+
+    site = call_site()
+    name = kernel.__qualname__
+    storages: list[_Storage | None] = []
+    probes: list[Any] = []
+    for i, a in enumerate(args):
+        if isinstance(a, PartitionedTensor):
+            raise LaunchError(f"{name}: argument {i} is a partitioned tensor; SIMT kernels take whole tensors (call .unpartition() first) (at {site})")
+        if isinstance(a, LazyTensor):
+            a._check_live(f"the launch of {name}")  # pyright: ignore[reportPrivateUsage]
+            if len(a.shape) not in (1, 2):
+                raise LaunchError(f"{name}: argument {i} has shape {a.shape}; SIMT slices are 1-D or 2-D (at {site})")
+            storages.append(a._storage)  # pyright: ignore[reportPrivateUsage]
+            probes.append(np.empty(a.shape, dtype=a.dtype.np))  # what specialization sees: dtype and rank
+        else:
+            storages.append(None)
+            probes.append(a)
+    child = kernel.specialize(*probes)
+    compiled = child.compile()  # compile errors surface at the call
+    # the runtime parameters (a generic kernel's constants are compiled in, not passed), in order
+    runtime = kernel._runtime_args(tuple(probes)) if kernel.is_generic else tuple(probes)  # pyright: ignore[reportPrivateUsage]
+    if len(runtime) != len(compiled.params):
+        raise LaunchError(f"{name} takes {len(compiled.params)} arguments, got {len(runtime)} (at {site})")
+    for i, a in enumerate(args):
+        param = next((p for r, p in zip(runtime, compiled.params) if r is probes[i]), None)
+        if not isinstance(a, LazyTensor) or param is None:
+            continue
+        if param.kind == "scalar":
+            raise LaunchError(f"{name}: argument {i} is a tensor; the parameter '{param.name}' is a {param.dtype} scalar (at {site})")
+        if param.dtype != a.dtype.np or param.ndim != len(a.shape):
+            want = f"{param.ndim}-D {param.dtype}" if param.ndim != len(a.shape) else str(param.dtype)
+            raise LaunchError(f"{name}: argument {i} holds {a.dtype.np} (shape {a.shape}); the parameter '{param.name}' is {_slice_text(child, param)} ({want}) (at {site})")
+    writable = {id(r): p.writable for r, p in zip(runtime, compiled.params)}
+    kinds = ["out" if writable.get(id(p)) else "in" for p in probes]
+    reads = [s for s, k in zip(storages, kinds) if s is not None and k == "in"]
+    writes = [s for s, k in zip(storages, kinds) if s is not None and k == "out"]
+    for s in writes:
+        if sum(x is s for x in storages) > 1:
+            raise AliasError(f"{name} writes the tensor created at {s.created_at}, which is passed to it more than once (at {site})")
+    op = _SimtLaunch(kernel, (grid, block, shmem), args, storages, site)
+    _record(op, reads, writes)
+    return LaunchResult(tuple(args), op)  # pyright: ignore[reportArgumentType]
+
+
+def _slice_text(kernel: Any, param: Any) -> str:
+    """How the parameter was declared (`simt.Slice[f32]`), from the kernel's annotations."""
+    for name, ann in kernel.annotations():
+        if name == param.name:
+            return repr(ann)
+    return param.kind
