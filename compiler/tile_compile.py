@@ -286,6 +286,9 @@ class SimulationProgram:
     module: Any
     symbol: str
     block: int
+    checked: bool = True
+    sites: tuple[Any, ...] = ()
+    """The error sites of `module` (what a recorded error's site id means there)."""
 
 
 _sim_cache: dict[tuple[int, Any], SimulationProgram] = {}
@@ -307,7 +310,9 @@ def simulation_program(kernel: Any, spec: Specialization) -> SimulationProgram:
         if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol and op.known_block_size is not None:
             block = op.known_block_size.get_values()[0]
     _shuffles_to_nvvm(module)
-    program = SimulationProgram(module, kir.symbol, block)
+    from warpforge.compile import error_sites
+
+    program = SimulationProgram(module, kir.symbol, block, True, error_sites(module, kir.symbol))
     _sim_cache[key] = program
     return program
 

@@ -24,7 +24,6 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 
 KNOWN_EXCEPTIONS = {
     ("warpforge.runtime.lazy", "warpforge.tile_compile"),
-    ("warpforge.simulator.launch", "warpforge.frontend"),  # the parameter annotations it checks arguments by
 }
 """Imports that break the rule today and are to be removed; a new one fails the test."""
 

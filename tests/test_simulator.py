@@ -82,8 +82,8 @@ def test_vecadd_past_the_end_reads_raise_kernel_error_like_the_gpu():
 
 def test_contract_block_is_exact():
     a = np.zeros(512, np.float32)
-    with pytest.raises(wf.LaunchError, match="known_block_size"):
-        simulator.run(vecadd, 4, 128, a, a.copy(), a.copy())
+    with pytest.raises(wf.LaunchError, match=re.escape("vecadd requires block (256, 1, 1) (its contract, PTX .reqntid); got block (128, 1, 1)")):
+        simulator.run(vecadd, 4, 128, a, a.copy(), a.copy())  # the runtime's check_launch, as on the GPU
 
 
 def test_scalar_params_and_guard():

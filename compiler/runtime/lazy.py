@@ -245,26 +245,37 @@ class _Launch(_Op):
         self.kernel, self.spec, self.args, self.storages, self.site = kernel, spec, args, storages, site
 
     def run(self, stream: Any) -> None:
+        """One path for both devices, as SIMT launches: compile the specialization for the device's
+        chip, `prepare` once per (device, kernel, grid) — `check_launch` against the device's limits,
+        on the simulator `prepare_lowered` with the kernel at the `gpu` level — then the runtime's
+        `launch`, which checks the arguments (dtypes, ranks, aliasing) and, on the simulator, runs the
+        kernel and keeps a recorded error for the chain's synchronization."""
         from dataclasses import replace
 
         from warpforge.runtime import LaunchConfig, launch, prepare
         from warpforge.tile_compile import Specialization, pointer_alignment
 
         device = stream.device
-        if getattr(device, "simulated", False):
-            self._simulate(device)
-            return
-        # the specialization of the call, with the alignment of the pointers actually allocated
-        spec = Specialization(
-            tuple(replace(p, align=pointer_alignment(s.view.ptr)) if s is not None else p for p, s in zip(self.spec.params, self.storages))
-        )
+        simulated = getattr(device, "simulated", False)
+        spec = self.spec
+        if not simulated:  # the specialization of the call, with the alignment of the pointers actually allocated
+            spec = Specialization(
+                tuple(replace(p, align=pointer_alignment(s.view.ptr)) if s is not None else p for p, s in zip(self.spec.params, self.storages))
+            )
         compiled = self.kernel.compile_specialization(spec, device.chip)
         launch_args = []
         for p, a, s in zip(spec.params, self.args, self.storages):
             if p.kind == "constant":
                 continue
-            # the runtime resolves (and checks) the memory itself: our buffer, or the external array
-            launch_args.append((s.buffer if s.buffer is not None else s.payload) if s is not None else a)
+            if s is None:
+                launch_args.append(a)
+            elif simulated:  # the tensor's memory itself, a NumPy array, as a simulator buffer
+                from warpforge.runtime.simulated import SimulatedBuffer
+
+                assert s.host is not None
+                launch_args.append(SimulatedBuffer._wrap(stream, s.host))  # pyright: ignore[reportPrivateUsage]
+            else:  # the runtime resolves (and checks) the memory itself: our buffer, or the external array
+                launch_args.append(s.buffer if s.buffer is not None else s.payload)
         grid_p = [p for p in spec.params if p.kind != "constant"][compiled.grid_param]
         grid_s = [s for p, s in zip(spec.params, self.storages) if p.kind != "constant"][compiled.grid_param]
         assert grid_s is not None and grid_p.tile is not None
@@ -273,47 +284,22 @@ class _Launch(_Op):
             return
         # keyed by the compiled kernel itself (kept in the entry, so its id cannot be reused): kernels
         # from one factory share source text and even cache keys, but not code
-        key = (device.ordinal, id(compiled.kernel), blocks)
+        key = (id(device), id(compiled.kernel), blocks)
         entry = _prepared.get(key)
         if entry is None or entry[0] is not compiled.kernel:
-            entry = (compiled.kernel, prepare(compiled.kernel, LaunchConfig(grid=(blocks, 1, 1), block=(compiled.block, 1, 1)), device))
+            config = LaunchConfig(grid=(blocks, 1, 1), block=(compiled.block, 1, 1))
+            if simulated:
+                from warpforge.runtime.simulated import prepare_lowered
+                from warpforge.tile_compile import simulation_program
+
+                # the program takes the error record exactly when the compiled kernel does (none without error sites)
+                program = replace(simulation_program(self.kernel, spec), checked=compiled.kernel.checked)
+                prepared = prepare_lowered(compiled.kernel, program, config, device)
+            else:
+                prepared = prepare(compiled.kernel, config, device)
+            entry = (compiled.kernel, prepared)
             _prepared[key] = entry
-        prepared = entry[1]
-        launch(stream, prepared, launch_args, kernel=compiled.kernel)
-
-
-    def _simulate(self, device: Any) -> None:
-        """Run the launch on the CPU simulator (scalar memory accesses; same layouts, shuffles, barriers)."""
-        from warpforge.runtime.errors import decode_record
-        from warpforge.simulator import simulate
-        from warpforge.tile_compile import simulation_program
-
-        compiled = self.kernel.compile_specialization(self.spec, device.chip)
-        program = simulation_program(self.kernel, self.spec)
-        args: list[Any] = []
-        grid = 0
-        for p, a, s in zip(self.spec.params, self.args, self.storages):
-            if p.kind == "constant":
-                continue
-            if s is None:
-                args.append(a)
-                continue
-            assert s.host is not None
-            args.append(s.host)
-            if p.kind == "partition" and not grid:
-                assert p.tile is not None
-                grid = prod(grid_of(s.shape, p.tile))
-        if not grid:
-            return
-        record = numpy.zeros(8, numpy.int64)
-        if compiled.kernel.checked:
-            args.append(record)
-        blocks = getattr(device, "_only_blocks", None)  # Device.run_only_blocks: a sample of a huge grid
-        step_limit = getattr(device, "step_limit", None)
-        simulate(program.module, program.symbol, (grid, 1, 1), (program.block, 1, 1), args, blocks=blocks, step_limit=step_limit)
-        error = decode_record(compiled.kernel, record)
-        if error is not None:
-            raise error
+        launch(stream, entry[1], launch_args, kernel=compiled.kernel)
 
 
 _prepared: dict[tuple[Any, ...], Any] = {}

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 import threading
 import weakref
 from collections.abc import Sequence
@@ -17,8 +16,7 @@ from xdsl.interpreter import InterpreterFunctions
 from xdsl.ir import Operation
 
 from warpforge.dialects import gpu
-from warpforge.errors import AliasError, KernelError, LaunchError
-from warpforge.frontend.annotations import SliceAnnotation
+from warpforge.errors import KernelError, LaunchError
 from warpforge.simulator.arith import CONSTANT_OPS, ArithFunctions
 from warpforge.simulator.control import ControlFlowFunctions
 from warpforge.simulator.engine import DEFAULT_STEP_LIMIT, Compiler, Program, SimInterpreter, SimStats
@@ -262,97 +260,34 @@ def lowered(kernel: Any) -> LoweredKernel:
     return result
 
 
-def _slice_arg(param: Any, value: Any, kernel_name: str) -> np.ndarray:
-    want = param.annotation.dtype.np
-    if not isinstance(value, np.ndarray):
-        raise LaunchError(f"{kernel_name}: argument {param.name} is a {param.annotation!r}: pass a NumPy array, got {type(value).__name__}")
-    if value.dtype != want:
-        raise LaunchError(f"{kernel_name}: argument {param.name} is a {param.annotation!r}: got an array of {value.dtype}")
-    if value.ndim != 1:
-        raise LaunchError(f"{kernel_name}: argument {param.name} must be 1-D, got shape {value.shape}")
-    return value
-
-
-def _scalar_value(param: Any, value: Any, kernel_name: str) -> Any:
-    dt = param.annotation
-    at = f"{kernel_name}: scalar {param.name}"
-    if dt.is_bool:
-        if not isinstance(value, bool | np.bool_):
-            raise LaunchError(f"{at} is a bool; got {value!r}")
-        return np.bool_(value)
-    if dt.is_int:
-        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-            raise LaunchError(f"{at} is {dt.name} (an integer); got {value!r}")
-        if not dt.min <= int(value) <= dt.max:
-            raise LaunchError(f"{at}={int(value)} does not fit {dt.name} (range [{dt.min}, {dt.max}])")
-        return dt.np.type(int(value))
-    if not isinstance(value, int | float | np.integer | np.floating) or isinstance(value, bool | np.bool_):
-        raise LaunchError(f"{at} is {dt.name} (a float); got {value!r}")
-    try:
-        as_float = float(value)
-    except OverflowError:
-        as_float = math.inf
-    with np.errstate(over="ignore"):
-        packed = np.array(as_float).astype(dt.np)[()]
-    if math.isfinite(as_float) and not np.isfinite(np.float64(packed)):
-        raise LaunchError(f"{at}={value!r} does not fit {dt.name}")
-    return packed
-
-
-def _check_domain(name: str, index_dims: frozenset[int], grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
-    if 1 in index_dims and (grid[1:] != (1, 1) or block[1:] != (1, 1)):
-        raise LaunchError(f"{name} uses index_1d(): launch it with grid and block y = z = 1 (got grid {grid}, block {block})")
-    if 2 in index_dims and (grid[2] != 1 or block[2] != 1):
-        raise LaunchError(f"{name} uses index_2d(): launch it with grid and block z = 1 (got grid {grid}, block {block})")
-
-
-def _check_aliasing(name: str, arrays: list[tuple[Any, np.ndarray]]) -> None:
-    for p, a in arrays:
-        if not isinstance(p.annotation, SliceAnnotation) or p.annotation.kind != "disjoint_slice":
-            continue
-        for q, b in arrays:
-            if q is not p and np.shares_memory(a, b):
-                raise AliasError(f"{name}: output {p.name} overlaps argument {q.name}; pass separate arrays")
-
-
 def run(
     kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], *args: Any, step_limit: int | None = None, shmem_size: int = 0
 ) -> SimStats:
     """Run the `@simt.kernel` `kernel` on the simulator with `grid` × `block` threads, as
-    `kernel[grid, block](*args)` would on the GPU: slices are 1-D NumPy arrays of the parameter's
-    dtype (outputs written in place), scalars are numbers that fit the parameter's dtype;
+    `kernel[grid, block](*args)` would on the GPU: slices are NumPy arrays of the parameter's dtype
+    and rank (outputs written in place), scalars are numbers that fit the parameter's dtype;
     `shmem_size`: the bytes of dynamic shared memory per block (`LaunchConfig.shmem_size`).
 
-    The kernel is lowered to the `gpu` level once (cached per kernel). In checked mode the error
-    record is appended and, when the kernel recorded an error, `KernelError` is raised with the
-    site's file:line — the message the GPU path gives. Raises `LaunchError`/`AliasError` for
-    arguments or launch shapes the GPU path refuses, `SimulatorError` as `simulate` does.
+    The runtime's own launch path on the simulator device (`warpforge.runtime.simulated`): the same
+    `check_launch` (block, grid, index domain, shared memory) and argument checks (dtype, rank,
+    scalar ranges, aliasing) as a GPU launch — the arrays are the buffers' memory, not copies. In
+    checked mode a recorded error is raised here as `KernelError` with the site's file:line (the
+    message the GPU path gives). Raises `LaunchError`/`AliasError` for arguments or launch shapes the
+    GPU path refuses, `SimulatorError` as `simulate` does. Returns the run's statistics.
     """
-    low = lowered(kernel)
-    name = getattr(kernel, "__qualname__", low.symbol)
-    grid3, block3 = _dim3(grid, "grid"), _dim3(block, "block")
-    if len(args) != len(low.params):
-        raise LaunchError(f"{name} takes {len(low.params)} arguments ({', '.join(p.name for p in low.params)}), got {len(args)}")
-    _check_domain(name, low.index_dims, grid3, block3)
-    values: list[Any] = []
-    arrays: list[tuple[Any, np.ndarray]] = []
-    for p, value in zip(low.params, args):
-        if isinstance(p.annotation, SliceAnnotation):
-            arr = _slice_arg(p, value, name)
-            arrays.append((p, arr))
-            values.append(arr)
-        else:
-            values.append(_scalar_value(p, value, name))
-    _check_aliasing(name, arrays)
-    record = np.zeros(8, np.int64)
-    if low.checked:
-        values.append(record)
+    from warpforge.runtime import LaunchConfig, launch
+    from warpforge.runtime.simulated import SimulatedBuffer, SimulatorDevice, prepare_kernel
+
+    device = SimulatorDevice(step_limit=step_limit) if step_limit is not None else SimulatorDevice()
+    device._raise_pending()  # pyright: ignore[reportPrivateUsage]  (an error of an earlier launch is not ours)
+    stream = device.create_stream()
     if shmem_size < 0:
-        raise LaunchError(f"{name}: shmem_size must be ≥ 0, got {shmem_size}")
-    stats = simulate(low.module, low.symbol, grid3, block3, values, step_limit=step_limit, dynamic_shared_bytes=shmem_size)
-    if low.checked and record[0] > 0:
-        raise kernel_error(name, low.sites, record)
-    return stats
+        raise LaunchError(f"{getattr(kernel, '__qualname__', kernel)}: shmem_size must be ≥ 0, got {shmem_size}")
+    buffers = [SimulatedBuffer._wrap(stream, a) if isinstance(a, np.ndarray) else a for a in args]  # pyright: ignore[reportPrivateUsage]
+    prepared = prepare_kernel(kernel, LaunchConfig(grid=grid, block=block, shmem_size=shmem_size), device)
+    launch(stream, prepared, tuple(buffers), kernel=prepared.kernel)
+    device._raise_pending()  # pyright: ignore[reportPrivateUsage]
+    return device.last_stats  # pyright: ignore[reportAttributeAccessIssue]
 
 
 class SiteTable:
