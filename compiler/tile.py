@@ -73,8 +73,8 @@ class _TensorMarker:
             raise UsageError(f"tile.{name}[...] needs a warpforge dtype such as wf.f32: {e}") from None
         if isinstance(shape, int | str):
             shape = (shape,)
-        if not isinstance(shape, tuple) or not 1 <= len(shape) <= 2:
-            raise UsageError(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 or 2 dimensions, got {shape!r}")
+        if not isinstance(shape, tuple) or not 1 <= len(shape) <= 4:
+            raise UsageError(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 to 4 dimensions, got {shape!r}")
         for d in shape:
             if isinstance(d, bool) or not (isinstance(d, str) and d.isidentifier() or isinstance(d, int) and d >= -1):
                 raise UsageError(f"tile.{name}: a dimension is a size (>= 0), -1 (dynamic) or a symbol name like \"B\", got {d!r}")

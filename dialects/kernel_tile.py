@@ -53,14 +53,14 @@ from warpforge.dialects._common import (
     shape_text,
 )
 from warpforge.dialects.kernel import SI64, check_scalar, is_int_type
-from warpforge.dialects.tile import TileType, check_tile_shape
+from warpforge.dialects.tile import MAX_TENSOR_RANK, TileType, check_tile_shape
 
 # --------------------------------------------------------------------------- types
 
 
 @irdl_attr_definition
 class TensorType(ShapedType):
-    """`!kernel.tensor<?x1024xf32>`: a tensor parameter, row-major and contiguous (rank 1 or 2)."""
+    """`!kernel.tensor<?x1024xf32>`: a tensor parameter, row-major (rank 1 to 4)."""
 
     name = "kernel.tensor"
 
@@ -81,8 +81,8 @@ class TensorType(ShapedType):
 
     def verify(self) -> None:
         check_scalar(self.element_type, "the element type of !kernel.tensor")
-        if not 1 <= len(self.dims) <= 2:
-            raise VerifyException(f"!kernel.tensor has rank 1 or 2, got {len(self.dims)}")
+        if not 1 <= len(self.dims) <= MAX_TENSOR_RANK:
+            raise VerifyException(f"!kernel.tensor has rank 1 to {MAX_TENSOR_RANK}, got {len(self.dims)}")
 
 
 @irdl_attr_definition

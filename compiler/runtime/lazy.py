@@ -650,8 +650,8 @@ def _shape(shape: Any) -> tuple[int, ...]:
         raise LaunchError(f"a tensor shape is an int or a tuple of non-negative ints, got {shape!r}")
     if math.prod(int(d) for d in dims) >= 2**62:
         raise LaunchError(f"a tensor of shape {tuple(dims)} has more elements than any device holds")
-    if not 1 <= len(dims) <= 2:
-        raise LaunchError(f"tile tensors have 1 or 2 dimensions, got shape {tuple(dims)}")
+    if not 1 <= len(dims) <= 4:
+        raise LaunchError(f"tile tensors have 1 to 4 dimensions, got shape {tuple(dims)}")
     return tuple(int(d) for d in dims)
 
 

@@ -48,12 +48,14 @@ class Dist:
 @dataclass
 class View:
     """A tensor view at the gpu level: the global memref, i64 extents (SSA), static extents where
-    known, the row stride (rank 2), known divisibility of each extent, pointer alignment (bytes)."""
+    known, the strides, known divisibility of each extent, pointer alignment (bytes)."""
 
     memref: SSAValue
     dims: list[SSAValue]
     static: tuple[int | None, ...]
-    stride: SSAValue | None
+    strides: list[SSAValue | None] | None
+    """Element strides per axis (None in the list: 1) of a strided view, whose memref is 1-D; None:
+    row-major contiguous, the memref has the view's shape."""
     divisible: tuple[int, ...]
     align: int
     elem: Attribute
@@ -61,6 +63,8 @@ class View:
     """Elements of the underlying memory, for reinterpreted views (`tile.make_tensor_view`)."""
     base_dims: list[SSAValue] = field(default_factory=list)
     """The memref's own extents (i64): how a linear offset becomes memref indices."""
+    stride_divisible: tuple[int, ...] = ()
+    """A strided view's known power-of-two divisor of each stride but the last (vector accesses)."""
 
 
 @dataclass
@@ -273,8 +277,7 @@ class _TileFunctionLowering(FunctionLowering):
                     dims.append(d)
             static = tuple(None if d == builtin.DYNAMIC_INDEX else d for d in t.dims)
             div = tuple(_static_divisor(s) if s is not None else dv for s, dv in zip(static, div))
-            stride = dims[1] if t.rank == 2 else None
-            self.values[old] = View(new, dims, static, stride, div, align, t.element_type, base_dims=dims)  # pyright: ignore[reportArgumentType]
+            self.values[old] = View(new, dims, static, None, div, align, t.element_type, base_dims=dims)  # pyright: ignore[reportArgumentType]
         self.prologue_end = entry.last_op
 
     def at_entry(self, key: object, build: Callable[[Emitter], SSAValue]) -> SSAValue:

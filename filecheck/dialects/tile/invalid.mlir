@@ -150,3 +150,17 @@ kernel.func @k(%t: !tile.tile<16xf32>) attributes {kernel, tile} {
   %s = tile.reduce mean %t [0] : !tile.tile<16xf32> -> !tile.tile<f32>
   kernel.return
 }
+// -----
+
+// CASE 20: tensor views have rank 1 to 4
+// expected-error @+1 {{!tile.tensor_view has rank 1 to 4, got rank 5}}
+kernel.func @k(%a: !tile.tensor_view<?x?x?x?x?xf32>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 21: tiles have rank 0 to 4
+// expected-error @+1 {{!tile.tile 2x2x2x2x2xf32 has rank 5; tiles have rank 0 to 4}}
+kernel.func @k(%a: !tile.tile<2x2x2x2x2xf32>) attributes {kernel, tile} {
+  kernel.return
+}
