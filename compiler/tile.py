@@ -99,7 +99,7 @@ KERNEL_FUNCTIONS = (
     "load_tile_like", "load", "gather", "zeros", "ones", "full", "arange", "where", "maximum", "minimum",
     "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "abs", "floor", "ceil",
     "sum", "max", "min", "prod", "reshape", "permute", "transpose", "broadcast_to", "bid", "num_tiles",
-    "atomic_add", "atomic_max", "atomic_min", "dot",
+    "atomic_add", "atomic_max", "atomic_min", "dot", "argmax", "argmin", "cumsum",
 )  # fmt: skip
 """Functions of this module that only mean something inside a `@tile.kernel`."""
 
@@ -179,6 +179,16 @@ atomic_add.__doc__ = """`tile.atomic_add(x, offsets, values, mask=None)`: atomic
 `tile.AtomicTensor` `x` at its row-major offset (masked-off or out-of-range elements: nothing)."""
 atomic_max = _device_only("atomic_max")
 atomic_min = _device_only("atomic_min")
+argmax = _device_only("argmax")
+argmax.__doc__ = """`tile.argmax(t, axis=None, keepdims=False)` (also `t.argmax(...)`): `numpy.argmax` — the int64
+index along `axis` (of the flattened tile when None) of the largest element: the first one on ties,
+the first NaN when there is one."""
+argmin = _device_only("argmin")
+argmin.__doc__ = """`tile.argmin(t, axis=None, keepdims=False)`: `numpy.argmin` (first index on ties; the first NaN)."""
+cumsum = _device_only("cumsum")
+cumsum.__doc__ = """`tile.cumsum(t, axis=None)` (also `t.cumsum(...)`): `numpy.cumsum`, the inclusive prefix sum
+along `axis` (of the flattened tile when None); bool and integers narrower than 64 bits sum in int64
+(uint64), floats in their own type (a parallel scan: a few ulp from NumPy's sequential sums)."""
 
 
 # --------------------------------------------------------------------------- specs for ahead-of-time compilation

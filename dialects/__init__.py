@@ -54,8 +54,9 @@ def _nvgpu() -> Dialect:
 def _tile() -> Dialect:
     from warpforge.dialects.tile import Tile
     from warpforge.dialects.tile_dot import extend_tile  # tile.dot (tensor cores)
+    from warpforge.dialects.tile_scan import extend_tile as with_scans  # tile.argmax/argmin/cumsum
 
-    return extend_tile(Tile)
+    return with_scans(extend_tile(Tile))
 
 
 OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {

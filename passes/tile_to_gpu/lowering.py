@@ -232,6 +232,9 @@ class _TileFunctionLowering(FunctionLowering):
                 rt = op.result.type
                 assert isinstance(rt, tile.TileType)
                 need(st.element_type, reduce_plan(st.dims, op.axis.data, self.threads, rt.dims).scratch)
+            elif type(op) in SCRATCH_PLANNERS:
+                for typ, n in SCRATCH_PLANNERS[type(op)](self, op):
+                    need(typ, n)
 
     def _written_params(self) -> set[SSAValue]:
         """Tensor parameters the kernel writes (through a partition view, a masked store or an atomic)."""
@@ -461,6 +464,10 @@ class _TileFunctionLowering(FunctionLowering):
                 regs.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(f, IndexType()))])))
         return Dist(target, regs, d.elem)
 
+
+SCRATCH_PLANNERS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation], list[tuple[Attribute, int]]]] = {}
+"""Per op class (lowerings outside this module register here): the shared scratch (element type,
+elements) the op's lowering needs, for `_plan_scratch`."""
 
 _TILE_LOWERINGS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation, Emitter], SSAValue | Dist | View | PView | None]] = {}
 

@@ -23,11 +23,12 @@ from warpforge.frontend.compiler import FunctionCompiler, _globals_of, get_sourc
 from warpforge.frontend.tile.calls import TileCallMixin
 from warpforge.frontend.tile.dot import TileDotMixin
 from warpforge.frontend.tile.expressions import TileExpressionMixin
+from warpforge.frontend.tile.scans import TileScanMixin
 from warpforge.frontend.tile.values import TensorValue
 from warpforge.frontend.values import Literal, Scalar
 
 
-class TileFunctionCompiler(TileDotMixin, TileCallMixin, TileExpressionMixin, FunctionCompiler):
+class TileFunctionCompiler(TileScanMixin, TileDotMixin, TileCallMixin, TileExpressionMixin, FunctionCompiler):
     """Walks a tile kernel's AST and builds its `kernel.func` (tile mixins first, then the SIMT ones)."""
 
 

@@ -38,7 +38,7 @@ TILE_BINARY: dict[type[ast.operator], type[tiled.ElementwiseBinaryOp]] = {
 }
 """Python operator → the `tile` elementwise op."""
 
-TILE_METHODS = ("sum", "max", "min", "prod", "reshape", "astype", "permute", "transpose", "broadcast_to")
+TILE_METHODS = ("sum", "max", "min", "prod", "reshape", "astype", "permute", "transpose", "broadcast_to", "argmax", "argmin", "cumsum")
 """Methods of tile values (`t.sum(axis=1)`, `t.astype(wf.f16)`)."""
 
 
