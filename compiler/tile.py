@@ -198,15 +198,19 @@ along `axis` (of the flattened tile when None); bool and integers narrower than 
 class Spec:
     """An argument described without data, for ahead-of-time compilation: a tensor of `dtype` and
     `shape` (partitioned into `partition` tiles when given), or a scalar (`shape` None). `aligned`:
-    whether the pointer is 16-byte aligned (warpforge's allocations are)."""
+    whether the pointer is 16-byte aligned (warpforge's allocations are). `strides`: the element
+    strides of a strided view (a non-contiguous array whose last stride is 1), None: contiguous."""
 
     dtype: DType
     shape: tuple[int, ...] | None = None
     partition: tuple[int, ...] | None = None
     aligned: bool = True
+    strides: tuple[int, ...] | None = None
 
 
-def spec(dtype: Any, shape: int | tuple[int, ...] | None = None, *, partition: int | tuple[int, ...] | None = None, aligned: bool = True) -> Spec:
+def spec(
+    dtype: Any, shape: int | tuple[int, ...] | None = None, *, partition: int | tuple[int, ...] | None = None, aligned: bool = True, strides: tuple[int, ...] | None = None
+) -> Spec:
     """`tile.spec(wf.f32, (1024,), partition=(128,))`: an argument for `kernel.ahead_of_time(...)`.
 
     `shape` and `partition`: an int or a tuple of non-negative ints (None: a scalar / not
@@ -221,7 +225,11 @@ def spec(dtype: Any, shape: int | tuple[int, ...] | None = None, *, partition: i
             raise UsageError(f"tile.spec: {what} is an int or a tuple of non-negative ints, got {s!r}")
         return dims
 
-    return Spec(dtypes.from_numpy(dtype), as_tuple("shape", shape), as_tuple("partition", partition), aligned)
+    st = as_tuple("strides", strides)
+    dims = as_tuple("shape", shape)
+    if st is not None and (dims is None or len(st) != len(dims) or st[-1] != 1):
+        raise UsageError(f"tile.spec: strides {st} need one stride per dimension of the shape {dims}, the last 1 (the last axis contiguous)")
+    return Spec(dtypes.from_numpy(dtype), dims, as_tuple("partition", partition), aligned, st)
 
 
 # --------------------------------------------------------------------------- the kernel object

@@ -145,3 +145,104 @@ def test_rank4_ptx_assembles_with_vector_accesses() -> None:
             path = f"{d}/k.ptx"
             open(path, "w").write(ptx)
             subprocess.run(["ptxas", "-arch=sm_90", path, "-o", f"{d}/k.cubin"], check=True)
+
+
+# --------------------------------------------------------------------------- strided views (last axis contiguous)
+
+
+@tile.kernel(checks=False)
+def scale_strided(z: tile.Tensor[f32, (1, 2, 16, 32)], x: tile.Tensor[f32, (-1, -1, -1, -1)], g: tile.Tensor[f32, (-1,)]):
+    t = tile.load_tile_like(x, z)
+    offs = tile.arange(4) + 46  # a gather at row-major offsets 46..49 of the strided view: across its first two rows
+    z.store(t * 2.0 + tile.sum(tile.gather(x, offs)) + tile.load(g, (0,), (32,)))
+
+
+_B, _S, _H, _D = 2, 40, 3, 48
+_SHAPE = (_B, _H, _S, _D)  # x = base.transpose(1, 2), base (B, S, H, D): torch's q.transpose(1, 2)
+_STRIDES = (_S * _H * _D, _D, _H * _D, 1)
+
+
+def _strided_specs(out_strides: tuple[int, ...] | None = None):
+    return (
+        tile.spec(f32, _SHAPE, partition=(1, 2, 16, 32), strides=out_strides),
+        tile.spec(f32, _SHAPE, strides=_STRIDES),
+        tile.spec(f32, (32,)),
+    )
+
+
+@pytest.mark.parametrize("strided_output", [False, True])
+def test_strided_views_on_the_simulator_read_and_write_in_place(strided_output: bool) -> None:
+    from warpforge.simulator import simulate
+    from warpforge.tile_compile import grid_of, simulation_program
+
+    specs = _strided_specs(_STRIDES if strided_output else None)
+    program = simulation_program(scale_strided, scale_strided.specialize(specs))
+    base = rng.standard_normal((_B, _S, _H, _D)).astype(np.float32)
+    x = base.transpose(0, 2, 1, 3)
+    assert x.strides == tuple(st * 4 for st in _STRIDES)
+    g = rng.standard_normal(32).astype(np.float32)
+    # columns 32..47 lie in the second column tile, which loads g's tile 0 again; the gather reads the
+    # elements 46..49 of the view in row-major order (the end of its first row, the start of the
+    # second), not of its memory
+    want = 2 * x + x.reshape(-1)[46:50].sum() + np.concatenate([g, g[: _D - 32]])[None, None, None, :]
+    grid = int(np.prod(grid_of(_SHAPE, (1, 2, 16, 32))))
+    x_args = [base.reshape(-1), *_SHAPE, *_STRIDES[:-1]]
+    if strided_output:
+        out_base = np.full((_B, _S, _H, _D), np.nan, np.float32)
+        simulate(program.module, program.symbol, (grid, 1, 1), (program.block, 1, 1), [out_base.reshape(-1), *_SHAPE, *_STRIDES[:-1], *x_args, g])
+        got = out_base.transpose(0, 2, 1, 3)
+    else:
+        got = np.full(_SHAPE, np.nan, np.float32)
+        simulate(program.module, program.symbol, (grid, 1, 1), (program.block, 1, 1), [got, *x_args, g])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)
+
+
+def test_strided_view_ptx_passes_strides_and_keeps_vector_accesses() -> None:
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+
+    ck = scale_strided.compile(*_strided_specs())
+    params = {p.name: p for p in ck.kernel.params}
+    assert params["x"].strided and params["x"].abi_count == 2 + 4 + 3 and not params["z"].strided
+    ptx = ck.kernel.ptx
+    assert re.search(r"ld\.global\.nc\.v4\.(f32|b32)", ptx)  # the strides are multiples of 4: 128-bit loads
+    if shutil.which("ptxas"):
+        with tempfile.TemporaryDirectory() as d:
+            open(f"{d}/k.ptx", "w").write(ptx)
+            subprocess.run(["ptxas", "-arch=sm_90", f"{d}/k.ptx", "-o", f"{d}/k.cubin"], check=True)
+
+
+class _FakeCAI:
+    """A device array described only by its `__cuda_array_interface__` (no driver needed)."""
+
+    def __init__(self, shape: tuple[int, ...], strides_bytes: tuple[int, ...] | None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": "<f4", "strides": strides_bytes, "data": (1 << 20, False), "version": 3}
+
+
+def test_wf_tensor_accepts_a_view_with_a_contiguous_last_axis_and_refuses_others() -> None:
+    ok = wf.tensor(_FakeCAI(_SHAPE, tuple(4 * st for st in _STRIDES)))
+    spec = scale_strided.specialize((wf.zeros(_SHAPE, f32).partition((1, 2, 16, 32)), ok, wf.zeros((32,), f32)))
+    assert [p.strided for p in spec.params] == [False, True, False]
+    with pytest.raises(wf.LaunchError, match=r"only when the last axis is contiguous \(stride 1\)"):
+        wf.tensor(_FakeCAI((4, 8), (4, 16)))  # a transposed matrix: the last axis has stride 4
+    with pytest.raises(wf.LaunchError, match="no two elements share memory"):
+        wf.tensor(_FakeCAI((4, 8), (4, 4)))  # rows overlap
+
+
+@pytest.mark.gpu
+def test_torch_transposed_view_is_used_without_a_copy() -> None:
+    torch = pytest.importorskip("torch")
+    gen = torch.Generator(device="cuda").manual_seed(1212)
+    base = torch.randn((_B, _S, _H, _D), device="cuda", generator=gen)
+    q = base.transpose(1, 2)  # (B, H, S, D), strides (S·H·D, D, H·D, 1)
+    assert not q.is_contiguous()
+    g = torch.randn(32, device="cuda", generator=gen)
+    out = torch.full(_SHAPE, float("nan"), device="cuda")
+    res = scale_strided(wf.tensor(out).partition((1, 2, 16, 32)), wf.tensor(q), wf.tensor(g))
+    res.first().unpartition().to_host().sync()
+    x = q.cpu().numpy()
+    gn = g.cpu().numpy()
+    want = 2 * x + x.reshape(-1)[46:50].sum() + np.concatenate([gn, gn[: _D - 32]])[None, None, None, :]
+    np.testing.assert_allclose(out.cpu().numpy(), want, rtol=1e-6, atol=1e-5)

@@ -55,6 +55,9 @@ class ParamSpec:
     kind: str
     dtype: numpy.dtype
     ndim: int = 1
+    strided: bool = False
+    """A tile kernel's strided view (last axis contiguous): passes (ptr, span, extents…, strides but
+    the last…) — `span` the elements from the first to one past the last."""
 
     def __post_init__(self) -> None:
         if self.kind not in PARAM_KINDS:
@@ -74,7 +77,10 @@ class ParamSpec:
 
     @property
     def abi_count(self) -> int:
-        """PTX parameters this parameter becomes: 1 + ndim for slices, 1 for scalars."""
+        """PTX parameters this parameter becomes: 1 + ndim for slices (2 + 2·ndim − 1 for a strided
+        view), 1 for scalars."""
+        if self.is_slice and self.strided:
+            return 2 + 2 * self.ndim - 1
         return 1 + self.ndim if self.is_slice else 1
 
 

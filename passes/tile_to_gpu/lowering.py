@@ -105,6 +105,8 @@ class _TileFunctionLowering(FunctionLowering):
     cache: dict[object, SSAValue] = field(default_factory=dict)
     scratch_sizes: dict[Attribute, int] = field(default_factory=dict)
     scratch_used: dict[Attribute, str] = field(default_factory=dict)
+    arg_start: list[int] = field(default_factory=list)
+    """Per source parameter, the index of its first gpu.func argument (a strided view takes several)."""
     extra_shared: int = 0
     """Bytes of shared arrays lowerings declared themselves (`tile.dot`'s), for `tile.shared_bytes`."""
 
@@ -123,8 +125,15 @@ class _TileFunctionLowering(FunctionLowering):
         written = self._written_params()
         in_types: list[Attribute] = []
         arg_attrs: list[DictionaryAttr] = []
+        self.arg_start = []
         for t in src.function_type.inputs:
-            if isinstance(t, tile.TensorViewType):
+            self.arg_start.append(len(in_types))
+            if isinstance(t, tile.TensorViewType) and not t.contiguous:
+                # a strided view: its memory as a 1-D memref (pointer, span), then the extents and the
+                # dynamic strides as i64 parameters (the kernel ABI of a strided tensor)
+                in_types.append(MemRefType(signless(t.element_type), [builtin.DYNAMIC_INDEX], memory_space=GLOBAL))
+                in_types += [i64] * (t.rank + sum(1 for st in t.stride_values if st == builtin.DYNAMIC_INDEX))
+            elif isinstance(t, tile.TensorViewType):
                 in_types.append(MemRefType(signless(t.element_type), [builtin.DYNAMIC_INDEX] * t.rank, memory_space=GLOBAL))
             else:
                 in_types.append(signless(t))
@@ -136,6 +145,8 @@ class _TileFunctionLowering(FunctionLowering):
                 if arg not in written:
                     flags["llvm.readonly"] = UnitAttr()
                 arg_attrs.append(DictionaryAttr(flags))
+                end = self.arg_start[i + 1] if i + 1 < len(self.arg_start) else len(in_types)
+                arg_attrs += [DictionaryAttr({})] * (end - self.arg_start[i] - 1)  # a strided view's i64s
             else:
                 arg_attrs.append(DictionaryAttr({}))
         if self.checks:
@@ -258,7 +269,7 @@ class _TileFunctionLowering(FunctionLowering):
         self.bid = e(arith.IndexCastOp(e(gpu.BlockIdOp("x")), i64))
         self.bid.name_hint = "bid"
         for i, (t, old) in enumerate(zip(self.src.function_type.inputs, entry_src.args)):
-            new = entry.args[i]
+            new = entry.args[self.arg_start[i]]
             new.name_hint = old.name_hint
             if not isinstance(t, tile.TensorViewType):
                 self.values[old] = new
@@ -270,6 +281,9 @@ class _TileFunctionLowering(FunctionLowering):
                 d = info.data.get("divisibility")
                 align = a.value.data if isinstance(a, IntegerAttr) else 1
                 div = tuple(d.get_values()) if isinstance(d, DenseArrayBase) else div
+            if not t.contiguous:
+                self.values[old] = self._strided_view(e, t, entry, self.arg_start[i], old.name_hint, align, div, info)
+                continue
             dims = []
             for axis, extent in enumerate(t.dims):
                 if extent != builtin.DYNAMIC_INDEX:
@@ -282,6 +296,34 @@ class _TileFunctionLowering(FunctionLowering):
             div = tuple(_static_divisor(s) if s is not None else dv for s, dv in zip(static, div))
             self.values[old] = View(new, dims, static, None, div, align, t.element_type, base_dims=dims)  # pyright: ignore[reportArgumentType]
         self.prologue_end = entry.last_op
+
+    def _strided_view(self, e: Emitter, t: tile.TensorViewType, entry: Block, start: int, hint: str | None, align: int, div: tuple[int, ...], info: Attribute | None) -> View:
+        """The `View` of a strided tensor-view parameter: the 1-D memref at `start`, then its extents and
+        dynamic strides (i64 parameters)."""
+        args = list(entry.args[start + 1 :])
+        dims: list[SSAValue] = []
+        for axis, extent in enumerate(t.dims):
+            a = args.pop(0)
+            a.name_hint = f"{hint}_dim{axis}" if hint else None
+            dims.append(a if extent == builtin.DYNAMIC_INDEX else e.const(extent, i64))
+        strides: list[SSAValue | None] = []
+        for axis, st in enumerate(t.stride_values):
+            if st == builtin.DYNAMIC_INDEX:
+                a = args.pop(0)
+                a.name_hint = f"{hint}_stride{axis}" if hint else None
+                strides.append(a)
+            else:
+                strides.append(None if st == 1 else e.const(st, i64))
+        static = tuple(None if d == builtin.DYNAMIC_INDEX else d for d in t.dims)
+        div = tuple(_static_divisor(s) if s is not None else dv for s, dv in zip(static, div))
+        sdiv: tuple[int, ...] = tuple(1 for _ in t.dims[:-1])
+        if isinstance(info, DictionaryAttr):
+            d = info.data.get("stride_divisibility")
+            sdiv = tuple(d.get_values()) if isinstance(d, DenseArrayBase) else sdiv
+        sdiv = tuple(_static_divisor(st) if st != builtin.DYNAMIC_INDEX else dv for st, dv in zip(t.stride_values[:-1], sdiv))
+        memref_value = entry.args[start]
+        span = [e(arith.IndexCastOp(e(memref.DimOp(memref_value, e.const(0, IndexType()))), i64))]
+        return View(memref_value, dims, static, strides, div, align, t.element_type, base_dims=span, stride_divisible=sdiv)  # pyright: ignore[reportArgumentType]
 
     def at_entry(self, key: object, build: Callable[[Emitter], SSAValue]) -> SSAValue:
         """A value computed once, at the end of the entry block's prologue (it dominates every use)."""

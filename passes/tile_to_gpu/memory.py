@@ -38,8 +38,9 @@ def _linear(e: Emitter, view: View, coords: list[SSAValue]) -> SSAValue:
 
 
 def _index(e: Emitter, view: View, lin: SSAValue | None, coords: list[SSAValue] | None = None, offset: int = 0) -> list[SSAValue]:
-    """Memref indices of linear element `lin + offset` of the view's memory (or, for a view with the
-    memref's own shape, of global coordinates `coords` with `offset` added to the last)."""
+    """Memref indices of element `lin + offset` of the view (or, for a view with the memref's own
+    shape, of global coordinates `coords` with `offset` added to the last). Without `coords`, `lin` is
+    a row-major element offset; with them (a strided view's chunk), the offset in memory."""
     mt = view.memref.type
     assert isinstance(mt, MemRefType)
 
@@ -51,6 +52,15 @@ def _index(e: Emitter, view: View, lin: SSAValue | None, coords: list[SSAValue] 
 
     if coords is not None and view.limit is None and view.strides is None and len(coords) == mt.get_num_dims() > 1:
         return [idx(c) for c in coords[:-1]] + [idx(plus(coords[-1]))]
+    if view.strides is not None and coords is None:
+        # a row-major element offset (gathers, scatters, atomics) into a strided view: its coordinates,
+        # then the strides
+        assert lin is not None
+        rest, inner = lin, []
+        for d in reversed(view.dims[1:]):
+            inner.append(e(arith.RemUIOp(rest, d)))
+            rest = e(arith.DivUIOp(rest, d))
+        lin = _linear(e, view, [rest, *reversed(inner)])
     if lin is None:
         assert coords is not None
         lin = _linear(e, view, coords)
