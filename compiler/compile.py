@@ -584,7 +584,9 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
             sh = op.attributes.get("tile.shared_bytes")
             shared = sh.value.data if isinstance(sh, IntegerAttr) else 0
             # a checked kernel with nothing to check gets no error record (tile-to-gpu drops it)
-            checked = len(op.function_type.inputs) > len(kir.params)
+            # (a strided view takes 1 + rank + rank - 1 gpu.func arguments: its memref, extents, strides)
+            taken = sum(2 * len(p.dims) if getattr(p, "strided", False) else 1 for p in kir.params)
+            checked = len(op.function_type.inputs) > taken
     sites = error_sites(module, kir.symbol)
     filename, line = _source_line(kernel.fn)
     warn_if_large(kernel.__qualname__, resources(module).ops, filename, line, "use smaller tiles (partition into more tile blocks) or more warps (num_warps)")
