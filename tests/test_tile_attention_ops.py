@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import warpforge as wf
-from warpforge import f32, i32, i64, tile
+from warpforge import f16, f32, i32, i64, tile
 
 from kernel_runner import Backend, backend  # noqa: F401 (backend is the fixture)
 
@@ -72,6 +72,53 @@ def online_softmax(out: tile.Tensor[f32, (16, "C")], x: tile.Tensor[f32, (-1, -1
         m = m_new
     s = tile.load_tile_like(x, out, padding=-math.inf)
     out.store(tile.exp(s - m[:, None]) / l[:, None])
+
+
+FA_BM, FA_BN, FA_D = 16, 16, 32
+
+
+@tile.kernel
+def flash_forward(
+    o: tile.Tensor[f32, (1, 1, FA_BM, FA_D)], q: tile.Tensor[f16, (-1, -1, -1, FA_D)], k: tile.Tensor[f16, (-1, -1, -1, FA_D)],
+    v: tile.Tensor[f16, (-1, -1, -1, FA_D)], qk_scale: f32, causal: wf.Constant[int],
+):
+    # a reference flash-attention forward without tensor cores: one tile block per (batch, head, query
+    # tile); K/V tiles streamed through a loop with the running max m and sum l (rank-1 tiles) and the
+    # output accumulator carried; the softmax scale folded into exp2 (qk_scale = log2(e) / sqrt(D));
+    # QK^T and PV as broadcast products summed over an axis of a rank-3 tile
+    b, h, i = tile.bid(0), tile.bid(1), tile.bid(2)
+    n = q.shape[2]
+    qt = tile.load(q, (b, h, i, 0), (1, 1, FA_BM, FA_D)).reshape((FA_BM, FA_D)).astype(f32)
+    q_idx = tile.arange(FA_BM) + i * FA_BM
+    m = tile.full((FA_BM,), -math.inf, f32)
+    l = tile.zeros((FA_BM,), f32)
+    acc = tile.zeros((FA_BM, FA_D), f32)
+    for j in range((n + FA_BN - 1) // FA_BN):
+        kt = tile.load(k, (b, h, j, 0), (1, 1, FA_BN, FA_D)).reshape((FA_BN, FA_D)).astype(f32)
+        vt = tile.load(v, (b, h, j, 0), (1, 1, FA_BN, FA_D)).reshape((FA_BN, FA_D)).astype(f32)
+        s = tile.sum(qt[:, None, :] * kt[None, :, :], axis=2) * qk_scale
+        k_idx = tile.arange(FA_BN) + j * FA_BN
+        ok = k_idx[None, :] < n  # keys past the sequence's end (zero padding) are masked
+        if causal:
+            ok = ok & (q_idx[:, None] >= k_idx[None, :])
+        s = tile.where(ok, s, -math.inf)
+        m_new = tile.maximum(m, tile.max(s, axis=1))
+        alpha = tile.exp2(m - m_new)
+        p = tile.exp2(s - m_new[:, None])
+        l = l * alpha + tile.sum(p, axis=1)
+        acc = acc * alpha[:, None] + tile.sum(p[:, :, None] * vt[None, :, :], axis=1)
+        m = m_new
+    o.store((acc / l[:, None]).reshape((1, 1, FA_BM, FA_D)))
+
+
+def _attention_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.ndarray:
+    q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
+    s = q64 @ k64.transpose(0, 1, 3, 2) / math.sqrt(q.shape[-1])
+    if causal:
+        n = q.shape[2]
+        s = np.where(np.arange(n)[:, None] >= np.arange(n)[None, :], s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    return (p / p.sum(-1, keepdims=True)) @ v64
 
 
 # --------------------------------------------------------------------------- argmax / argmin
@@ -147,6 +194,16 @@ def test_online_softmax_with_loop_carried_rank1_tiles(backend: Backend) -> None:
     np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("causal", [0, 1])
+def test_reference_flash_attention_forward_rank4_against_numpy(backend: Backend, causal: int) -> None:
+    b, h, n = 1, 2, 40  # 40 is not a multiple of the 16-row tiles: query and key tails
+    q, k, v = (rng.standard_normal((b, h, n, FA_D)).astype(np.float16) for _ in range(3))
+    out = wf.full((b, h, n, FA_D), np.nan, f32).partition((1, 1, FA_BM, FA_D))
+    scale = np.float32(math.log2(math.e) / math.sqrt(FA_D))
+    got = flash_forward(out, wf.from_host(q), wf.from_host(k), wf.from_host(v), scale, causal).first().unpartition().to_host().sync_on(_stream(backend))
+    np.testing.assert_allclose(got, _attention_reference(q, k, v, bool(causal)), rtol=1e-4, atol=1e-5)
+
+
 # --------------------------------------------------------------------------- diagnostics and PTX
 
 
@@ -174,7 +231,9 @@ def test_scan_and_argmax_ptx_assembles() -> None:
     shape = (16, 256)
     ck = cumsums.compile(tile.spec(f32, shape, partition=shape), tile.spec(f32, shape, partition=shape), tile.spec(f32, shape))
     ck2 = arg_rows.compile(tile.spec(i64, (32, 1), partition=(16, 1)), tile.spec(i64, (2, 64), partition=(1, 64)), tile.spec(f32, (32, 64)))
-    for ptx in (ck.kernel.ptx, ck2.kernel.ptx):
+    qkv = tile.spec(f16, (1, 2, 40, FA_D))
+    ck3 = flash_forward.compile(tile.spec(f32, (1, 2, 40, FA_D), partition=(1, 1, FA_BM, FA_D)), qkv, qkv, qkv, tile.spec(f32), 1)
+    for ptx in (ck.kernel.ptx, ck2.kernel.ptx, ck3.kernel.ptx):
         assert ".extern .func" not in ptx
         if shutil.which("ptxas"):
             with tempfile.TemporaryDirectory() as d:
