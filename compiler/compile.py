@@ -357,7 +357,7 @@ def kernel_to_json(k: CompiledKernel) -> dict[str, Any]:
         "name": k.name,
         "entry": k.entry,
         "chip": k.chip,
-        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim] for p in k.params],
+        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim, p.strided] for p in k.params],
         "checked": k.checked,
         "error_sites": [[s.id, s.kind, s.message, s.filename, s.line, s.col, list(s.operands)] for s in k.error_sites],
         "exact_block": list(k.exact_block) if k.exact_block is not None else None,
@@ -382,7 +382,7 @@ def kernel_from_json(d: dict[str, Any], ptx: str) -> CompiledKernel:
         entry=str(d["entry"]),
         ptx=ptx,
         chip=str(d["chip"]),
-        params=tuple(ParamSpec(str(n), str(kind), BY_NAME[dt].np, int(nd)) for n, kind, dt, nd in d["params"]),
+        params=tuple(ParamSpec(str(n), str(kind), BY_NAME[dt].np, int(nd), bool(rest[0]) if rest else False) for n, kind, dt, nd, *rest in d["params"]),
         checked=bool(d["checked"]),
         error_sites=tuple(ErrorSite(int(i), str(kd), str(m), str(f), int(ln), int(c), (str(o[0]), str(o[1]))) for i, kd, m, f, ln, c, o in d["error_sites"]),
         exact_block=(int(block[0]), int(block[1]), int(block[2])) if block is not None else None,
@@ -584,7 +584,9 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
             sh = op.attributes.get("tile.shared_bytes")
             shared = sh.value.data if isinstance(sh, IntegerAttr) else 0
             # a checked kernel with nothing to check gets no error record (tile-to-gpu drops it)
-            checked = len(op.function_type.inputs) > len(kir.params)
+            # (a strided view takes 1 + rank + rank - 1 gpu.func arguments: its memref, extents, strides)
+            taken = sum(2 * len(p.dims) if getattr(p, "strided", False) else 1 for p in kir.params)
+            checked = len(op.function_type.inputs) > taken
     sites = error_sites(module, kir.symbol)
     filename, line = _source_line(kernel.fn)
     warn_if_large(kernel.__qualname__, resources(module).ops, filename, line, "use smaller tiles (partition into more tile blocks) or more warps (num_warps)")
@@ -596,7 +598,7 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
         if p.kind == "scalar":
             params.append(ParamSpec(p.name, "scalar", p.dtype.np, 0))
         else:
-            params.append(ParamSpec(p.name, kinds[p.kind], p.dtype.np, len(p.dims)))
+            params.append(ParamSpec(p.name, kinds[p.kind], p.dtype.np, len(p.dims), getattr(p, "strided", False)))
     compiled = CompiledKernel(
         name=kernel.__qualname__,
         entry=kir.symbol,

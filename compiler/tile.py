@@ -73,8 +73,8 @@ class _TensorMarker:
             raise UsageError(f"tile.{name}[...] needs a warpforge dtype such as wf.f32: {e}") from None
         if isinstance(shape, int | str):
             shape = (shape,)
-        if not isinstance(shape, tuple) or not 1 <= len(shape) <= 2:
-            raise UsageError(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 or 2 dimensions, got {shape!r}")
+        if not isinstance(shape, tuple) or not 1 <= len(shape) <= 4:
+            raise UsageError(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 to 4 dimensions, got {shape!r}")
         for d in shape:
             if isinstance(d, bool) or not (isinstance(d, str) and d.isidentifier() or isinstance(d, int) and d >= -1):
                 raise UsageError(f"tile.{name}: a dimension is a size (>= 0), -1 (dynamic) or a symbol name like \"B\", got {d!r}")
@@ -99,7 +99,7 @@ KERNEL_FUNCTIONS = (
     "load_tile_like", "load", "gather", "zeros", "ones", "full", "arange", "where", "maximum", "minimum",
     "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "abs", "floor", "ceil",
     "sum", "max", "min", "prod", "reshape", "permute", "transpose", "broadcast_to", "bid", "num_tiles",
-    "atomic_add", "atomic_max", "atomic_min", "dot",
+    "atomic_add", "atomic_max", "atomic_min", "dot", "argmax", "argmin", "cumsum",
 )  # fmt: skip
 """Functions of this module that only mean something inside a `@tile.kernel`."""
 
@@ -179,6 +179,16 @@ atomic_add.__doc__ = """`tile.atomic_add(x, offsets, values, mask=None)`: atomic
 `tile.AtomicTensor` `x` at its row-major offset (masked-off or out-of-range elements: nothing)."""
 atomic_max = _device_only("atomic_max")
 atomic_min = _device_only("atomic_min")
+argmax = _device_only("argmax")
+argmax.__doc__ = """`tile.argmax(t, axis=None, keepdims=False)` (also `t.argmax(...)`): `numpy.argmax` — the int64
+index along `axis` (of the flattened tile when None) of the largest element: the first one on ties,
+the first NaN when there is one."""
+argmin = _device_only("argmin")
+argmin.__doc__ = """`tile.argmin(t, axis=None, keepdims=False)`: `numpy.argmin` (first index on ties; the first NaN)."""
+cumsum = _device_only("cumsum")
+cumsum.__doc__ = """`tile.cumsum(t, axis=None)` (also `t.cumsum(...)`): `numpy.cumsum`, the inclusive prefix sum
+along `axis` (of the flattened tile when None); bool and integers narrower than 64 bits sum in int64
+(uint64), floats in their own type (a parallel scan: a few ulp from NumPy's sequential sums)."""
 
 
 # --------------------------------------------------------------------------- specs for ahead-of-time compilation
@@ -188,15 +198,19 @@ atomic_min = _device_only("atomic_min")
 class Spec:
     """An argument described without data, for ahead-of-time compilation: a tensor of `dtype` and
     `shape` (partitioned into `partition` tiles when given), or a scalar (`shape` None). `aligned`:
-    whether the pointer is 16-byte aligned (warpforge's allocations are)."""
+    whether the pointer is 16-byte aligned (warpforge's allocations are). `strides`: the element
+    strides of a strided view (a non-contiguous array whose last stride is 1), None: contiguous."""
 
     dtype: DType
     shape: tuple[int, ...] | None = None
     partition: tuple[int, ...] | None = None
     aligned: bool = True
+    strides: tuple[int, ...] | None = None
 
 
-def spec(dtype: Any, shape: int | tuple[int, ...] | None = None, *, partition: int | tuple[int, ...] | None = None, aligned: bool = True) -> Spec:
+def spec(
+    dtype: Any, shape: int | tuple[int, ...] | None = None, *, partition: int | tuple[int, ...] | None = None, aligned: bool = True, strides: tuple[int, ...] | None = None
+) -> Spec:
     """`tile.spec(wf.f32, (1024,), partition=(128,))`: an argument for `kernel.ahead_of_time(...)`.
 
     `shape` and `partition`: an int or a tuple of non-negative ints (None: a scalar / not
@@ -211,7 +225,11 @@ def spec(dtype: Any, shape: int | tuple[int, ...] | None = None, *, partition: i
             raise UsageError(f"tile.spec: {what} is an int or a tuple of non-negative ints, got {s!r}")
         return dims
 
-    return Spec(dtypes.from_numpy(dtype), as_tuple("shape", shape), as_tuple("partition", partition), aligned)
+    st = as_tuple("strides", strides)
+    dims = as_tuple("shape", shape)
+    if st is not None and (dims is None or len(st) != len(dims) or st[-1] != 1):
+        raise UsageError(f"tile.spec: strides {st} need one stride per dimension of the shape {dims}, the last 1 (the last axis contiguous)")
+    return Spec(dtypes.from_numpy(dtype), dims, as_tuple("partition", partition), aligned, st)
 
 
 # --------------------------------------------------------------------------- the kernel object

@@ -48,6 +48,11 @@ class ParamSig:
     align: int = 16
     divisible: tuple[int, ...] = ()
     value: Any = None
+    strided: bool = False
+    """A strided view (a non-contiguous array whose last axis has stride 1): its strides are passed
+    at launch, after its extents."""
+    stride_divisible: tuple[int, ...] = ()
+    """For a strided view, the known power-of-two divisor of each stride but the last (≤ 16)."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ class Specialization:
 
     @property
     def key(self) -> tuple[Any, ...]:
-        return tuple((p.kind, p.dtype.name if p.dtype else None, p.dims, p.tile, p.align, p.divisible, repr(p.value)) for p in self.params)
+        return tuple((p.kind, p.dtype.name if p.dtype else None, p.dims, p.tile, p.align, p.divisible, repr(p.value), p.strided, p.stride_divisible) for p in self.params)
 
 
 def call_site() -> str:
@@ -162,15 +167,19 @@ def specialize(kernel: Any, args: tuple[Any, ...]) -> Specialization:
             params.append(ParamSig(pname, "scalar", dt))
             continue
         # a tensor parameter
+        strides: tuple[int, ...] | None = None
         if isinstance(arg, PartitionedTensor):
             arg._check_live(f"passed to {name}")
             kind, shape, tile_shape, dtype, ptr_align = "partition", arg.shape, arg.tile_shape, arg.dtype, arg._align()
+            strides = arg._storage.strides  # pyright: ignore[reportPrivateUsage]
         elif isinstance(arg, LazyTensor):
             arg._check_live(f"passed to {name}")
             kind, shape, tile_shape, dtype, ptr_align = "input", arg.shape, None, arg.dtype, arg._align()
+            strides = arg._storage.strides  # pyright: ignore[reportPrivateUsage]
         elif isinstance(arg, Spec) and arg.shape is not None:
             kind = "partition" if arg.partition is not None else "input"
             shape, tile_shape, dtype = arg.shape, arg.partition, arg.dtype
+            strides = arg.strides
             ptr_align = 16 if arg.aligned else dtype.np.itemsize
             if tile_shape is not None:
                 check_tile_shape(tile_shape, "the partition")
@@ -221,7 +230,8 @@ def specialize(kernel: Any, args: tuple[Any, ...]) -> Specialization:
             # what a partition's extents are divisible by matters up to its tile's extents only (masks,
             # vector widths): capping it lets launches that differ only there share a specialization
             divisible = tuple(min(dv, t) for dv, t in zip(divisible, tile_shape))
-        params.append(ParamSig(pname, kind, dtype, tuple(dims), tuple(tile_shape) if tile_shape else None, ptr_align, divisible))
+        sdiv = tuple(_pow2_divisor(st) for st in strides[:-1]) if strides is not None else ()
+        params.append(ParamSig(pname, kind, dtype, tuple(dims), tuple(tile_shape) if tile_shape else None, ptr_align, divisible, strided=strides is not None, stride_divisible=sdiv))
     if partitioned_grid is None:
         raise LaunchError(
             f"{name} needs a partitioned tensor argument: partitioning the output gives the grid "

@@ -96,10 +96,16 @@ most 1024 threads), 64 elements per thread at this size. Larger shapes are refus
 unrolled for minutes (or, for `1 << 40`, forever)."""
 
 
+MAX_TENSOR_RANK = 4
+"""The highest rank of a tensor view and of a tile: (batch, heads, sequence, head dim), as attention needs."""
+
+
 def check_tile_shape(shape: Sequence[int], what: str = "a tile", spelled: str | None = None) -> None:
     """Raise `VerifyException` unless every dimension is static and a power of two, and the tile has at
     most `MAX_TILE_ELEMENTS` elements."""
     spelled = spelled or f"[{', '.join('?' if d == DYNAMIC_INDEX else str(d) for d in shape)}]"
+    if len(shape) > MAX_TENSOR_RANK:
+        raise VerifyException(f"{what} {spelled} has rank {len(shape)}; tiles have rank 0 to {MAX_TENSOR_RANK}")
     for d in shape:
         if d == DYNAMIC_INDEX:
             raise VerifyException(f"{what} has a dynamic dimension '?' in {spelled}: tile shapes are static")
@@ -158,7 +164,8 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
     """`!tile.tensor_view<?x1024xf32>`: global memory as a row-major tensor; dimensions may be dynamic.
 
     `strides = [?, 1]` (in elements) is printed only when the strides are not the contiguous ones; the
-    last stride is 1. Ranks 1 and 2 (the kernel ABI passes a pointer and one i64 per dimension).
+    last stride is 1. Ranks 1 to 4 (batch, heads, sequence, head dim; the kernel ABI passes a pointer
+    and one i64 per dimension, then one i64 per stride but the last when the view is strided).
     """
 
     name = "tile.tensor_view"
@@ -193,8 +200,8 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
 
     def verify(self) -> None:
         check_scalar(self.element_type, "the element type of !tile.tensor_view")
-        if not 1 <= len(self.dims) <= 2:
-            raise VerifyException(f"!tile.tensor_view has rank 1 or 2, got rank {len(self.dims)}")
+        if not 1 <= len(self.dims) <= MAX_TENSOR_RANK:
+            raise VerifyException(f"!tile.tensor_view has rank 1 to {MAX_TENSOR_RANK}, got rank {len(self.dims)}")
         if any(d < 0 and d != DYNAMIC_INDEX for d in self.dims):
             raise VerifyException(f"!tile.tensor_view dimensions are sizes or '?', got {list(self.dims)}")
         if self.strides.data:

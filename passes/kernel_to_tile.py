@@ -40,7 +40,7 @@ def convert_type(t: Attribute) -> Attribute:
     if isinstance(t, kt.PartitionType):
         t = t.tensor
     if isinstance(t, kt.TensorType):
-        return tile.TensorViewType(t.dims, t.element_type)
+        return tile.TensorViewType(t.dims, t.element_type, t.stride_values or None)
     return t
 
 

@@ -536,7 +536,9 @@ def test_compiled_kernel_abi_count():
     with pytest.raises(ValueError):
         ParamSpec("x", "slise", F32)
     with pytest.raises(ValueError):
-        ParamSpec("x", "slice", F32, ndim=3)
+        ParamSpec("x", "slice", F32, ndim=5)  # tile tensors have 1 to 4 axes
+    assert ParamSpec("x", "slice", F32, ndim=4).abi_count == 1 + 4
+    assert ParamSpec("x", "slice", F32, ndim=4, strided=True).abi_count == 2 + 4 + 3  # ptr, span, extents, strides
 
 
 def test_module_cache_is_keyed_by_the_code_not_the_source_text() -> None:

@@ -133,3 +133,52 @@ def test_device_buffers_used_in_place_and_bind(tile_sim) -> None:
     assert len(tile_sim.launches) == 3
     with pytest.raises(wf.AliasError):
         add(wf.tensor(z).partition((128,)), wf.tensor(z), wf.tensor(x))
+
+
+@tile.kernel(checks=False)
+def copy_strided(z: tile.Tensor[f32, (1, 1, 4, 8)], x: tile.Tensor[f32, (-1, -1, -1, -1)]):
+    z.store(tile.load_tile_like(x, z))
+
+
+def test_strided_view_is_packed_as_pointer_span_extents_strides(tile_sim, monkeypatch) -> None:
+    import cuda.core
+
+    seen = {}
+
+    def copy_strided_fn(config, z, z0, z1, z2, z3, x, span, x0, x1, x2, x3, s0, s1, s2):
+        seen.update(span=int(span), dims=tuple(int(d) for d in (x0, x1, x2, x3)), strides=(int(s0), int(s1), int(s2)))
+        mem = host_array(x, int(span))
+        view = np.lib.stride_tricks.as_strided(mem, (int(x0), int(x1), int(x2), int(x3)), (4 * int(s0), 4 * int(s1), 4 * int(s2), 4))
+        host_array(z, int(np.prod([int(z0), int(z1), int(z2), int(z3)])))[:] = view.reshape(-1)
+
+    tile_sim.kernels.table["copy_strided"] = (14, copy_strided_fn)
+
+    class FakeView:  # what cuda.core's StridedMemoryView reads from a CAI (strides in elements)
+        def __init__(self, cai):
+            self.ptr, self.shape = cai["data"][0], tuple(cai["shape"])
+            item = np.dtype(cai["typestr"]).itemsize
+            self.strides = None if cai["strides"] is None else tuple(s // item for s in cai["strides"])
+            self.dtype = np.dtype(cai["typestr"])
+            self.device_id, self.is_device_accessible, self.readonly = 0, True, cai["data"][1]
+
+    class SMV:
+        @staticmethod
+        def from_cuda_array_interface(obj, stream_ptr):
+            return FakeView(obj.__cuda_array_interface__)
+
+    monkeypatch.setattr(cuda.core.utils, "StridedMemoryView", SMV)
+    dev = wf.Device(0)
+    stream = dev.create_stream()
+    b, s, h, d = 2, 4, 3, 8
+    base_host = np.random.default_rng(1213).standard_normal((b, s, h, d)).astype(np.float32)
+    base = wf.DeviceBuffer.from_host(stream, base_host.reshape(-1))
+
+    class Transposed:  # base (B, S, H, D) seen as (B, H, S, D): torch's q.transpose(1, 2)
+        def __init__(self):
+            cai = dict(base.__cuda_array_interface__)
+            cai.update(shape=(b, h, s, d), strides=tuple(4 * st for st in (s * h * d, d, h * d, 1)))
+            self.__cuda_array_interface__ = cai
+
+    got = copy_strided(wf.zeros((b, h, s, d), f32).partition((1, 1, 4, 8)), wf.tensor(Transposed())).first().unpartition().to_host().sync_on(stream)
+    np.testing.assert_array_equal(got, base_host.transpose(0, 2, 1, 3))
+    assert seen == {"span": b * s * h * d, "dims": (b, h, s, d), "strides": (s * h * d, d, h * d)}

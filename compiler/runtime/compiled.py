@@ -47,20 +47,24 @@ class ParamSpec:
     `kind`: `"slice"` (read-only input), `"disjoint_slice"` (output written at the thread's own
     index), `"scalar"`; later `"atomic_slice"`, `"raw_slice"`. `dtype`: element dtype (slices) or
     value dtype (scalars) — bool, int8…int64, uint8…uint64, float16, bfloat16, float32, float64.
-    `ndim`: slices only, 1 (passes ptr, length) or 2 (ptr, rows, cols).
+    `ndim`: slices only, 1 (passes ptr, length), 2 (ptr, rows, cols), up to 4 for tile tensors (ptr,
+    then each extent).
     """
 
     name: str
     kind: str
     dtype: numpy.dtype
     ndim: int = 1
+    strided: bool = False
+    """A tile kernel's strided view (last axis contiguous): passes (ptr, span, extents…, strides but
+    the last…) — `span` the elements from the first to one past the last."""
 
     def __post_init__(self) -> None:
         if self.kind not in PARAM_KINDS:
             raise ValueError(f"parameter {self.name!r}: unknown kind {self.kind!r} (one of {sorted(PARAM_KINDS)})")
         object.__setattr__(self, "dtype", as_numpy_dtype(self.dtype))
-        if self.kind != "scalar" and self.ndim not in (1, 2):
-            raise ValueError(f"parameter {self.name!r}: slices are 1-D or 2-D, got ndim={self.ndim}")
+        if self.kind != "scalar" and self.ndim not in (1, 2, 3, 4):
+            raise ValueError(f"parameter {self.name!r}: slices are 1-D to 4-D, got ndim={self.ndim}")
 
     @property
     def writable(self) -> bool:
@@ -73,7 +77,10 @@ class ParamSpec:
 
     @property
     def abi_count(self) -> int:
-        """PTX parameters this parameter becomes: 1 + ndim for slices, 1 for scalars."""
+        """PTX parameters this parameter becomes: 1 + ndim for slices (2 + 2·ndim − 1 for a strided
+        view), 1 for scalars."""
+        if self.is_slice and self.strided:
+            return 2 + 2 * self.ndim - 1
         return 1 + self.ndim if self.is_slice else 1
 
 

@@ -405,7 +405,13 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
             v = as_device_view(a, s, param=p, device=dev, kernel_name=k.name)
             views.append(v)
             packed.append(v.ptr)
-            packed.extend(numpy.int64(n) for n in v.shape)
+            if p.strided:  # (ptr, span, extents…, strides but the last…): see ParamSpec.strided
+                strides = v.strides if v.strides is not None else tuple(int(numpy.prod(v.shape[k + 1 :], dtype=numpy.int64)) for k in range(len(v.shape)))
+                packed.append(numpy.int64(v.span))
+                packed.extend(numpy.int64(n) for n in v.shape)
+                packed.extend(numpy.int64(st) for st in strides[:-1])
+            else:
+                packed.extend(numpy.int64(n) for n in v.shape)
         else:
             views.append(None)
             packed.append(pack_scalar(p, a, k.name))

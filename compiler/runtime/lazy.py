@@ -73,9 +73,16 @@ class _Storage:
     home: int | None = None
     """`external` only: the stream the array belonged to when it was wrapped (torch's current stream
     then, or its `__cuda_array_interface__` `stream`), which the chain waits for."""
+    strides: tuple[int, ...] | None = None
+    """`external` only: the element strides of a non-contiguous array whose last axis is contiguous
+    (used in place; kernels get the strides at launch), None: C-contiguous."""
 
     @property
     def nbytes(self) -> int:
+        if self.strides is not None:
+            from warpforge.runtime.memory import strided_span
+
+            return strided_span(self.shape, self.strides) * self.dtype.np.itemsize
         return prod(self.shape) * self.dtype.np.itemsize
 
     def known_ptr(self) -> int | None:
@@ -146,7 +153,7 @@ def materialize(s: _Storage, stream: Any) -> None:
     if s.init == "external":
         _order_external(s, stream, view=False)
         # for a foreign array, the view orders `stream` after the array's own stream now (DLPack / CAI)
-        s.view = as_device_view(s.payload, stream, device=device)
+        s.view = as_device_view(s.payload, stream, device=device, strided=s.strides is not None)
         s.device = device
         return
     buf = DeviceBuffer.empty(stream, s.shape, s.dtype.np)
@@ -193,7 +200,7 @@ def _order_external(s: _Storage, stream: Any, view: bool = True) -> None:
     if s.home is not None and s.home != stream.handle:
         stream_order.for_device(stream.device).wait(stream.handle, s.home)
     if view:
-        as_device_view(payload, stream, device=stream.device)
+        as_device_view(payload, stream, device=stream.device, strided=s.strides is not None)
 
 
 def _materialize_simulated(s: _Storage, device: Any) -> None:
@@ -221,7 +228,22 @@ class _ToHost(_Op):
     def __init__(self, storage: _Storage):
         super().__init__(set())
         self.storage = storage
-        self.result: numpy.ndarray | None = None
+        self._result: numpy.ndarray | None = None
+        self._gather: tuple[numpy.ndarray, tuple[int, ...], tuple[int, ...]] | None = None
+
+    @property
+    def result(self) -> numpy.ndarray | None:
+        """The host array (after the chain's synchronization)."""
+        if self._gather is not None:
+            span, shape, strides = self._gather
+            item = span.dtype.itemsize
+            self._result = numpy.lib.stride_tricks.as_strided(span, shape, tuple(st * item for st in strides)).copy()
+            self._gather = None
+        return self._result
+
+    @result.setter
+    def result(self, value: numpy.ndarray | None) -> None:
+        self._result = value
 
     def run(self, stream: Any) -> None:
         from warpforge.runtime import _driver
@@ -232,6 +254,11 @@ class _ToHost(_Op):
             return
         if s.init == "external":  # its owner may have written it since it was wrapped (or last copied)
             _order_external(s, stream)
+        if s.strides is not None:  # a strided view: copy its span, then read the elements at their strides
+            span = numpy.empty(s.nbytes // s.dtype.np.itemsize, dtype=s.dtype.np)
+            _driver.copy_dtoh_async(span.ctypes.data, s.view.ptr, span.nbytes, stream.handle)
+            self._gather = (span, s.shape, s.strides)  # read at the strides once the copy is complete
+            return
         out = numpy.empty(s.shape, dtype=s.dtype.np)
         _driver.copy_dtoh_async(out.ctypes.data, s.view.ptr, out.nbytes, stream.handle)
         self.result = out
@@ -636,8 +663,8 @@ def _shape(shape: Any) -> tuple[int, ...]:
         raise LaunchError(f"a tensor shape is an int or a tuple of non-negative ints, got {shape!r}")
     if math.prod(int(d) for d in dims) >= 2**62:
         raise LaunchError(f"a tensor of shape {tuple(dims)} has more elements than any device holds")
-    if not 1 <= len(dims) <= 2:
-        raise LaunchError(f"tile tensors have 1 or 2 dimensions, got shape {tuple(dims)}")
+    if not 1 <= len(dims) <= 4:
+        raise LaunchError(f"tile tensors have 1 to 4 dimensions, got shape {tuple(dims)}")
     return tuple(int(d) for d in dims)
 
 
@@ -701,18 +728,34 @@ def tensor(existing: Any) -> LazyTensor:
     if isinstance(existing, numpy.ndarray) or isinstance(existing, list | tuple):
         return from_host(existing)
     cai = getattr(existing, "__cuda_array_interface__", None)
+    strides: tuple[int, ...] | None = None
     if isinstance(cai, dict):
         shape = tuple(int(d) for d in cai["shape"])
         dt = numpy.dtype(cai["typestr"])
+        if cai.get("strides") is not None:
+            b = tuple(int(st) for st in cai["strides"])
+            strides = tuple(st // dt.itemsize for st in b) if all(st % dt.itemsize == 0 for st in b) else b
     elif hasattr(existing, "shape") and hasattr(existing, "dtype") and hasattr(existing, "__dlpack__"):
         shape = tuple(int(d) for d in existing.shape)
         dt = _dtype_of(existing.dtype)
+        stride = getattr(existing, "stride", None)  # torch: element strides
+        if callable(stride):
+            strides = tuple(int(st) for st in stride())
     else:
         raise LaunchError(f"wf.tensor() takes a NumPy array or a device array (torch, cupy, wf.DeviceBuffer), got {type(existing).__name__}")
     from warpforge.runtime import stream_order
-    from warpforge.runtime.memory import DeviceBuffer
+    from warpforge.runtime.memory import DeviceBuffer, _is_c_contiguous, last_axis_contiguous  # pyright: ignore[reportPrivateUsage]
 
     t = _new(shape, dt, "external", existing, f"wf.tensor(<{type(existing).__name__} {shape}>)")
+    if strides is not None and not _is_c_contiguous(shape, strides):
+        # a strided view (torch's q.transpose(1, 2)): used in place when its last axis is contiguous
+        if not last_axis_contiguous(shape, strides):
+            raise LaunchError(
+                f"wf.tensor(): the array of shape {shape} has strides {strides} (elements): tile kernels use strided views in place "
+                "only when the last axis is contiguous (stride 1) and no two elements share memory; pass x.contiguous() (torch) "
+                "or cupy.ascontiguousarray(x)"
+            )
+        t._storage.strides = strides
     if not isinstance(existing, DeviceBuffer):  # a DeviceBuffer carries its own last stream
         t._storage.home = stream_order.home_stream(existing)  # e.g. torch's current stream now
     return t

@@ -286,7 +286,8 @@ def _simulated_buffer() -> Any:
 @dataclass(frozen=True)
 class DeviceView:
     """A kernel argument resolved to device memory: `ptr` (int address), `shape`, element `dtype`,
-    `nbytes` (the byte range `[ptr, ptr + nbytes)`), and `owner` (kept alive for the launch)."""
+    `nbytes` (the byte range `[ptr, ptr + nbytes)`), and `owner` (kept alive for the launch).
+    `strides`: element strides of a strided view (accepted where the parameter allows one), else None."""
 
     ptr: int
     shape: tuple[int, ...]
@@ -295,6 +296,39 @@ class DeviceView:
     owner: Any = None
     device_id: int | None = None
     readonly: bool = False
+    strides: tuple[int, ...] | None = None
+
+    @property
+    def span(self) -> int:
+        """Elements from the first to one past the last element: what a strided view passes as its
+        memory's extent (the contiguous element count otherwise)."""
+        return self.nbytes // self.dtype.itemsize if self.dtype.itemsize else 0
+
+
+def strided_span(shape: tuple[int, ...], strides: tuple[int, ...]) -> int:
+    """Elements from the first element of a strided array to one past its last (0 when empty)."""
+    if any(d == 0 for d in shape):
+        return 0
+    return 1 + sum((d - 1) * st for d, st in zip(shape, strides))
+
+
+def last_axis_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """The strided views a tile kernel reads and writes in place: the last axis has stride 1 (or one
+    element), every other stride is non-negative, and distinct elements never share memory."""
+    if not shape or any(d == 0 for d in shape):
+        return True
+    if shape[-1] != 1 and strides[-1] != 1:
+        return False
+    if any(st < 0 for st in strides):
+        return False
+    # no overlap: sorted by stride, each axis steps past everything the faster axes cover
+    axes = sorted((st, d) for st, d in zip(strides, shape) if d > 1)
+    covered = 1
+    for st, d in axes:
+        if st < covered:
+            return False
+        covered = st * (d - 1) + covered
+    return True
 
 
 def _is_c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
@@ -312,8 +346,10 @@ def _is_c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
 class _Checker:
     """Argument checks against a parameter, with messages naming it."""
 
-    def __init__(self, param: ParamSpec | None, kernel_name: str | None):
+    def __init__(self, param: ParamSpec | None, kernel_name: str | None, allow_strided: bool = False):
         self.param = param
+        self.allow_strided = allow_strided or (param is not None and param.strided)
+        self.strides = None
         self.name = param.name if param is not None else "x"
         where = f" of {kernel_name}" if kernel_name else ""
         self.what = f"argument {self.name!r}{where}" if param is not None else "the argument"
@@ -330,9 +366,18 @@ class _Checker:
         if p is not None and len(shape) != p.ndim:
             hint = " (pass x.reshape(-1) for a flat view)" if p.ndim == 1 else ""
             raise LaunchError(f"{self.what} is {p.ndim}-D, got a {len(shape)}-D array of shape {shape}{hint}")
+        self.strides: tuple[int, ...] | None = None
         if strides is not None:
             elems = strides if strides_unit == "elements" else tuple(s // dtype.itemsize if s % dtype.itemsize == 0 else -1 for s in strides)
-            if not _is_c_contiguous(shape, elems):
+            if not _is_c_contiguous(shape, elems) and self.allow_strided and -1 not in elems and last_axis_contiguous(shape, elems):
+                self.strides = tuple(int(e) for e in elems)
+            elif not _is_c_contiguous(shape, elems):
+                if self.allow_strided:
+                    raise LaunchError(
+                        f"{self.what} is a strided view (strides {tuple(strides)} in {strides_unit} for shape {shape}) whose last axis is "
+                        "not contiguous (stride 1) or whose elements overlap: tile kernels read strided views in place only with a "
+                        "contiguous last axis; pass x.contiguous() (torch) or cupy.ascontiguousarray(x)"
+                    )
                 raise LaunchError(
                     f"{self.what} is not C-contiguous (strides {tuple(strides)} in {strides_unit} for shape {shape}); "
                     "pass x.contiguous() (torch) or cupy.ascontiguousarray(x)"
@@ -358,6 +403,7 @@ def as_device_view(
     param: ParamSpec | None = None,
     device: Device | None = None,
     kernel_name: str | None = None,
+    strided: bool = False,
 ) -> DeviceView:
     """Resolve a kernel argument to device memory without copying.
 
@@ -368,10 +414,15 @@ def as_device_view(
     last stream, `stream_order.follow`). With `param`, the dtype and ndim must match it (and an output must not be
     read-only); with `device`, the memory must be on that GPU.
 
-    Raises `LaunchError`: host memory (NumPy arrays), not C-contiguous, wrong dtype / ndim /
-    device, or not an array at all.
+    With `strided` (or a `param` that is `strided`), a non-contiguous array whose last axis has
+    stride 1 (torch's `q.transpose(1, 2)`) is accepted: the view's `strides` are its element
+    strides and `nbytes` covers its span.
+
+    Raises `LaunchError`: host memory (NumPy arrays), not C-contiguous (with `strided`: a last axis
+    that is not contiguous, or overlapping elements), wrong dtype / ndim / device, or not an array
+    at all.
     """
-    check = _Checker(param, kernel_name)
+    check = _Checker(param, kernel_name, strided)
     if isinstance(obj, DeviceBuffer):
         if obj._device.simulated:
             raise check.host(
@@ -410,6 +461,9 @@ def as_device_view(
     check.device(view.device_id, device)
     check.writable(bool(view.readonly))
     dtype = numpy.dtype(view.dtype)
+    if check.strides is not None:
+        nbytes = strided_span(shape, check.strides) * dtype.itemsize
+        return DeviceView(int(view.ptr), shape, dtype, nbytes, (obj, view), view.device_id, bool(view.readonly), check.strides)
     nbytes = int(numpy.prod(shape, dtype=numpy.int64)) * dtype.itemsize
     return DeviceView(int(view.ptr), shape, dtype, nbytes, (obj, view), view.device_id, bool(view.readonly))
 

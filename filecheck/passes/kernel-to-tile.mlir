@@ -60,3 +60,14 @@ kernel.func @gather(%z: !kernel.partition<[128], !kernel.tensor<?xf32>>, %x: !ke
   kernel.part_store %g, %z : !tile.tile<128xf32>, !kernel.partition<[128], !kernel.tensor<?xf32>>
   kernel.return
 }
+
+// -----
+
+// A strided tensor parameter's strides carry over to its tensor view.
+// CHECK-LABEL: kernel.func @strided(
+// CHECK-SAME: %{{.*}}: !tile.tensor_view<?x?x?x?xf16, strides = [?, ?, ?, 1]>
+kernel.func @strided(%z: !kernel.partition<[1, 1, 16, 64], !kernel.tensor<?x?x?x?xf16>>, %x: !kernel.tensor<?x?x?x?xf16, strides = [?, ?, ?, 1]>) attributes {kernel, tile, tile.grid = 0 : i64} {
+  %t = kernel.load_tile_like %x, %z : !kernel.tensor<?x?x?x?xf16, strides = [?, ?, ?, 1]>, !kernel.partition<[1, 1, 16, 64], !kernel.tensor<?x?x?x?xf16>> -> !tile.tile<1x1x16x64xf16>
+  kernel.part_store %t, %z : !tile.tile<1x1x16x64xf16>, !kernel.partition<[1, 1, 16, 64], !kernel.tensor<?x?x?x?xf16>>
+  kernel.return
+}

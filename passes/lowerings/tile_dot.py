@@ -131,7 +131,7 @@ def _copies_async(fl: _TileFunctionLowering, op: tile.LoadOp) -> bool:
     v = pv.view
     elem = signless(v.elem)
     return (
-        len(pv.tile) == 2 and v.limit is None and isinstance(elem, Float16Type | BFloat16Type) and v.align >= 16
+        len(pv.tile) == 2 and v.limit is None and v.strides is None and isinstance(elem, Float16Type | BFloat16Type) and v.align >= 16
         and v.divisible[-1] >= 8 and v.divisible[-1] % 8 == 0 and pv.tile[1] >= 8 and _zero(pv.padding)
     )  # fmt: skip
 

@@ -56,6 +56,7 @@ from warpforge.passes.tile_to_gpu import memory as _memory  # noqa: F401  its @l
 from warpforge.passes.tile_to_gpu import printing as _printing  # noqa: F401
 from warpforge.passes.tile_to_gpu import program as _program  # noqa: F401
 from warpforge.passes.tile_to_gpu import reductions as _reductions  # noqa: F401
+from warpforge.passes.tile_to_gpu import scan as _scan  # noqa: F401  (tile.cumsum, tile.argmax/argmin)
 from warpforge.passes.tile_to_gpu import shape as _shape  # noqa: F401
 from warpforge.passes.tile_to_gpu.layouts import VECTOR_BYTES
 from warpforge.passes.tile_to_gpu.lowering import _TileFunctionLowering  # pyright: ignore[reportPrivateUsage]

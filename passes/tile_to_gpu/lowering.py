@@ -48,12 +48,14 @@ class Dist:
 @dataclass
 class View:
     """A tensor view at the gpu level: the global memref, i64 extents (SSA), static extents where
-    known, the row stride (rank 2), known divisibility of each extent, pointer alignment (bytes)."""
+    known, the strides, known divisibility of each extent, pointer alignment (bytes)."""
 
     memref: SSAValue
     dims: list[SSAValue]
     static: tuple[int | None, ...]
-    stride: SSAValue | None
+    strides: list[SSAValue | None] | None
+    """Element strides per axis (None in the list: 1) of a strided view, whose memref is 1-D; None:
+    row-major contiguous, the memref has the view's shape."""
     divisible: tuple[int, ...]
     align: int
     elem: Attribute
@@ -61,6 +63,8 @@ class View:
     """Elements of the underlying memory, for reinterpreted views (`tile.make_tensor_view`)."""
     base_dims: list[SSAValue] = field(default_factory=list)
     """The memref's own extents (i64): how a linear offset becomes memref indices."""
+    stride_divisible: tuple[int, ...] = ()
+    """A strided view's known power-of-two divisor of each stride but the last (vector accesses)."""
 
 
 @dataclass
@@ -101,6 +105,8 @@ class _TileFunctionLowering(FunctionLowering):
     cache: dict[object, SSAValue] = field(default_factory=dict)
     scratch_sizes: dict[Attribute, int] = field(default_factory=dict)
     scratch_used: dict[Attribute, str] = field(default_factory=dict)
+    arg_start: list[int] = field(default_factory=list)
+    """Per source parameter, the index of its first gpu.func argument (a strided view takes several)."""
     extra_shared: int = 0
     """Bytes of shared arrays lowerings declared themselves (`tile.dot`'s), for `tile.shared_bytes`."""
 
@@ -119,8 +125,15 @@ class _TileFunctionLowering(FunctionLowering):
         written = self._written_params()
         in_types: list[Attribute] = []
         arg_attrs: list[DictionaryAttr] = []
+        self.arg_start = []
         for t in src.function_type.inputs:
-            if isinstance(t, tile.TensorViewType):
+            self.arg_start.append(len(in_types))
+            if isinstance(t, tile.TensorViewType) and not t.contiguous:
+                # a strided view: its memory as a 1-D memref (pointer, span), then the extents and the
+                # dynamic strides as i64 parameters (the kernel ABI of a strided tensor)
+                in_types.append(MemRefType(signless(t.element_type), [builtin.DYNAMIC_INDEX], memory_space=GLOBAL))
+                in_types += [i64] * (t.rank + sum(1 for st in t.stride_values if st == builtin.DYNAMIC_INDEX))
+            elif isinstance(t, tile.TensorViewType):
                 in_types.append(MemRefType(signless(t.element_type), [builtin.DYNAMIC_INDEX] * t.rank, memory_space=GLOBAL))
             else:
                 in_types.append(signless(t))
@@ -132,6 +145,8 @@ class _TileFunctionLowering(FunctionLowering):
                 if arg not in written:
                     flags["llvm.readonly"] = UnitAttr()
                 arg_attrs.append(DictionaryAttr(flags))
+                end = self.arg_start[i + 1] if i + 1 < len(self.arg_start) else len(in_types)
+                arg_attrs += [DictionaryAttr({})] * (end - self.arg_start[i] - 1)  # a strided view's i64s
             else:
                 arg_attrs.append(DictionaryAttr({}))
         if self.checks:
@@ -228,6 +243,9 @@ class _TileFunctionLowering(FunctionLowering):
                 rt = op.result.type
                 assert isinstance(rt, tile.TileType)
                 need(st.element_type, reduce_plan(st.dims, op.axis.data, self.threads, rt.dims).scratch)
+            elif type(op) in SCRATCH_PLANNERS:
+                for typ, n in SCRATCH_PLANNERS[type(op)](self, op):
+                    need(typ, n)
 
     def _written_params(self) -> set[SSAValue]:
         """Tensor parameters the kernel writes (through a partition view, a masked store or an atomic)."""
@@ -251,7 +269,7 @@ class _TileFunctionLowering(FunctionLowering):
         self.bid = e(arith.IndexCastOp(e(gpu.BlockIdOp("x")), i64))
         self.bid.name_hint = "bid"
         for i, (t, old) in enumerate(zip(self.src.function_type.inputs, entry_src.args)):
-            new = entry.args[i]
+            new = entry.args[self.arg_start[i]]
             new.name_hint = old.name_hint
             if not isinstance(t, tile.TensorViewType):
                 self.values[old] = new
@@ -263,6 +281,9 @@ class _TileFunctionLowering(FunctionLowering):
                 d = info.data.get("divisibility")
                 align = a.value.data if isinstance(a, IntegerAttr) else 1
                 div = tuple(d.get_values()) if isinstance(d, DenseArrayBase) else div
+            if not t.contiguous:
+                self.values[old] = self._strided_view(e, t, entry, self.arg_start[i], old.name_hint, align, div, info)
+                continue
             dims = []
             for axis, extent in enumerate(t.dims):
                 if extent != builtin.DYNAMIC_INDEX:
@@ -273,9 +294,36 @@ class _TileFunctionLowering(FunctionLowering):
                     dims.append(d)
             static = tuple(None if d == builtin.DYNAMIC_INDEX else d for d in t.dims)
             div = tuple(_static_divisor(s) if s is not None else dv for s, dv in zip(static, div))
-            stride = dims[1] if t.rank == 2 else None
-            self.values[old] = View(new, dims, static, stride, div, align, t.element_type, base_dims=dims)  # pyright: ignore[reportArgumentType]
+            self.values[old] = View(new, dims, static, None, div, align, t.element_type, base_dims=dims)  # pyright: ignore[reportArgumentType]
         self.prologue_end = entry.last_op
+
+    def _strided_view(self, e: Emitter, t: tile.TensorViewType, entry: Block, start: int, hint: str | None, align: int, div: tuple[int, ...], info: Attribute | None) -> View:
+        """The `View` of a strided tensor-view parameter: the 1-D memref at `start`, then its extents and
+        dynamic strides (i64 parameters)."""
+        args = list(entry.args[start + 1 :])
+        dims: list[SSAValue] = []
+        for axis, extent in enumerate(t.dims):
+            a = args.pop(0)
+            a.name_hint = f"{hint}_dim{axis}" if hint else None
+            dims.append(a if extent == builtin.DYNAMIC_INDEX else e.const(extent, i64))
+        strides: list[SSAValue | None] = []
+        for axis, st in enumerate(t.stride_values):
+            if st == builtin.DYNAMIC_INDEX:
+                a = args.pop(0)
+                a.name_hint = f"{hint}_stride{axis}" if hint else None
+                strides.append(a)
+            else:
+                strides.append(None if st == 1 else e.const(st, i64))
+        static = tuple(None if d == builtin.DYNAMIC_INDEX else d for d in t.dims)
+        div = tuple(_static_divisor(s) if s is not None else dv for s, dv in zip(static, div))
+        sdiv: tuple[int, ...] = tuple(1 for _ in t.dims[:-1])
+        if isinstance(info, DictionaryAttr):
+            d = info.data.get("stride_divisibility")
+            sdiv = tuple(d.get_values()) if isinstance(d, DenseArrayBase) else sdiv
+        sdiv = tuple(_static_divisor(st) if st != builtin.DYNAMIC_INDEX else dv for st, dv in zip(t.stride_values[:-1], sdiv))
+        memref_value = entry.args[start]
+        span = [e(arith.IndexCastOp(e(memref.DimOp(memref_value, e.const(0, IndexType()))), i64))]
+        return View(memref_value, dims, static, strides, div, align, t.element_type, base_dims=span, stride_divisible=sdiv)  # pyright: ignore[reportArgumentType]
 
     def at_entry(self, key: object, build: Callable[[Emitter], SSAValue]) -> SSAValue:
         """A value computed once, at the end of the entry block's prologue (it dominates every use)."""
@@ -458,6 +506,10 @@ class _TileFunctionLowering(FunctionLowering):
                 regs.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(f, IndexType()))])))
         return Dist(target, regs, d.elem)
 
+
+SCRATCH_PLANNERS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation], list[tuple[Attribute, int]]]] = {}
+"""Per op class (lowerings outside this module register here): the shared scratch (element type,
+elements) the op's lowering needs, for `_plan_scratch`."""
 
 _TILE_LOWERINGS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation, Emitter], SSAValue | Dist | View | PView | None]] = {}
 

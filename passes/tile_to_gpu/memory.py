@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, MemRefType, VectorType, i1, i64
@@ -20,9 +21,26 @@ from warpforge.passes.tile_to_gpu.program import _traced
 # --------------------------------------------------------------------------- loads and stores
 
 
-def _index(e: Emitter, view: View, lin: SSAValue, coords: list[SSAValue] | None = None, offset: int = 0) -> list[SSAValue]:
-    """Memref indices of linear element `lin + offset` of the view's memory (or, for a view with the
-    memref's own shape, of global coordinates `coords` with `offset` added to the last)."""
+def _linear(e: Emitter, view: View, coords: list[SSAValue]) -> SSAValue:
+    """The element offset of global coordinates `coords` from the view's base: `sum(c_k * stride_k)`
+    (row-major strides from the extents for a contiguous view), i64."""
+    if view.strides is not None:
+        lin: SSAValue | None = None
+        for c, st in zip(coords, view.strides):
+            term = c if st is None else e(arith.MuliOp(c, st))
+            lin = term if lin is None else e(arith.AddiOp(lin, term))
+        assert lin is not None
+        return lin
+    lin = coords[0]
+    for c, d in zip(coords[1:], view.dims[1:]):
+        lin = e(arith.AddiOp(e(arith.MuliOp(lin, d)), c))
+    return lin
+
+
+def _index(e: Emitter, view: View, lin: SSAValue | None, coords: list[SSAValue] | None = None, offset: int = 0) -> list[SSAValue]:
+    """Memref indices of element `lin + offset` of the view (or, for a view with the memref's own
+    shape, of global coordinates `coords` with `offset` added to the last). Without `coords`, `lin` is
+    a row-major element offset; with them (a strided view's chunk), the offset in memory."""
     mt = view.memref.type
     assert isinstance(mt, MemRefType)
 
@@ -32,13 +50,29 @@ def _index(e: Emitter, view: View, lin: SSAValue, coords: list[SSAValue] | None 
     def plus(v: SSAValue) -> SSAValue:
         return v if offset == 0 else e(arith.AddiOp(v, e.const(offset, i64)))
 
+    if coords is not None and view.limit is None and view.strides is None and len(coords) == mt.get_num_dims() > 1:
+        return [idx(c) for c in coords[:-1]] + [idx(plus(coords[-1]))]
+    if view.strides is not None and coords is None:
+        # a row-major element offset (gathers, scatters, atomics) into a strided view: its coordinates,
+        # then the strides
+        assert lin is not None
+        rest, inner = lin, []
+        for d in reversed(view.dims[1:]):
+            inner.append(e(arith.RemUIOp(rest, d)))
+            rest = e(arith.DivUIOp(rest, d))
+        lin = _linear(e, view, [rest, *reversed(inner)])
+    if lin is None:
+        assert coords is not None
+        lin = _linear(e, view, coords)
     if mt.get_num_dims() == 1:
         return [idx(plus(lin))]
-    if coords is not None and view.limit is None and len(coords) == 2:
-        return [idx(coords[0]), idx(plus(coords[1]))]
     at = plus(lin)
-    cols = view.base_dims[1]
-    return [idx(e(arith.DivUIOp(at, cols))), idx(e(arith.RemUIOp(at, cols)))]
+    out: list[SSAValue] = []
+    for d in reversed(view.base_dims[1:]):  # the memref's own row-major extents
+        out.append(idx(e(arith.RemUIOp(at, d))))
+        at = e(arith.DivUIOp(at, d))
+    out.append(idx(at))
+    return list(reversed(out))
 
 
 def _vector_width(view: View, layout: Layout, tile_shape: tuple[int, ...], vector_bytes: int = VECTOR_BYTES) -> int:
@@ -50,7 +84,8 @@ def _vector_width(view: View, layout: Layout, tile_shape: tuple[int, ...], vecto
     w = max(1, min(layout.vec, vector_bytes // b))
     while w > 1:
         aligned = view.align >= w * b
-        rows_ok = len(tile_shape) == 1 or view.divisible[1] >= w
+        # every row of the last axis starts aligned: the extent (contiguous) or each stride is a multiple of w
+        rows_ok = len(tile_shape) == 1 or (view.divisible[-1] >= w if view.strides is None else all(dv >= w for dv in view.stride_divisible))
         if aligned and rows_ok and view.limit is None:
             return w
         w //= 2
@@ -59,27 +94,31 @@ def _vector_width(view: View, layout: Layout, tile_shape: tuple[int, ...], vecto
 
 @dataclass
 class _Chunk:
-    """One chunk (vec contiguous elements) of a tile access: its global coordinates and linear offset."""
+    """One chunk (vec contiguous elements) of a tile access: its global coordinates and, for views that
+    need it (reinterpreted or strided memory), its linear element offset."""
 
     coords: list[SSAValue]
-    lin: SSAValue
+    lin: SSAValue | None
 
 
 def _chunks(fl: _TileFunctionLowering, e: Emitter, view: View, layout: Layout, origin: list[SSAValue]) -> list[_Chunk]:
     shape = layout.shape
+    mt = view.memref.type
+    assert isinstance(mt, MemRefType)
+    needs_lin = view.limit is not None or view.strides is not None or (len(shape) > 1 and mt.get_num_dims() == 1)
     out = []
     for r in range(layout.reps):
         fb = fl.flat(e, layout, r)
-        if len(shape) == 1:
-            g = [e(arith.AddiOp(origin[0], fb))]
-            lin = g[0]
-        else:
-            c = shape[1]
-            i = e(arith.ShRUIOp(fb, e.const(_log2(c), i64))) if c > 1 else fb
-            j = e(arith.AndIOp(fb, e.const(c - 1, i64))) if c > 1 else e.const(0, i64)
-            g = [e(arith.AddiOp(origin[0], i)), e(arith.AddiOp(origin[1], j))]
-            assert view.stride is not None
-            lin = e(arith.AddiOp(e(arith.MuliOp(g[0], view.stride)), g[1]))
+        local = []
+        for k, n in enumerate(shape):  # the row-major multi-index of fb (powers of two: shifts and masks)
+            if k > 0 and n == 1:
+                local.append(e.const(0, i64))
+                continue
+            inner = prod(shape[k + 1 :])
+            q = e(arith.ShRUIOp(fb, e.const(_log2(inner), i64))) if inner > 1 else fb
+            local.append(q if k == 0 else e(arith.AndIOp(q, e.const(n - 1, i64))))
+        g = [e(arith.AddiOp(o, i)) for o, i in zip(origin, local)]
+        lin = g[0] if len(shape) == 1 else (_linear(e, view, g) if needs_lin else None)
         out.append(_Chunk(g, lin))
     return out
 
@@ -121,8 +160,9 @@ def _full_tile(e: Emitter, view: View, origin: list[SSAValue], tile_shape: tuple
     for o, t, d in zip(origin, tile_shape, view.dims):
         end = e(arith.AddiOp(o, e.const(t, i64)))
         cond = e(arith.AndIOp(cond, e(arith.CmpiOp(end, d, "ule"))))
-    if view.limit is not None and len(origin) == 1:
-        end = e(arith.AddiOp(origin[0], e.const(tile_shape[0], i64)))
+    if view.limit is not None:
+        last = [e(arith.AddiOp(o, e.const(t - 1, i64))) if t > 1 else o for o, t in zip(origin, tile_shape)]
+        end = e(arith.AddiOp(_linear(e, view, last), e.const(1, i64)))
         cond = e(arith.AndIOp(cond, e(arith.CmpiOp(end, view.limit, "ule"))))
     return cond
 
@@ -137,6 +177,7 @@ def _in_bounds(e: Emitter, view: View, chunk: _Chunk, offset: int, count: int) -
         ok = e(arith.CmpiOp(pos, d, "ult"))  # a negative coordinate is a huge unsigned one: outside
         cond = ok if cond is None else e(arith.AndIOp(cond, ok))
     if view.limit is not None:
+        assert chunk.lin is not None
         pos = e(arith.AddiOp(chunk.lin, e.const(offset + count - 1, i64)))
         cond = e(arith.AndIOp(cond, e(arith.CmpiOp(pos, view.limit, "ult"))))  # pyright: ignore[reportArgumentType]
     assert cond is not None

@@ -79,8 +79,14 @@ def _block_coord(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAVal
     bid = fl.bid
 
     def build(b: Emitter) -> SSAValue:
-        inner = _num_tiles(b, pv, 1)
-        return b(arith.DivUIOp(bid, inner) if axis == 0 else arith.RemUIOp(bid, inner))
+        # row-major delinearization: coord[a] = (bid / prod(tiles[a+1:])) % tiles[a] (axis 0: no modulo)
+        q = bid
+        if axis < rank - 1:
+            inner = _num_tiles(b, pv, axis + 1)
+            for k in range(axis + 2, rank):
+                inner = b(arith.MuliOp(inner, _num_tiles(b, pv, k)))
+            q = b(arith.DivUIOp(bid, inner))
+        return q if axis == 0 else b(arith.RemUIOp(q, _num_tiles(b, pv, axis)))
 
     return fl.at_entry(("coord", id(pv.view), pv.tile, axis), build)
 
@@ -109,8 +115,12 @@ def _make_tensor_view(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> V
         else:
             dims.append(e.const(d, i64))
             static.append(d)
-    limit = src.dims[0] if len(src.dims) == 1 else e(arith.MuliOp(src.dims[0], src.dims[1]))
+    if src.strides is not None:
+        raise error_at(op, "tile.make_tensor_view reinterprets contiguous tensor views only, this one is strided")
+    limit = src.dims[0]
+    for d in src.dims[1:]:
+        limit = e(arith.MuliOp(limit, d))
     if src.limit is not None:
         limit = src.limit
     div = tuple(_static_divisor(s) if s is not None else 1 for s in static)
-    return View(src.memref, dims, tuple(static), dims[1] if len(dims) == 2 else None, div, src.align, src.elem, limit, src.base_dims)
+    return View(src.memref, dims, tuple(static), None, div, src.align, src.elem, limit, src.base_dims)

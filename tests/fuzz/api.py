@@ -19,7 +19,7 @@ from warpforge import simt, tile
 
 _BAD_SCALARS = ["None", "-1", "2.5", "'x'", "[]", "True", "float('nan')", "2**64", "object()"]
 _BAD_SHAPES = ["-1", "2.5", "'x'", "(2, -3)", "None", "(True,)", "[[1]]", "(1 << 70,)", "(2**40, 2**40)"]
-_BAD_TENSOR_SHAPES = [*_BAD_SHAPES, "()", "(1, 2, 3)"]  # tile tensors are 1-D or 2-D
+_BAD_TENSOR_SHAPES = [*_BAD_SHAPES, "()", "(1, 2, 3, 4, 5)"]  # tile tensors are 1-D to 4-D
 _BAD_DTYPES = ["'nope'", "None", "complex", "'complex64'", "object", "3", "'<U4'"]
 _BAD_CHIPS = ["''", "'sm_'", "'sm_10'", "'gfx90a'", "'sm_90 '", "90", "None", "'sm_9999'"]
 _BAD_STAGES = ["'bogus'", "''", "None", "3"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, DenseArrayBase, FunctionType, IntegerAttr, ModuleOp, UnitAttr, i1, i32, i64
-from xdsl.ir import Block, Region
+from xdsl.ir import Attribute, Block, Region
 
 from warpforge.dialects import kernel
 from warpforge.dialects.kernel_tile import PartitionType, TensorType
@@ -25,11 +25,12 @@ from warpforge.frontend.tile.calls import TileCallMixin
 from warpforge.frontend.tile.device import TileDeviceMixin
 from warpforge.frontend.tile.dot import TileDotMixin
 from warpforge.frontend.tile.expressions import TileExpressionMixin
+from warpforge.frontend.tile.scans import TileScanMixin
 from warpforge.frontend.tile.values import TensorValue
 from warpforge.frontend.values import Literal, Scalar
 
 
-class TileFunctionCompiler(TileDeviceMixin, TileDotMixin, TileCallMixin, TileExpressionMixin, FunctionCompiler):
+class TileFunctionCompiler(TileDeviceMixin, TileScanMixin, TileDotMixin, TileCallMixin, TileExpressionMixin, FunctionCompiler):
     """Walks a tile kernel's AST and builds its `kernel.func` (tile mixins first, then the SIMT ones)."""
 
 
@@ -81,14 +82,13 @@ def compile_tile_kernel(fn: Any, spec: Any, *, num_warps: int | None = None, che
             arg_info.append(DictionaryAttr({}))
             continue
         compiler.vars[a.arg] = TensorValue(arg, p.dtype, p.kind, a.arg, p.dims, p.tile)
-        arg_info.append(
-            DictionaryAttr(
-                {
-                    "align": IntegerAttr(p.align, i64),
-                    "divisibility": DenseArrayBase.from_list(i64, list(p.divisible)),
-                }
-            )
-        )
+        info: dict[str, Attribute] = {
+            "align": IntegerAttr(p.align, i64),
+            "divisibility": DenseArrayBase.from_list(i64, list(p.divisible)),
+        }
+        if getattr(p, "strided", False):
+            info["stride_divisibility"] = DenseArrayBase.from_list(i64, list(p.stride_divisible))
+        arg_info.append(DictionaryAttr(info))
     grid = next((i for i, p in enumerate(launch_params) if p.kind == "partition"), None)
     if grid is None:
         compiler.error(fdef, "a tile kernel needs a partitioned tensor argument: its tiles are the grid (x.partition(tile_shape))")
@@ -125,7 +125,8 @@ def compile_tile_kernel(fn: Any, spec: Any, *, num_warps: int | None = None, che
 def _param_type(p: Any):
     if p.kind == "scalar":
         return p.dtype.mlir
-    tensor = TensorType([DYNAMIC_INDEX if d is None else d for d in p.dims], p.dtype.mlir)
+    strides = [DYNAMIC_INDEX] * (len(p.dims) - 1) + [1] if getattr(p, "strided", False) else None
+    tensor = TensorType([DYNAMIC_INDEX if d is None else d for d in p.dims], p.dtype.mlir, strides)
     if p.kind == "partition":
         return PartitionType(p.tile, tensor)
     return tensor

@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from warpforge import dtypes
 from warpforge.dialects import kernel, tile as tiled
 from warpforge.dialects.kernel_tile import TensorDimOp
-from warpforge.dialects.tile import MAX_TILE_ELEMENTS
+from warpforge.dialects.tile import MAX_TENSOR_RANK, MAX_TILE_ELEMENTS
 from warpforge.dtypes import DType
 from warpforge.frontend.builder import FunctionCompilerBase
 from warpforge.frontend.expressions import _BINOPS, _COMPARE, _INT_ONLY, OPERATOR_NAMES, operator_text  # pyright: ignore[reportPrivateUsage]
@@ -38,7 +38,7 @@ TILE_BINARY: dict[type[ast.operator], type[tiled.ElementwiseBinaryOp]] = {
 }
 """Python operator → the `tile` elementwise op."""
 
-TILE_METHODS = ("sum", "max", "min", "prod", "reshape", "astype", "permute", "transpose", "broadcast_to")
+TILE_METHODS = ("sum", "max", "min", "prod", "reshape", "astype", "permute", "transpose", "broadcast_to", "argmax", "argmin", "cumsum")
 """Methods of tile values (`t.sum(axis=1)`, `t.astype(wf.f16)`)."""
 
 
@@ -178,8 +178,8 @@ class TileExpressionMixin(FunctionCompilerBase):
         for d in shape:
             if not isinstance(d, int) or d < 1 or d & (d - 1):
                 self.error(node, f"tile shape {_fmt(tuple(shape))}: tile dimensions must be powers of two (1, 2, 4, …), got {d}")
-        if len(shape) > 2:
-            self.error(node, f"tile shape {_fmt(tuple(shape))}: tiles have rank 0, 1 or 2")
+        if len(shape) > MAX_TENSOR_RANK:
+            self.error(node, f"tile shape {_fmt(tuple(shape))}: tiles have rank 0 to {MAX_TENSOR_RANK}")
         if math.prod(shape) > MAX_TILE_ELEMENTS:
             self.error(node, f"tile shape {_fmt(tuple(shape))} has {math.prod(shape)} elements; a tile has at most {MAX_TILE_ELEMENTS} (MAX_TILE_ELEMENTS)")
         dt = TileDType.of(elem_of(elem), tuple(shape))

@@ -202,3 +202,10 @@ kernel.func @k() attributes {kernel, tile} {
   kernel.print "{} {}\n", %a, %a : !tile.tile<4xsi32>, !tile.tile<4xsi32>
   kernel.return
 }
+// -----
+
+// CASE: a strided tensor parameter's last axis is contiguous
+// expected-error @+1 {{the last stride of a !kernel.tensor must be 1 (the last axis is contiguous), got 4}}
+kernel.func @k(%x: !kernel.tensor<?x?xf32, strides = [1, 4]>) attributes {kernel, tile} {
+  kernel.return
+}

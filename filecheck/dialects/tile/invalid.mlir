@@ -150,3 +150,41 @@ kernel.func @k(%t: !tile.tile<16xf32>) attributes {kernel, tile} {
   %s = tile.reduce mean %t [0] : !tile.tile<16xf32> -> !tile.tile<f32>
   kernel.return
 }
+// -----
+
+// CASE 20: tensor views have rank 1 to 4
+// expected-error @+1 {{!tile.tensor_view has rank 1 to 4, got rank 5}}
+kernel.func @k(%a: !tile.tensor_view<?x?x?x?x?xf32>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 21: tiles have rank 0 to 4
+// expected-error @+1 {{!tile.tile 2x2x2x2x2xf32 has rank 5; tiles have rank 0 to 4}}
+kernel.func @k(%a: !tile.tile<2x2x2x2x2xf32>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 22: tile.argmax gives si64 indices without the reduced axis (or with it as 1, keepdims)
+kernel.func @k(%t: !tile.tile<4x64xf32>) attributes {kernel, tile} {
+  // expected-error @+1 {{'tile.argmax' op over axis 1 of !tile.tile<4x64xf32> gives !tile.tile<4xsi64>, not !tile.tile<4xsi32>}}
+  %i = tile.argmax %t [1] : !tile.tile<4x64xf32> -> !tile.tile<4xsi32>
+  kernel.return
+}
+// -----
+
+// CASE 23: tile.argmin's axis is an axis of the tile
+kernel.func @k(%t: !tile.tile<4x64xf32>) attributes {kernel, tile} {
+  // expected-error @+1 {{'tile.argmin' op axis 2 is out of range for !tile.tile<4x64xf32>}}
+  %i = tile.argmin %t [2] : !tile.tile<4x64xf32> -> !tile.tile<4x64xsi64>
+  kernel.return
+}
+// -----
+
+// CASE 24: tile.cumsum keeps the type and is not defined on bool tiles
+kernel.func @k(%t: !tile.tile<64xi1>) attributes {kernel, tile} {
+  // expected-error @+1 {{'tile.cumsum' op is not defined on bool tiles (cast to an integer type first)}}
+  %c = tile.cumsum %t [0] : !tile.tile<64xi1> -> !tile.tile<64xi1>
+  kernel.return
+}

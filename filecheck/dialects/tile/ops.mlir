@@ -136,3 +136,16 @@ kernel.func @compute(%a: !tile.tile<8x16xf32>, %i: !tile.tile<128xsi32>, %u: !ti
   %35 = tile.full 1.0 : f32 -> !tile.tile<f32>
   kernel.return
 }
+
+// CHECK-LABEL: kernel.func @scans(
+kernel.func @scans(%t: !tile.tile<4x64xf32>, %v: !tile.tensor_view<?x?x?x?xf16>) attributes {kernel, tile} {
+  // CHECK: tile.argmax %{{.*}} [1] keepdims : !tile.tile<4x64xf32> -> !tile.tile<4x1xsi64>
+  %i = tile.argmax %t [1] keepdims : !tile.tile<4x64xf32> -> !tile.tile<4x1xsi64>
+  // CHECK: tile.argmin %{{.*}} [0] : !tile.tile<4x64xf32> -> !tile.tile<64xsi64>
+  %j = tile.argmin %t [0] : !tile.tile<4x64xf32> -> !tile.tile<64xsi64>
+  // CHECK: tile.cumsum %{{.*}} [1] : !tile.tile<4x64xf32> -> !tile.tile<4x64xf32>
+  %c = tile.cumsum %t [1] : !tile.tile<4x64xf32> -> !tile.tile<4x64xf32>
+  // CHECK: tile.make_partition_view %{{.*}} : !tile.tensor_view<?x?x?x?xf16> -> !tile.partition_view<[1, 1, 128, 64], !tile.tensor_view<?x?x?x?xf16>, padding = 0.000000e+00 : f16>
+  %p = tile.make_partition_view %v : !tile.tensor_view<?x?x?x?xf16> -> !tile.partition_view<[1, 1, 128, 64], !tile.tensor_view<?x?x?x?xf16>, padding = 0.0 : f16>
+  kernel.return
+}
