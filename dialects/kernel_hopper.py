@@ -98,12 +98,12 @@ def element_bytes(t: Attribute) -> int:
 def _check_mbarrier(op: IRDLOperation, value: SSAValue) -> None:
     t = value.type
     if not (isinstance(t, SharedArrayType) and t.dims == (1,) and isinstance(t.element_type, IntegerType) and t.element_type.width.data == 64):
-        raise VerifyException(f"{op.name} needs an mbarrier (a !kernel.shared<1xui64>), got {t}")
+        raise VerifyException(f"needs an mbarrier (a !kernel.shared<1xui64>), got {t}")
 
 
 def _check_integer(op: IRDLOperation, value: SSAValue, what: str) -> None:
     if not isinstance(value.type, IntegerType) or value.type == i1:
-        raise VerifyException(f"{op.name}: {what} must be an integer, got {value.type}")
+        raise VerifyException(f"{what} must be an integer, got {value.type}")
 
 
 class _MbarrierOp(IRDLOperation):
@@ -181,9 +181,9 @@ class _TmaOp(IRDLOperation):
         t, d = self.tile.type, self.desc.type
         assert isinstance(t, SharedArrayType) and isinstance(d, TensorMapType)
         if t.dims != d.dims or t.element_type != d.element_type:
-            raise VerifyException(f"{self.name}: the shared array {t} must have the descriptor's box and element type ({d})")
+            raise VerifyException(f"the shared array {t} must have the descriptor's box and element type ({d})")
         if len(self.coords) != len(d.dims):
-            raise VerifyException(f"{self.name}: a rank-{len(d.dims)} descriptor takes {len(d.dims)} coordinates, got {len(self.coords)}")
+            raise VerifyException(f"a rank-{len(d.dims)} descriptor takes {len(d.dims)} coordinates, got {len(self.coords)}")
         for c in self.coords:
             _check_integer(self, c, "a coordinate")
 

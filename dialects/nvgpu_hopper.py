@@ -97,7 +97,7 @@ def _shared(t: Attribute) -> bool:
 def _check_barrier(op: IRDLOperation, value: SSAValue) -> None:
     t = value.type
     if not (_shared(t) and t.get_shape() == (1,) and isinstance(t.element_type, IntegerType) and t.element_type.width.data == 64):  # pyright: ignore[reportAttributeAccessIssue]
-        raise VerifyException(f"{op.name} needs an mbarrier, a memref<1xi64, 3 : i32>; got {t}")
+        raise VerifyException(f"needs an mbarrier, a memref<1xi64, 3 : i32>; got {t}")
 
 
 class _MBarrierOp(IRDLOperation):
@@ -161,11 +161,11 @@ def _check_tma(op: IRDLOperation, tile: SSAValue, desc: SSAValue, coords: Sequen
     t, d = tile.type, desc.type
     assert isinstance(d, TensorMapDescriptorType)
     if not _shared(t) or t.get_shape() != d.dims or t.element_type != d.element_type:  # pyright: ignore[reportAttributeAccessIssue]
-        raise VerifyException(f"{op.name}: the shared memref must have the descriptor's box and element type ({d}), got {t}")
+        raise VerifyException(f"the shared memref must have the descriptor's box and element type ({d}), got {t}")
     if len(coords) != len(d.dims):
-        raise VerifyException(f"{op.name}: a rank-{len(d.dims)} descriptor takes {len(d.dims)} coordinates, got {len(coords)}")
+        raise VerifyException(f"a rank-{len(d.dims)} descriptor takes {len(d.dims)} coordinates, got {len(coords)}")
     if any(c.type != IntegerType(32) for c in coords):
-        raise VerifyException(f"{op.name}: coordinates are i32")
+        raise VerifyException("coordinates are i32")
 
 
 @irdl_op_definition

@@ -271,9 +271,12 @@ def tensor_map_argument(param: Any, value: Any, kernel_name: str) -> TensorMap:
     `TensorMap` with the parameter's dtype, box and swizzle. Raises `LaunchError` otherwise."""
     want = f"simt.TensorMap[{param.dtype.name}, {tuple(param.box)}, {param.swizzle!r}]"
     if not isinstance(value, TensorMap):
+        from warpforge.runtime.memory import DeviceBuffer
+
+        what = "a wf.DeviceBuffer (make its descriptor first)" if isinstance(value, DeviceBuffer) else type(value).__name__
         raise LaunchError(
             f"{kernel_name}: parameter {param.name} is a {want}: pass wf.tensor_map(buffer, box={tuple(param.box)}, "
-            f"swizzle={param.swizzle!r}), got {type(value).__name__}"
+            f"swizzle={param.swizzle!r}), got {what}"
         )
     req = value.request
     got = f"a descriptor of {req.dtype.name} boxes {req.box} with swizzle {req.swizzle!r}"
