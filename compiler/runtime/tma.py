@@ -257,7 +257,7 @@ def _core_descriptor(req: TensorMapRequest) -> Any:
             "none": TensorMapSwizzle.NONE, "32B": TensorMapSwizzle.SWIZZLE_32B, "64B": TensorMapSwizzle.SWIZZLE_64B,
             "128B": TensorMapSwizzle.SWIZZLE_128B,
         }[req.swizzle]  # fmt: skip
-        view = StridedMemoryView.from_cuda_array_interface(_ArrayInterface(req), None)  # no stream order: only the descriptor is made
+        view = StridedMemoryView.from_cuda_array_interface(_ArrayInterface(req), -1)  # -1: no stream order (only the descriptor is made)
         data_type = getattr(TensorMapDataType, _DTYPES[req.dtype.name])
         return view.as_tensor_map(box_dim=req.box, data_type=data_type, swizzle=swizzle, l2_promotion=TensorMapL2Promotion.L2_128B)
     except LaunchError:
