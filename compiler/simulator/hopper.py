@@ -12,7 +12,9 @@ and the phase number. `init` starts phase 0; each arriving thread decrements the
 (`arrive.expect_tx` first adds its bytes to the transaction count); a TMA load's completion subtracts
 its bytes. When both reach zero the phase completes: the phase number advances and the pending count
 is reset. `try_wait.parity p` is true when the phase of parity `p` has completed, i.e. the current
-phase's parity differs from `p`. More arrivals than a phase expects is a `SimulatorError` (undefined
+phase's parity differs from `p` (PTX ISA §9.7.13.15.16; one difference was seen on the H200: a
+`try_wait.parity 0` right after `init`, before any arrival, returned true there —
+`tests/test_hopper_simt_tma.py` keeps it as an expected failure until it is understood). More arrivals than a phase expects is a `SimulatorError` (undefined
 on the GPU), as is using a barrier before its `init`.
 
 **TMA copies** (`nvgpu.tma.async.load/store`, PTX ISA §9.7.9.25.5) complete when issued: a load
