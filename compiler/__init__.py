@@ -70,6 +70,10 @@ def __getattr__(name: str):
         from warpforge import runtime
 
         return getattr(runtime, name)
+    if name == "tensor_map":  # wf.tensor_map(buffer, box, swizzle): a TMA descriptor (warpforge.runtime.tma)
+        from warpforge.runtime.tma import tensor_map
+
+        return tensor_map
     raise AttributeError(f"module 'warpforge' has no attribute '{name}'")
 
 

@@ -1,12 +1,13 @@
 """The on-disk cache of compiled kernels: compile once, then every process (the Python API,
 `warpforge compile`, `warpforge run`) loads the result.
 
-Two kinds of entries, both files under `cache_dir()/kernels/`:
+Kinds of entries, all files under `cache_dir()/kernels/`:
 
 | kind | key | holds |
 |---|---|---|
 | `kernel` | `compile.kernel_key(...)`: the source files (text, name, first line) of the kernel and of every `@simt.device` function it reaches, the names it reads from outside (constants by value), signature / specialization, options, chip, PTX version, and `compiler_fingerprint()` | the PTX and everything the runtime needs (`CompiledKernel`: parameter ABI, error sites, launch contract, shared memory; for tile kernels the grid parameter, block and `load_tile_like` pairs) |
 | `cubin` | SHA-256 of the PTX, the chip, and the ptxas binary (path, size, mtime) | the cubin `ptxas -v` made of that PTX and its log (registers, spills, shared and local memory) |
+| `autotune` | `compile.kernel_key("autotune", ...)`: the tile kernel's source, its `tile.Config`s, the key, the device's name and chip, the key's values | the index of the config `@tile.autotune` chose (`warpforge.autotune`) |
 
 Where: `$WARPFORGE_CACHE_DIR`, else `$XDG_CACHE_HOME/warpforge`, else `~/.cache/warpforge`.
 `WARPFORGE_CACHE=0` turns the cache off (nothing read or written; compiled kernels also bypass it

@@ -197,7 +197,7 @@ def site_message(site: Any) -> str:
     return f"{what}{site.kind}" if what else site.kind
 
 
-WARP_COLLECTIVES = frozenset({"gpu.shuffle", "gpu.subgroup_reduce", "gpu.vote", "gpu.ballot", "gpu.match_any", "nvgpu.mma.sync", "nvgpu.ldmatrix"})
+WARP_COLLECTIVES = frozenset({"gpu.shuffle", "gpu.subgroup_reduce", "gpu.vote", "gpu.ballot", "gpu.match_any", "nvgpu.mma.sync", "nvgpu.ldmatrix", "nvvm.elect.sync"})
 """gpu-level ops that need every lane of the warp (full-mask `shfl/vote/redux/match.sync`, `.aligned` `mma.sync`/`ldmatrix`)."""
 
 
@@ -357,7 +357,7 @@ def kernel_to_json(k: CompiledKernel) -> dict[str, Any]:
         "name": k.name,
         "entry": k.entry,
         "chip": k.chip,
-        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim, p.strided] for p in k.params],
+        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim, p.strided, list(p.box), p.swizzle] for p in k.params],
         "checked": k.checked,
         "error_sites": [[s.id, s.kind, s.message, s.filename, s.line, s.col, list(s.operands)] for s in k.error_sites],
         "exact_block": list(k.exact_block) if k.exact_block is not None else None,
@@ -382,7 +382,11 @@ def kernel_from_json(d: dict[str, Any], ptx: str) -> CompiledKernel:
         entry=str(d["entry"]),
         ptx=ptx,
         chip=str(d["chip"]),
-        params=tuple(ParamSpec(str(n), str(kind), BY_NAME[dt].np, int(nd), bool(rest[0]) if rest else False) for n, kind, dt, nd, *rest in d["params"]),
+        params=tuple(
+            ParamSpec(str(n), str(kind), BY_NAME[dt].np, int(nd), strided=bool(rest[0]) if rest else False,
+                      box=tuple(int(b) for b in rest[1]) if len(rest) > 1 else (), swizzle=str(rest[2]) if len(rest) > 2 else "")
+            for n, kind, dt, nd, *rest in d["params"]
+        ),
         checked=bool(d["checked"]),
         error_sites=tuple(ErrorSite(int(i), str(kd), str(m), str(f), int(ln), int(c), (str(o[0]), str(o[1]))) for i, kd, m, f, ln, c, o in d["error_sites"]),
         exact_block=(int(block[0]), int(block[1]), int(block[2])) if block is not None else None,
@@ -460,7 +464,7 @@ def compile_simt(kernel: Any, chip: str = "sm_90", features: str = "") -> Compil
 
 def _compile_simt(kernel: Any, chip: str, features: str, key: str) -> CompiledKernel:
     from warpforge.errors import CompileError
-    from warpforge.frontend.annotations import SliceAnnotation
+    from warpforge.frontend.annotations import SliceAnnotation, TensorMapAnnotation
     from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
 
     target = Target(chip, features)
@@ -495,6 +499,9 @@ def _compile_simt(kernel: Any, chip: str, features: str, key: str) -> CompiledKe
         if isinstance(p.annotation, SliceAnnotation):
             assert p.annotation.dtype is not None
             params.append(ParamSpec(p.name, p.annotation.kind, p.annotation.dtype.np, 1))
+        elif isinstance(p.annotation, TensorMapAnnotation):
+            ann = p.annotation
+            params.append(ParamSpec(p.name, "tensor_map", ann.dtype.np, len(ann.box), box=ann.box, swizzle=ann.swizzle))
         else:
             params.append(ParamSpec(p.name, "scalar", p.annotation.np, 0))
     # the most restrictive requirement of the indices used (index_1d: y = z = 1; index_2d: z = 1)

@@ -24,7 +24,7 @@ from typing import Any, NoReturn
 
 from warpforge import mma, unsafe
 from warpforge.errors import UsageError
-from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation
+from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation, TensorMap
 from warpforge.frontend.device_function import device
 
 KERNEL_FUNCTIONS = (
@@ -46,6 +46,10 @@ KERNEL_FUNCTIONS = (
     "mma_fragment", "mma_sync", "mma_coords", "ldmatrix", "cp_async", "cp_async_commit", "cp_async_wait",
     # Hopper warpgroup control (sm_90 / sm_90a)
     "fence_proxy_async", "setmaxnreg_inc", "setmaxnreg_dec", "wgmma_fence", "wgmma_commit_group", "wgmma_wait_group",
+    "elect_sync",
+    # Hopper mbarriers and TMA copies
+    "mbarrier", "mbarrier_init", "mbarrier_arrive", "mbarrier_arrive_expect_tx", "mbarrier_try_wait", "mbarrier_wait",
+    "tma_load", "tma_store", "tma_store_commit", "tma_store_wait",
 )  # fmt: skip
 """Functions of this module that only mean something inside a kernel."""
 
@@ -163,6 +167,44 @@ address or a negative `i` is an error (the slice itself must start 16-byte align
     "wgmma_fence": "`simt.wgmma_fence()`: order register accesses before the warpgroup's next wgmma (`wgmma.fence`, sm_90a).",
     "wgmma_commit_group": "`simt.wgmma_commit_group()`: close the warpgroup's pending wgmmas into a group (`wgmma.commit_group`, sm_90a).",
     "wgmma_wait_group": "`simt.wgmma_wait_group(n=0)`: wait until at most `n` (a compile-time int) wgmma groups are pending (`wgmma.wait_group`, sm_90a).",
+    "elect_sync": """`simt.elect_sync()`: true in exactly one lane of the warp (the lowest active lane), false in the
+others (`elect.sync` with the full mask, PTX ISA §9.7.13.12, sm_90). Every lane of the warp must call it
+together (the kernel is launched only with whole warps).""",
+    "mbarrier": """`bar = simt.mbarrier()`: an mbarrier — an 8-byte barrier object in the block's shared memory that
+counts arrivals and asynchronous-transaction bytes per *phase* (PTX ISA §9.7.13.15). One per call site;
+the handle is only passed to `simt.mbarrier_*` and `simt.tma_load` (anything else is a `CompileError`).
+Before use one thread initializes it (`simt.mbarrier_init`) and the block synchronizes
+(`simt.sync_threads()`).""",
+    "mbarrier_init": """`simt.mbarrier_init(bar, count)`: start `bar` at phase 0, expecting `count` arrivals (1 .. 2^20 - 1)
+per phase (`mbarrier.init.shared.b64`, PTX ISA §9.7.13.15.9, then `fence.proxy.async.shared::cta` so
+TMA's transaction updates see the initialized barrier). Call it from one thread, then `simt.sync_threads()`.""",
+    "mbarrier_arrive": """`simt.mbarrier_arrive(bar)`: this thread's arrival on the current phase (`mbarrier.arrive.shared.b64`,
+PTX ISA §9.7.13.15.13). The phase completes when `count` arrivals and all expected transaction bytes are in.""",
+    "mbarrier_arrive_expect_tx": """`simt.mbarrier_arrive_expect_tx(bar, nbytes)`: announce `nbytes` (0 .. 2^20 - 1) of asynchronous
+transactions for the current phase and arrive (`mbarrier.arrive.expect_tx.shared.b64`, PTX ISA
+§9.7.13.15.12, sm_90). For TMA loads, `nbytes` is the sum of the boxes' bytes (`desc.box_bytes` each),
+out-of-bounds parts included.""",
+    "mbarrier_try_wait": """`simt.mbarrier_try_wait(bar, parity)`: True when the phase of parity `parity` (0 or 1; a run-time
+int's lowest bit) has completed (`mbarrier.try_wait.parity.shared.b64`, PTX ISA §9.7.13.15.16, sm_90;
+it may wait a bounded time first).""",
+    "mbarrier_wait": """`simt.mbarrier_wait(bar, parity)`: wait until the phase of parity `parity` has completed (a loop on
+`simt.mbarrier_try_wait`). The first phase has parity 0; after it completes the barrier is in phase 1
+(parity 1), and so on: a ring of buffers flips the parity each time it wraps.""",
+    "tma_load": """`simt.tma_load(tile, desc, coords, bar)`: start a TMA copy of the box of `desc` (a `simt.TensorMap`
+parameter) whose first element is at `coords` (one integer per dimension, outermost first; i32, may be
+negative or past the end: elements outside the tensor are zero-filled) into `tile`, a
+`simt.shared_array` of exactly the descriptor's box shape and dtype (aligned by the compiler: 128 bytes,
+or the swizzle's repeat of 256/512/1024 bytes). The copy's bytes (always the whole box) complete as
+transactions on `bar`: wait for it with `simt.mbarrier_wait` after announcing them with
+`simt.mbarrier_arrive_expect_tx` (`cp.async.bulk.tensor.<r>d.shared::cluster.global.tile.mbarrier::complete_tx::bytes`,
+PTX ISA §9.7.9.25.5.1, sm_90). Usually one thread issues it.""",
+    "tma_store": """`simt.tma_store(tile, desc, coords)`: start a TMA copy of `tile` (as for `tma_load`) to the box at
+`coords`; elements outside the tensor are not written (`cp.async.bulk.tensor.<r>d.global.shared::cta.tile.bulk_group`,
+PTX ISA §9.7.9.25.5.2, sm_90). Shared-memory writes of other threads must be ordered before it by
+`simt.fence_proxy_async()` (each writer) and `simt.sync_threads()`. Then `simt.tma_store_commit()` and
+`simt.tma_store_wait()` before the tile is overwritten or the block exits.""",
+    "tma_store_commit": "`simt.tma_store_commit()`: this thread's TMA stores since the last commit form a bulk async-group (`cp.async.bulk.commit_group`, PTX ISA §9.7.9.25.6.1).",
+    "tma_store_wait": "`simt.tma_store_wait(n=0)`: wait until at most `n` (a compile-time int) of this thread's bulk async-groups are pending, their writes done (`cp.async.bulk.wait_group`, PTX ISA §9.7.9.25.6.2).",
 }
 """Docstrings of the kernel-only functions (every warp collective needs all 32 lanes of the warp: a
 kernel using them is launched only with blocks of a multiple of 32 threads)."""
@@ -551,6 +593,7 @@ __all__ = [
     "DisjointSlice",
     "SimtKernel",
     "Slice",
+    "TensorMap",
     "block_dim",
     "block_idx",
     "grid_dim",

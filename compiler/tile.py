@@ -379,7 +379,12 @@ def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True)
     return wrap(fn) if fn is not None else wrap
 
 
+from warpforge.autotune import AutotunedKernel, Config, autotune  # noqa: E402  (@tile.autotune, tile.Config)
+
 __all__ = [
+    "AutotunedKernel",
+    "Config",
+    "autotune",
     "AtomicTensor",
     "Spec",
     "Tensor",

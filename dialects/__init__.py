@@ -39,16 +39,18 @@ def _arith() -> Dialect:
 
 def _kernel() -> Dialect:
     from warpforge.dialects.kernel import Kernel
+    from warpforge.dialects.kernel_hopper import extend_kernel as with_hopper  # mbarriers, TMA
     from warpforge.dialects.kernel_mma import extend_kernel as with_mma  # tensor cores, cp.async
     from warpforge.dialects.kernel_tile import extend_kernel  # the tile-kernel ops and types
 
-    return with_mma(extend_kernel(Kernel))
+    return with_hopper(with_mma(extend_kernel(Kernel)))
 
 
 def _nvgpu() -> Dialect:
     from warpforge.dialects.nvgpu import NVGPU
+    from warpforge.dialects.nvgpu_hopper import extend_nvgpu  # mbarriers, TMA
 
-    return NVGPU
+    return extend_nvgpu(NVGPU)
 
 
 def _tile() -> Dialect:

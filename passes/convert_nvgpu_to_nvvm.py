@@ -143,11 +143,14 @@ class ConvertDeviceAsyncWaitOp(RewritePattern):
 
 
 class ConvertNVGPUToNVVMPass(ModulePass):
-    """Lower `nvgpu` mma.sync, ldmatrix and cp.async ops to `nvvm` catalog ops."""
+    """Lower `nvgpu` mma.sync, ldmatrix, cp.async, mbarrier and TMA ops to `nvvm` catalog ops."""
 
     name = "convert-nvgpu-to-nvvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from warpforge.passes.lowerings import nvgpu_to_nvvm_hopper as hopper  # mbarriers, TMA
+
+        hopper.rewrite_descriptor_parameters(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [
@@ -156,6 +159,7 @@ class ConvertNVGPUToNVVMPass(ModulePass):
                     ConvertDeviceAsyncCopyOp(),
                     ConvertDeviceAsyncCreateGroupOp(),
                     ConvertDeviceAsyncWaitOp(),
+                    *(pattern() for pattern in hopper.PATTERNS),
                 ]
             )
         ).rewrite_module(op)

@@ -70,7 +70,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.diagnostics import error_at
-from warpforge.dialects import gpu, kernel
+from warpforge.dialects import gpu, kernel, kernel_hopper, nvgpu_hopper
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.rewriting import inherit_location
 
@@ -94,6 +94,8 @@ def convert_type(t: Attribute) -> Attribute:
         return MemRefType(signless(t.element_type), [builtin.DYNAMIC_INDEX], memory_space=GLOBAL)
     if isinstance(t, kernel._ArrayType):  # pyright: ignore[reportPrivateUsage]
         return array_memref_type(t)
+    if isinstance(t, kernel_hopper.TensorMapType):  # a TMA descriptor parameter
+        return nvgpu_hopper.TensorMapDescriptorType(t.dims, signless(t.element_type), t.swizzle.data)
     return signless(t)
 
 
@@ -817,7 +819,8 @@ def byte_size(t: Attribute) -> int:
 def _shared_array(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.SharedArrayOp) and isinstance(op.result.type, kernel.SharedArrayType)
     typ = array_memref_type(op.result.type)
-    name = fl.module.shared_global(fl.src.sym_name.data, typ, op)
+    align = op.attributes.get("alignment")  # raised by the frontend for TMA boxes (128 / 1024 bytes)
+    name = fl.module.shared_global(fl.src.sym_name.data, typ, op, align.value.data if isinstance(align, IntegerAttr) else 16)
     return emit(memref.GetGlobalOp(name, typ))
 
 
@@ -1378,12 +1381,12 @@ class ModuleLowering:
     _declared: set[str] = field(default_factory=set[str])
     _shared: int = 0
 
-    def shared_global(self, kernel_name: str, typ: MemRefType, source: Operation) -> str:
-        """Declare a new shared-memory `memref.global` (uninitialized; ≥ 16-byte aligned once lowered)
-        for one `kernel.shared_array` of kernel `kernel_name`; returns its symbol."""
+    def shared_global(self, kernel_name: str, typ: MemRefType, source: Operation, alignment: int = 16) -> str:
+        """Declare a new shared-memory `memref.global` (uninitialized; `alignment`-byte aligned, ≥ 16,
+        once lowered) for one `kernel.shared_array` of kernel `kernel_name`; returns its symbol."""
         name = f"__wf_shared_{kernel_name}_{self._shared}"
         self._shared += 1
-        glob = memref.GlobalOp.get(StringAttr(name), typ, UnitAttr(), alignment=16)
+        glob = memref.GlobalOp.get(StringAttr(name), typ, UnitAttr(), alignment=max(16, alignment))
         glob.location = source.location
         body = self.gpu_module.body.block
         first = body.first_op
@@ -1472,3 +1475,4 @@ class KernelToGpuPass(ModulePass):
 
 
 from warpforge.passes.lowerings import kernel_to_gpu_mma as _kernel_to_gpu_mma  # noqa: E402,F401  (registers the tensor-core lowerings)
+from warpforge.passes.lowerings import kernel_to_gpu_hopper as _kernel_to_gpu_hopper  # noqa: E402,F401  (mbarriers, TMA)

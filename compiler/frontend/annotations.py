@@ -148,9 +148,64 @@ class RawSlice(_SliceMarker):
     kind = "raw_slice"
 
 
-def resolve_annotation(annotation: Any) -> SliceAnnotation | DType | ConstantAnnotation | Generic | None:
+TMA_SWIZZLES = ("none", "32B", "64B", "128B")
+
+
+@dataclass(frozen=True)
+class TensorMapAnnotation:
+    """`simt.TensorMap[f16, (32, 64)]` (or `[f16, (32, 64), "128B"]`): a TMA descriptor parameter for
+    boxes of shape `box` (outermost first) of `dtype`, swizzled in shared memory as `swizzle`. The
+    launch takes a `warpforge.runtime.tma.TensorMap` made with the same box, dtype and swizzle."""
+
+    dtype: DType
+    box: tuple[int, ...]
+    swizzle: str = "none"
+
+    def __repr__(self) -> str:
+        return f"simt.TensorMap[{self.dtype!r}, {self.box}, {self.swizzle!r}]"
+
+
+class TensorMap:
+    """`simt.TensorMap[dtype, box]` / `[dtype, box, swizzle]`: a TMA descriptor (CUDA tensor map)
+    parameter, passed `__grid_constant__` (PTX `.param .align 64 .b8 p[128]`). `box`: compile-time
+    extents, outermost first, 1..256 each, rank 1..5; `swizzle`: "none", "32B", "64B", "128B" (PTX ISA
+    §9.7.9.25.5; `cuTensorMapEncodeTiled`). Inside the kernel it is read only by `simt.tma_load` /
+    `simt.tma_store`; `desc.box_bytes` is the bytes one box copy moves (a compile-time int)."""
+
+    def __class_getitem__(cls, args: Any) -> TensorMapAnnotation:
+        if not isinstance(args, tuple) or len(args) not in (2, 3):
+            raise annotation_error(f"simt.TensorMap[dtype, box] or [dtype, box, swizzle], got simt.TensorMap[{args!r}]")
+        dtype, box = args[0], args[1]
+        swizzle = args[2] if len(args) == 3 else "none"
+        try:
+            dt = dtypes.from_numpy(dtype)
+        except (TypeError, ValueError) as e:
+            raise annotation_error(f"simt.TensorMap[...] needs a warpforge dtype such as wf.f16: {e}") from None
+        if isinstance(box, int) and not isinstance(box, bool):
+            box = (box,)
+        if not isinstance(box, tuple) or not all(isinstance(b, int) and not isinstance(b, bool) for b in box):
+            raise annotation_error(f"simt.TensorMap box is a tuple of compile-time ints (outermost first), got {box!r}")
+        if not 1 <= len(box) <= 5 or not all(1 <= b <= 256 for b in box):
+            raise annotation_error(f"simt.TensorMap box has 1 to 5 extents, each in 1..256 (cuTensorMapEncodeTiled boxDim), got {box}")
+        if swizzle not in TMA_SWIZZLES:
+            raise annotation_error(f"simt.TensorMap swizzle is one of {', '.join(TMA_SWIZZLES)}, got {swizzle!r}")
+        if dt.is_bool:
+            raise annotation_error("simt.TensorMap: TMA has no bool element type")
+        inner = box[-1] * max(1, dt.bits // 8)
+        if inner % 16:
+            raise annotation_error(f"simt.TensorMap box's inner row is {inner} bytes; TMA needs a multiple of 16 bytes")
+        span = {"none": 0, "32B": 32, "64B": 64, "128B": 128}[swizzle]
+        if span and inner != span:
+            raise annotation_error(
+                f"simt.TensorMap box's inner row is {inner} bytes; with the {swizzle} swizzle warpforge needs exactly {span} bytes "
+                f"({span // max(1, dt.bits // 8)} elements of {dt.name}), one swizzle atom per box row"
+            )
+        return TensorMapAnnotation(dt, tuple(box), swizzle)
+
+
+def resolve_annotation(annotation: Any) -> SliceAnnotation | DType | ConstantAnnotation | Generic | TensorMapAnnotation | None:
     """A parameter annotation as warpforge sees it, or None if it is not one warpforge knows."""
-    if isinstance(annotation, SliceAnnotation | DType | ConstantAnnotation | Generic):
+    if isinstance(annotation, SliceAnnotation | DType | ConstantAnnotation | Generic | TensorMapAnnotation):
         return annotation
     if isinstance(annotation, type) and issubclass(annotation, _SliceMarker) and annotation.kind:
         return SliceAnnotation(annotation.kind, None)
@@ -166,4 +221,4 @@ def resolve_annotation(annotation: Any) -> SliceAnnotation | DType | ConstantAnn
 
 def is_complete(annotation: Any) -> bool:
     """True when the annotation alone fixes the parameter's type (no specialization needed)."""
-    return isinstance(annotation, DType) or (isinstance(annotation, SliceAnnotation) and annotation.dtype is not None)
+    return isinstance(annotation, DType | TensorMapAnnotation) or (isinstance(annotation, SliceAnnotation) and annotation.dtype is not None)

@@ -21,6 +21,7 @@ from warpforge.frontend.annotations import (
     ConstantAnnotation,
     ConstantValue,
     SliceAnnotation,
+    TensorMapAnnotation,
     is_complete,
     resolve_annotation,
 )
@@ -28,7 +29,7 @@ from warpforge.frontend.builder import SourceInfo
 from warpforge.frontend.calls import CallMixin
 from warpforge.frontend.device import DeviceCallMixin, Unit
 from warpforge.frontend.expressions import ExpressionMixin
-from warpforge.frontend.hopper import HopperCallMixin
+from warpforge.frontend.hopper import HopperCallMixin, TensorMapValue
 from warpforge.frontend.mma import MmaCallMixin
 from warpforge.frontend.statements import StatementMixin
 from warpforge.frontend.values import Literal, NeedsMemory, Scalar, SliceValue
@@ -44,7 +45,7 @@ class Param:
     `DType` (a `wf.Constant` parameter is compiled in and is not a `Param`)."""
 
     name: str
-    annotation: SliceAnnotation | DType
+    annotation: SliceAnnotation | DType | TensorMapAnnotation
 
 
 @dataclass(frozen=True)
@@ -236,6 +237,8 @@ def _compile_kernel(fn: Any, contract_block: Any, launch_bounds: Any, checks: bo
         if isinstance(p.annotation, SliceAnnotation):
             assert p.annotation.dtype is not None
             compiler.vars[p.name] = SliceValue(arg, p.annotation.dtype, p.annotation.kind, p.name)
+        elif isinstance(p.annotation, TensorMapAnnotation):
+            compiler.vars[p.name] = TensorMapValue(arg, p.annotation.dtype, p.annotation.box, p.annotation.swizzle, p.name)
         else:
             compiler.vars[p.name] = Scalar(arg, p.annotation)
     with compiler.in_block(block):
@@ -278,8 +281,12 @@ def _compile_kernel(fn: Any, contract_block: Any, launch_bounds: Any, checks: bo
     )
 
 
-def param_type(binding: SliceAnnotation | DType) -> Attribute:
+def param_type(binding: SliceAnnotation | DType | TensorMapAnnotation) -> Attribute:
     """The `kernel`-dialect type of a run-time parameter."""
+    if isinstance(binding, TensorMapAnnotation):
+        from warpforge.dialects.kernel_hopper import TensorMapType
+
+        return TensorMapType(binding.box, binding.dtype.mlir, binding.swizzle)
     if isinstance(binding, SliceAnnotation):
         assert binding.dtype is not None
         cls = {"slice": kernel.SliceType, "disjoint_slice": kernel.DisjointSliceType, "atomic_slice": kernel.AtomicSliceType, "raw_slice": kernel.RawSliceType}[binding.kind]

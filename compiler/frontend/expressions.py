@@ -118,6 +118,9 @@ class ExpressionMixin(FunctionCompilerBase):
                     self.error(node, f"'.{node.attr}' exists only on a ThreadIndex from simt.index_2d(ncols) (.row/.col, .y/.x) or simt.index_3d(ny, nx) (.z/.y/.x)")
                 cls = {"row": kernel.IndexRowOp, "y": kernel.IndexRowOp, "col": kernel.IndexColOp, "x": kernel.IndexColOp, "z": kernel.IndexPlaneOp}[node.attr]
                 return Scalar(self.emit(cls(base.ssa), node), dtypes.i64)
+        found = base.kernel_attribute(node.attr) if hasattr(base, "kernel_attribute") else None  # handles (simt.TensorMap)
+        if found is not None:
+            return found
         self.error(node, f"{base.describe()} has no attribute '{node.attr}' in a kernel")
 
     def special_register(self, which: str, dim: str, node: ast.AST) -> Scalar:

@@ -22,7 +22,9 @@ SLICE_KINDS = frozenset({"slice", "disjoint_slice", "atomic_slice", "raw_slice"}
 """Parameter kinds passed as (pointer, extents…)."""
 WRITABLE_KINDS = frozenset({"disjoint_slice", "atomic_slice", "raw_slice"})
 """Slice kinds the kernel may write: outputs, checked for aliasing against every other argument."""
-PARAM_KINDS = SLICE_KINDS | {"scalar"}
+PARAM_KINDS = SLICE_KINDS | {"scalar", "tensor_map"}
+TENSOR_MAP_BYTES = 128
+"""A `tensor_map` parameter is one 128-byte, 64-byte aligned `.param` (a `__grid_constant__` CUtensorMap)."""
 
 RECORD_WORDS = 8
 """Words (int64) in a checked launch's error record."""
@@ -49,6 +51,9 @@ class ParamSpec:
     value dtype (scalars) — bool, int8…int64, uint8…uint64, float16, bfloat16, float32, float64.
     `ndim`: slices only, 1 (passes ptr, length), 2 (ptr, rows, cols), up to 4 for tile tensors (ptr,
     then each extent).
+    `"tensor_map"` (`simt.TensorMap[dtype, box, swizzle]`): a TMA descriptor, one 128-byte parameter;
+    `dtype` its element type, `box` the box shape (outermost first, `ndim` = its rank), `swizzle` its
+    shared-memory swizzle — the launch refuses a descriptor that differs.
     """
 
     name: str
@@ -58,12 +63,16 @@ class ParamSpec:
     strided: bool = False
     """A tile kernel's strided view (last axis contiguous): passes (ptr, span, extents…, strides but
     the last…) — `span` the elements from the first to one past the last."""
+    box: tuple[int, ...] = ()
+    swizzle: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in PARAM_KINDS:
             raise ValueError(f"parameter {self.name!r}: unknown kind {self.kind!r} (one of {sorted(PARAM_KINDS)})")
         object.__setattr__(self, "dtype", as_numpy_dtype(self.dtype))
-        if self.kind != "scalar" and self.ndim not in (1, 2, 3, 4):
+        if self.kind == "tensor_map" and (len(self.box) != self.ndim or not self.box):
+            raise ValueError(f"parameter {self.name!r}: a tensor map's box {self.box} must have ndim={self.ndim} extents")
+        if self.kind in SLICE_KINDS and self.ndim not in (1, 2, 3, 4):
             raise ValueError(f"parameter {self.name!r}: slices are 1-D to 4-D, got ndim={self.ndim}")
 
     @property

@@ -20,7 +20,7 @@ import numpy
 from warpforge.errors import LaunchError, WarpforgeError
 from warpforge.runtime import _driver, errors, module, stream_order
 from warpforge.runtime.aliasing import check_aliasing
-from warpforge.runtime.compiled import CompiledKernel, ParamSpec
+from warpforge.runtime.compiled import TENSOR_MAP_BYTES, CompiledKernel, ParamSpec
 from warpforge.runtime.device import Device, DeviceLimits, as_stream
 from warpforge.runtime.memory import DeviceBuffer, as_device_view
 
@@ -323,6 +323,9 @@ def abi_param_sizes(kernel: CompiledKernel) -> list[int]:
     slice's pointer and extents 8 each, a scalar its dtype's width, the error record's pointer 8."""
     sizes: list[int] = []
     for p in kernel.params:
+        if p.kind == "tensor_map":
+            sizes.append(TENSOR_MAP_BYTES)
+            continue
         sizes.extend([8] * p.abi_count if p.is_slice else [p.dtype.itemsize])
     return sizes + ([8] if kernel.checked else [])
 
@@ -412,6 +415,11 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
                 packed.extend(numpy.int64(st) for st in strides[:-1])
             else:
                 packed.extend(numpy.int64(n) for n in v.shape)
+        elif p.kind == "tensor_map":  # a TMA descriptor, by value (cuda.core's TensorMapDescriptor)
+            from warpforge.runtime.tma import tensor_map_argument
+
+            views.append(None)
+            packed.append(tensor_map_argument(p, a, k.name).launch_argument(dev))
         else:
             views.append(None)
             packed.append(pack_scalar(p, a, k.name))

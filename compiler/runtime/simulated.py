@@ -358,6 +358,14 @@ def launch_simulated(stream: Any, prepared: PreparedLaunch, args: tuple[Any, ...
             view, host = _host_array(a, p, dev, k.name)
             views.append(view)
             values.append(host)
+        elif p.kind == "tensor_map":  # the TMA copies read and write the descriptor's host array
+            from warpforge.runtime.tma import tensor_map_argument
+
+            tmap = tensor_map_argument(p, a, k.name)
+            if tmap.host is None:
+                raise LaunchError(f"{k.name}: parameter {p.name} got a TMA descriptor of GPU memory; on the simulator make it with wf.tensor_map of a simulator buffer")
+            views.append(None)
+            values.append(tmap)
         else:
             views.append(None)
             values.append(_scalar(p, a, k.name))

@@ -34,7 +34,7 @@ answers without raising.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy
@@ -157,15 +157,32 @@ def _contiguous_strides(shape: tuple[int, ...], item: int) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class TensorMap:
-    """An encoded TMA descriptor: `descriptor` holds its 128 bytes (pass it as the kernel parameter),
-    `request` what it describes, `box_bytes` the bytes one box copy moves."""
+    """An encoded TMA descriptor: `descriptor` holds its 128 bytes, `request` what it describes,
+    `box_bytes` the bytes one box copy moves. Pass it to a `simt.TensorMap[dtype, box, swizzle]`
+    parameter of a kernel (`kernel[grid, block](tmap, ...)` or `launch`). `host`: on the CPU
+    simulator, the simulated buffer's host array the TMA copies read and write (no driver descriptor
+    is made there: `descriptor` is 128 zero bytes)."""
 
     request: TensorMapRequest
     descriptor: bytes
+    host: Any = field(default=None, compare=False, repr=False)
+    _launch: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def box_bytes(self) -> int:
         return self.request.box_bytes
+
+    def launch_argument(self, device: Any) -> Any:
+        """The kernel argument `cuda.core.launch` passes by value for this descriptor: a
+        `cuda.core` `TensorMapDescriptor` of the same request (made once per device with
+        `StridedMemoryView.as_tensor_map`; the driver copies its 128 bytes into the kernel's
+        `.param .align 64 .b8 [128]`). Raises `LaunchError` when cuda.core refuses it."""
+        key = int(getattr(device, "ordinal", 0))
+        made = self._launch.get(key)
+        if made is None:
+            made = _core_descriptor(self.request)
+            self._launch[key] = made
+        return made
 
     def as_kernel_arg(self) -> Any:
         """The parameter value for a launch by address (`cuLaunchKernel`'s `kernelParams`): a 128-byte
@@ -217,6 +234,57 @@ def encode_tiled(req: TensorMapRequest) -> bytes:
     return ctypes.string_at(tmap.getPtr(), TENSOR_MAP_BYTES)
 
 
+class _ArrayInterface:
+    """The `__cuda_array_interface__` of a request's tensor, for `StridedMemoryView`."""
+
+    def __init__(self, req: TensorMapRequest):
+        typestr = "<u2" if req.dtype.name == "bfloat16" else req.dtype.str
+        self.__cuda_array_interface__ = {
+            "shape": req.shape, "typestr": typestr, "data": (req.address, False), "strides": req.strides,
+            "version": 3, "stream": None,
+        }  # fmt: skip
+
+
+def _core_descriptor(req: TensorMapRequest) -> Any:
+    """`req` as a `cuda.core` `TensorMapDescriptor` (tiled; L2 128-byte promotion, zero fill, no
+    interleave — as `encode_tiled`). Raises `LaunchError`."""
+    check_tma_rules(req)
+    try:
+        from cuda.core._tensor_map import TensorMapDataType, TensorMapL2Promotion, TensorMapSwizzle
+        from cuda.core.utils import StridedMemoryView
+
+        swizzle = {
+            "none": TensorMapSwizzle.NONE, "32B": TensorMapSwizzle.SWIZZLE_32B, "64B": TensorMapSwizzle.SWIZZLE_64B,
+            "128B": TensorMapSwizzle.SWIZZLE_128B,
+        }[req.swizzle]  # fmt: skip
+        view = StridedMemoryView.from_cuda_array_interface(_ArrayInterface(req), -1)  # -1: no stream order (only the descriptor is made)
+        data_type = getattr(TensorMapDataType, _DTYPES[req.dtype.name])
+        return view.as_tensor_map(box_dim=req.box, data_type=data_type, swizzle=swizzle, l2_promotion=TensorMapL2Promotion.L2_128B)
+    except LaunchError:
+        raise
+    except Exception as e:
+        raise LaunchError(f"cuda.core could not make the TMA descriptor for {req}: {type(e).__name__}: {e}") from None
+
+
+def tensor_map_argument(param: Any, value: Any, kernel_name: str) -> TensorMap:
+    """`value` checked as the argument of the `tensor_map` parameter `param` (a `ParamSpec`): a
+    `TensorMap` with the parameter's dtype, box and swizzle. Raises `LaunchError` otherwise."""
+    want = f"simt.TensorMap[{param.dtype.name}, {tuple(param.box)}, {param.swizzle!r}]"
+    if not isinstance(value, TensorMap):
+        from warpforge.runtime.memory import DeviceBuffer
+
+        what = "a wf.DeviceBuffer (make its descriptor first)" if isinstance(value, DeviceBuffer) else type(value).__name__
+        raise LaunchError(
+            f"{kernel_name}: parameter {param.name} is a {want}: pass wf.tensor_map(buffer, box={tuple(param.box)}, "
+            f"swizzle={param.swizzle!r}), got {what}"
+        )
+    req = value.request
+    got = f"a descriptor of {req.dtype.name} boxes {req.box} with swizzle {req.swizzle!r}"
+    if req.dtype != param.dtype or tuple(req.box) != tuple(param.box) or req.swizzle != param.swizzle:
+        raise LaunchError(f"{kernel_name}: parameter {param.name} is a {want}, got {got}: make the descriptor with the kernel's box and swizzle")
+    return value
+
+
 _CACHE: dict[TensorMapRequest, TensorMap] = {}
 _LOCK = threading.Lock()
 
@@ -227,6 +295,10 @@ def tensor_map(buffer: Any, box: tuple[int, ...] | int, swizzle: str = "none") -
     strides, dtype, box, swizzle). Raises `LaunchError` when a TMA rule fails (see the module doc)."""
     address, shape, strides, dtype = describe(buffer)
     req = TensorMapRequest(address, shape, strides, dtype, (box,) if isinstance(box, int) else tuple(box), swizzle)
+    host = getattr(buffer, "_host", None)
+    if getattr(buffer, "device", None) is not None and getattr(buffer.device, "simulated", False) and host is not None:
+        check_tma_rules(req)  # the CPU simulator: the same rules, no driver; the copies use the host array
+        return TensorMap(req, bytes(TENSOR_MAP_BYTES), host)
     with _LOCK:
         hit = _CACHE.get(req)
     if hit is not None:

@@ -24,6 +24,7 @@ from warpforge.simulator.errors import SimulatorError
 from warpforge.simulator.gpu import BARRIER_OPS, GpuFunctions, NvvmFunctions
 from warpforge.simulator.math import LibdeviceFunctions, MathFunctions
 from warpforge.simulator.memref import MemrefFunctions
+from warpforge.dialects.nvgpu_hopper import TensorMapDescriptorType
 from warpforge.simulator.hopper import HopperFunctions
 from warpforge.simulator.nvgpu import NvgpuFunctions
 from warpforge.simulator.vector import VectorFunctions
@@ -187,6 +188,9 @@ def simulate(
     values: list[Any] = []
     for i, (t, value, arg) in enumerate(zip(params, args, entry.args)):
         name = f"#{i} (%{arg.name_hint})" if arg.name_hint else f"#{i}"
+        if isinstance(t, TensorMapDescriptorType):  # a TMA descriptor: the object itself (its `host` array)
+            values.append(value)
+            continue
         values.append(_memref_arg(t, value, name) if isinstance(t, MemRefType) else _scalar_arg(t, value, name))
     interp = SimInterpreter(
         module,

@@ -1,0 +1,253 @@
+"""`kernel` ops and types for Hopper's asynchronous copies: mbarriers and TMA (the frontend's
+`simt.mbarrier`, `simt.mbarrier_*`, `simt.tma_load`, `simt.tma_store`; `simt.TensorMap` parameters).
+
+An mbarrier lives in shared memory: at this level it is a `!kernel.shared<1xui64>` made by
+`kernel.shared_array` (the frontend's typed handle guarantees that nothing else reads or writes it).
+A TMA descriptor parameter has the type `!kernel.tensor_map<32x64xf16, "none">`: the box (outermost
+first, as NumPy's), the element type and the shared-memory swizzle the host descriptor must have
+(the runtime checks it at launch). All of it lowers (`kernel-to-gpu`) to the `nvgpu` ops of
+`warpforge.dialects.nvgpu_hopper`.
+
+```mlir
+kernel.mbarrier_init %bar, %count : !kernel.shared<1xui64>, si32
+kernel.mbarrier_arrive_expect_tx %bar, %bytes : !kernel.shared<1xui64>, si32
+%ok = kernel.mbarrier_try_wait_parity %bar, %parity : !kernel.shared<1xui64>, si32
+kernel.tma_load %tile, %desc[%row, %col], %bar : !kernel.shared<32x64xf16>, !kernel.tensor_map<32x64xf16, "none">[si32, si32], !kernel.shared<1xui64>
+kernel.tma_store %tile, %desc[%row, %col] : !kernel.shared<32x64xf16>, !kernel.tensor_map<32x64xf16, "none">, si32, si32
+```
+
+Sources: PTX ISA §9.7.13.15 (mbarrier), §9.7.9.25.5 (`cp.async.bulk.tensor`); MLIR's NVGPU dialect
+(`nvgpu.mbarrier.*`, `nvgpu.tma.async.load/store`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerType, StringAttr, i1
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, result_def, var_operand_def
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from warpforge.dialects._common import int_array, int_tuple
+from warpforge.dialects.kernel import SharedArrayType, check_scalar
+
+SWIZZLES = ("none", "32B", "64B", "128B")
+"""TMA shared-memory swizzle modes (`CUtensorMapSwizzle`), as `warpforge.runtime.tma` names them."""
+
+MAX_TMA_RANK = 5
+MAX_BOX = 256
+
+
+@irdl_attr_definition
+class TensorMapType(ParametrizedAttribute, TypeAttribute):
+    """`!kernel.tensor_map<32x64xf16, "128B">`: a TMA descriptor (CUDA tensor map) parameter, passed
+    `__grid_constant__`; one copy moves a box of this shape (outermost first) and element type,
+    stored in shared memory with this swizzle. Box extents 1..256, rank 1..5 (PTX ISA §9.7.9.25.5)."""
+
+    name = "kernel.tensor_map"
+
+    box: ArrayAttr[IntAttr]
+    element_type: Attribute
+    swizzle: StringAttr
+
+    def __init__(self, box: Sequence[int], element_type: Attribute, swizzle: str = "none"):
+        super().__init__(int_array(box), element_type, StringAttr(swizzle))
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return int_tuple(self.box)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        parser.parse_punctuation("<")
+        dims, elem = parser.parse_ranked_shape()
+        parser.parse_punctuation(",")
+        swizzle = parser.parse_str_literal()
+        parser.parse_punctuation(">")
+        return [int_array(dims), elem, StringAttr(swizzle)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<" + "".join(f"{d}x" for d in self.dims))
+        printer.print_attribute(self.element_type)
+        printer.print_string(f', "{self.swizzle.data}">')
+
+    def verify(self) -> None:
+        check_scalar(self.element_type, "the element type of a tensor map")
+        if not 1 <= len(self.dims) <= MAX_TMA_RANK:
+            raise VerifyException(f"a tensor map box has rank 1 to {MAX_TMA_RANK}, got {len(self.dims)}")
+        if any(not 1 <= d <= MAX_BOX for d in self.dims):
+            raise VerifyException(f"tensor map box extents must be in [1, {MAX_BOX}], got {list(self.dims)}")
+        if self.swizzle.data not in SWIZZLES:
+            raise VerifyException(f"unknown tensor map swizzle {self.swizzle.data!r} (one of {', '.join(SWIZZLES)})")
+
+    def box_bytes(self) -> int:
+        """Bytes one copy of the box moves (what `mbarrier.arrive.expect_tx` announces)."""
+        from math import prod
+
+        return prod(self.dims) * element_bytes(self.element_type)
+
+
+def element_bytes(t: Attribute) -> int:
+    width = t.width.data if isinstance(t, IntegerType) else t.bitwidth  # pyright: ignore[reportAttributeAccessIssue]
+    return max(1, width // 8)
+
+
+def _check_mbarrier(op: IRDLOperation, value: SSAValue) -> None:
+    t = value.type
+    if not (isinstance(t, SharedArrayType) and t.dims == (1,) and isinstance(t.element_type, IntegerType) and t.element_type.width.data == 64):
+        raise VerifyException(f"needs an mbarrier (a !kernel.shared<1xui64>), got {t}")
+
+
+def _check_integer(op: IRDLOperation, value: SSAValue, what: str) -> None:
+    if not isinstance(value.type, IntegerType) or value.type == i1:
+        raise VerifyException(f"{what} must be an integer, got {value.type}")
+
+
+class _MbarrierOp(IRDLOperation):
+    """Base of the mbarrier ops: `$barrier` (their first operand) is the shared 8-byte mbarrier."""
+
+    def verify_(self) -> None:
+        _check_mbarrier(self, self.operands[0])
+        for v in self.operands[1:]:
+            _check_integer(self, v, "the count")
+
+
+@irdl_op_definition
+class MbarrierInitOp(_MbarrierOp):
+    """`simt.mbarrier_init(bar, count)`: `mbarrier.init.shared.b64` — phase 0, `count` arrivals per
+    phase (PTX ISA §9.7.13.15.9)."""
+
+    name = "kernel.mbarrier_init"
+    barrier = operand_def(SharedArrayType)
+    count = operand_def()
+    assembly_format = "$barrier `,` $count attr-dict `:` type($barrier) `,` type($count)"
+
+    def __init__(self, barrier: SSAValue, count: SSAValue):
+        super().__init__(operands=[barrier, count])
+
+
+@irdl_op_definition
+class MbarrierArriveOp(_MbarrierOp):
+    """`simt.mbarrier_arrive(bar)`: `mbarrier.arrive.shared.b64`, one arrival of this thread
+    (PTX ISA §9.7.13.15.13)."""
+
+    name = "kernel.mbarrier_arrive"
+    barrier = operand_def(SharedArrayType)
+    assembly_format = "$barrier attr-dict `:` type($barrier)"
+
+    def __init__(self, barrier: SSAValue):
+        super().__init__(operands=[barrier])
+
+
+@irdl_op_definition
+class MbarrierArriveExpectTxOp(_MbarrierOp):
+    """`simt.mbarrier_arrive_expect_tx(bar, nbytes)`: `mbarrier.arrive.expect_tx.shared.b64` — announce
+    `nbytes` of asynchronous transactions (TMA loads) for the current phase, then arrive (PTX ISA
+    §9.7.13.15.12)."""
+
+    name = "kernel.mbarrier_arrive_expect_tx"
+    barrier = operand_def(SharedArrayType)
+    tx_count = operand_def()
+    assembly_format = "$barrier `,` $tx_count attr-dict `:` type($barrier) `,` type($tx_count)"
+
+    def __init__(self, barrier: SSAValue, tx_count: SSAValue):
+        super().__init__(operands=[barrier, tx_count])
+
+
+@irdl_op_definition
+class MbarrierTryWaitParityOp(_MbarrierOp):
+    """`simt.mbarrier_try_wait(bar, parity)`: `mbarrier.try_wait.parity.shared.b64` — true when the
+    phase of parity `parity` (0 or 1) has completed (PTX ISA §9.7.13.15.16). `simt.mbarrier_wait`
+    loops on it (a `kernel.while`)."""
+
+    name = "kernel.mbarrier_try_wait_parity"
+    barrier = operand_def(SharedArrayType)
+    parity = operand_def()
+    result = result_def(i1)
+    assembly_format = "$barrier `,` $parity attr-dict `:` type($barrier) `,` type($parity)"
+
+    def __init__(self, barrier: SSAValue, parity: SSAValue):
+        super().__init__(operands=[barrier, parity], result_types=[i1])
+
+
+class _TmaOp(IRDLOperation):
+    """Base of the TMA copies: `$tile` the shared box, `$desc` the descriptor, `$coords` the box's
+    first element (outermost first; i32; out-of-bounds boxes are zero-filled on load, clipped on store)."""
+
+    def verify_(self) -> None:
+        t, d = self.tile.type, self.desc.type
+        assert isinstance(t, SharedArrayType) and isinstance(d, TensorMapType)
+        if t.dims != d.dims or t.element_type != d.element_type:
+            raise VerifyException(f"the shared array {t} must have the descriptor's box and element type ({d})")
+        if len(self.coords) != len(d.dims):
+            raise VerifyException(f"a rank-{len(d.dims)} descriptor takes {len(d.dims)} coordinates, got {len(self.coords)}")
+        for c in self.coords:
+            _check_integer(self, c, "a coordinate")
+
+
+@irdl_op_definition
+class TmaLoadOp(_TmaOp):
+    """`simt.tma_load(tile, desc, coords, bar)`: `cp.async.bulk.tensor.<r>d.shared::cluster.global.tile.
+    mbarrier::complete_tx::bytes` — copy the box at `coords` into `tile`; its bytes complete as
+    transactions on `bar` (PTX ISA §9.7.9.25.5.1)."""
+
+    name = "kernel.tma_load"
+    tile = operand_def(SharedArrayType)
+    desc = operand_def(TensorMapType)
+    coords = var_operand_def()
+    barrier = operand_def(SharedArrayType)
+    assembly_format = (
+        "$tile `,` $desc `[` $coords `]` `,` $barrier attr-dict `:` type($tile) `,` type($desc) `[` type($coords) `]` `,` type($barrier)"
+    )
+
+    def __init__(self, tile: SSAValue, desc: SSAValue, coords: Sequence[SSAValue], barrier: SSAValue):
+        super().__init__(operands=[tile, desc, list(coords), barrier])
+
+    def verify_(self) -> None:
+        super().verify_()
+        _check_mbarrier(self, self.barrier)
+
+
+@irdl_op_definition
+class TmaStoreOp(_TmaOp):
+    """`simt.tma_store(tile, desc, coords)`: `cp.async.bulk.tensor.<r>d.global.shared::cta.tile.bulk_group`
+    — copy `tile` to the box at `coords` (elements outside the tensor are not written), tracked by this
+    thread's bulk async-group (PTX ISA §9.7.9.25.5.2)."""
+
+    name = "kernel.tma_store"
+    tile = operand_def(SharedArrayType)
+    desc = operand_def(TensorMapType)
+    coords = var_operand_def()
+    assembly_format = "$tile `,` $desc `[` $coords `]` attr-dict `:` type($tile) `,` type($desc) `,` type($coords)"
+
+    def __init__(self, tile: SSAValue, desc: SSAValue, coords: Sequence[SSAValue]):
+        super().__init__(operands=[tile, desc, list(coords)])
+
+
+@irdl_op_definition
+class ElectSyncOp(IRDLOperation):
+    """`%leader = kernel.elect_sync : i1`: `simt.elect_sync()`, `elect.sync` over the full warp — true in
+    exactly one lane of the warp (the lowest active one) (PTX ISA §9.7.13.12). Every lane must call it."""
+
+    name = "kernel.elect_sync"
+    result = result_def(i1)
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self):
+        super().__init__(result_types=[i1])
+
+
+KERNEL_HOPPER_OPS = (ElectSyncOp, MbarrierInitOp, MbarrierArriveOp, MbarrierArriveExpectTxOp, MbarrierTryWaitParityOp, TmaLoadOp, TmaStoreOp)
+KERNEL_HOPPER_TYPES = (TensorMapType,)
+
+
+def extend_kernel(kernel_dialect: Dialect) -> Dialect:
+    """The `kernel` dialect with these ops and types added (the registry's `kernel` factory)."""
+    ops = list(kernel_dialect.operations)
+    ops += [op for op in KERNEL_HOPPER_OPS if op not in ops]
+    attrs = list(kernel_dialect.attributes)
+    attrs += [a for a in KERNEL_HOPPER_TYPES if a not in attrs]
+    return Dialect(kernel_dialect.name, ops, attrs)

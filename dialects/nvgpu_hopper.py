@@ -1,0 +1,225 @@
+"""`nvgpu` ops for Hopper mbarriers and TMA copies, on memrefs — named as MLIR's NVGPU dialect
+(`nvgpu.mbarrier.init`, `nvgpu.mbarrier.arrive.expect_tx`, `nvgpu.mbarrier.try_wait.parity`,
+`nvgpu.tma.async.load`, `nvgpu.tma.async.store`, `!nvgpu.tensormap.descriptor`).
+
+```mlir
+nvgpu.mbarrier.init %bar, %count : memref<1xi64, 3 : i32>, i32
+nvgpu.mbarrier.arrive %bar : memref<1xi64, 3 : i32>
+nvgpu.mbarrier.arrive.expect_tx %bar, %bytes : memref<1xi64, 3 : i32>, i32
+%done = nvgpu.mbarrier.try_wait.parity %bar, %parity : memref<1xi64, 3 : i32>, i32
+nvgpu.tma.async.load %desc[%row, %col], %bar to %tile : !nvgpu.tensormap.descriptor<32x64xf16, "none">[i32, i32], memref<1xi64, 3 : i32>, memref<32x64xf16, 3 : i32>
+nvgpu.tma.async.store %tile to %desc[%row, %col] : memref<32x64xf16, 3 : i32>, !nvgpu.tensormap.descriptor<32x64xf16, "none">, i32, i32
+```
+
+Differences from MLIR's NVGPU, on purpose: a barrier is a `memref<1xi64, 3>` (MLIR: an
+`!nvgpu.mbarrier.group` indexed by a barrier number), so the simulator and the memref lowering see
+ordinary shared memory; `try_wait.parity` tries once and returns whether the phase completed (MLIR's
+op loops until it has: here the loop is explicit in the IR, `simt.mbarrier_wait`); coordinates are
+outermost first, as the memref's dimensions (PTX takes them innermost first: the lowering reverses
+them); the descriptor type spells only the box, element type and swizzle (no L2 promotion, OOB fill
+or interleave: warpforge's descriptors use L2 128-byte promotion, zero fill, no interleave).
+`convert-nvgpu-to-nvvm` lowers them to the `nvvm` catalog rows (PTX ISA §9.7.13.15, §9.7.9.25.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerType, MemRefType, StringAttr, i1
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, result_def, var_operand_def
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from warpforge.dialects._common import int_array, int_tuple
+
+SHARED_SPACE = 3
+SWIZZLES = ("none", "32B", "64B", "128B")
+
+
+@irdl_attr_definition
+class TensorMapDescriptorType(ParametrizedAttribute, TypeAttribute):
+    """`!nvgpu.tensormap.descriptor<32x64xf16, "128B">`: a TMA descriptor kernel parameter (a
+    `__grid_constant__` 128-byte `CUtensorMap`, lowered to `ptr byval([128 x i8]) align 64`): boxes of
+    this shape (outermost first) and element type, swizzled in shared memory as named."""
+
+    name = "nvgpu.tensormap.descriptor"
+
+    box: ArrayAttr[IntAttr]
+    element_type: Attribute
+    swizzle: StringAttr
+
+    def __init__(self, box: Sequence[int], element_type: Attribute, swizzle: str = "none"):
+        super().__init__(int_array(box), element_type, StringAttr(swizzle))
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return int_tuple(self.box)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        parser.parse_punctuation("<")
+        dims, elem = parser.parse_ranked_shape()
+        parser.parse_punctuation(",")
+        swizzle = parser.parse_str_literal()
+        parser.parse_punctuation(">")
+        return [int_array(dims), elem, StringAttr(swizzle)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<" + "".join(f"{d}x" for d in self.dims))
+        printer.print_attribute(self.element_type)
+        printer.print_string(f', "{self.swizzle.data}">')
+
+    def verify(self) -> None:
+        if not 1 <= len(self.dims) <= 5:
+            raise VerifyException(f"a tensor map box has rank 1 to 5, got {len(self.dims)}")
+        if any(not 1 <= d <= 256 for d in self.dims):
+            raise VerifyException(f"tensor map box extents must be in [1, 256], got {list(self.dims)}")
+        if self.swizzle.data not in SWIZZLES:
+            raise VerifyException(f"unknown tensor map swizzle {self.swizzle.data!r} (one of {', '.join(SWIZZLES)})")
+
+    def box_bytes(self) -> int:
+        from math import prod
+
+        t = self.element_type
+        width = t.width.data if isinstance(t, IntegerType) else t.bitwidth  # pyright: ignore[reportAttributeAccessIssue]
+        return prod(self.dims) * max(1, width // 8)
+
+
+def _shared(t: Attribute) -> bool:
+    if not isinstance(t, MemRefType):
+        return False
+    space = t.memory_space
+    return getattr(space, "value", None) is not None and space.value.data == SHARED_SPACE  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _check_barrier(op: IRDLOperation, value: SSAValue) -> None:
+    t = value.type
+    if not (_shared(t) and t.get_shape() == (1,) and isinstance(t.element_type, IntegerType) and t.element_type.width.data == 64):  # pyright: ignore[reportAttributeAccessIssue]
+        raise VerifyException(f"needs an mbarrier, a memref<1xi64, 3 : i32>; got {t}")
+
+
+class _MBarrierOp(IRDLOperation):
+    def verify_(self) -> None:
+        _check_barrier(self, self.operands[0])
+
+
+@irdl_op_definition
+class MBarrierInitOp(_MBarrierOp):
+    """`mbarrier.init.shared.b64 [bar], count` (PTX ISA §9.7.13.15.9)."""
+
+    name = "nvgpu.mbarrier.init"
+    barrier = operand_def(MemRefType)
+    count = operand_def(IntegerType)
+    assembly_format = "$barrier `,` $count attr-dict `:` type($barrier) `,` type($count)"
+
+    def __init__(self, barrier: SSAValue, count: SSAValue):
+        super().__init__(operands=[barrier, count])
+
+
+@irdl_op_definition
+class MBarrierArriveOp(_MBarrierOp):
+    """`mbarrier.arrive.shared.b64 _, [bar]` (PTX ISA §9.7.13.15.13)."""
+
+    name = "nvgpu.mbarrier.arrive"
+    barrier = operand_def(MemRefType)
+    assembly_format = "$barrier attr-dict `:` type($barrier)"
+
+    def __init__(self, barrier: SSAValue):
+        super().__init__(operands=[barrier])
+
+
+@irdl_op_definition
+class MBarrierArriveExpectTxOp(_MBarrierOp):
+    """`mbarrier.arrive.expect_tx.shared.b64 _, [bar], tx_count` (PTX ISA §9.7.13.15.12)."""
+
+    name = "nvgpu.mbarrier.arrive.expect_tx"
+    barrier = operand_def(MemRefType)
+    txcount = operand_def(IntegerType)
+    assembly_format = "$barrier `,` $txcount attr-dict `:` type($barrier) `,` type($txcount)"
+
+    def __init__(self, barrier: SSAValue, txcount: SSAValue):
+        super().__init__(operands=[barrier, txcount])
+
+
+@irdl_op_definition
+class MBarrierTryWaitParityOp(_MBarrierOp):
+    """`mbarrier.try_wait.parity.shared.b64 p, [bar], parity` → `p` (PTX ISA §9.7.13.15.16)."""
+
+    name = "nvgpu.mbarrier.try_wait.parity"
+    barrier = operand_def(MemRefType)
+    phaseParity = operand_def(IntegerType)
+    result = result_def(i1)
+    assembly_format = "$barrier `,` $phaseParity attr-dict `:` type($barrier) `,` type($phaseParity)"
+
+    def __init__(self, barrier: SSAValue, parity: SSAValue):
+        super().__init__(operands=[barrier, parity], result_types=[i1])
+
+
+def _check_tma(op: IRDLOperation, tile: SSAValue, desc: SSAValue, coords: Sequence[SSAValue]) -> None:
+    t, d = tile.type, desc.type
+    assert isinstance(d, TensorMapDescriptorType)
+    if not _shared(t) or t.get_shape() != d.dims or t.element_type != d.element_type:  # pyright: ignore[reportAttributeAccessIssue]
+        raise VerifyException(f"the shared memref must have the descriptor's box and element type ({d}), got {t}")
+    if len(coords) != len(d.dims):
+        raise VerifyException(f"a rank-{len(d.dims)} descriptor takes {len(d.dims)} coordinates, got {len(coords)}")
+    if any(c.type != IntegerType(32) for c in coords):
+        raise VerifyException("coordinates are i32")
+
+
+@irdl_op_definition
+class TmaAsyncLoadOp(IRDLOperation):
+    """`cp.async.bulk.tensor.<r>d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst],
+    [desc, {coords}], [bar]` (PTX ISA §9.7.9.25.5.1): the box at `coords` (out-of-bounds elements
+    zero-filled) into `dst`; its bytes complete on `bar`."""
+
+    name = "nvgpu.tma.async.load"
+    tensorMapDescriptor = operand_def(TensorMapDescriptorType)
+    coordinates = var_operand_def(IntegerType)
+    barrier = operand_def(MemRefType)
+    dst = operand_def(MemRefType)
+    assembly_format = (
+        "$tensorMapDescriptor `[` $coordinates `]` `,` $barrier `to` $dst attr-dict `:` type($tensorMapDescriptor) `[` "
+        "type($coordinates) `]` `,` type($barrier) `,` type($dst)"
+    )
+
+    def __init__(self, desc: SSAValue, coords: Sequence[SSAValue], barrier: SSAValue, dst: SSAValue):
+        super().__init__(operands=[desc, list(coords), barrier, dst])
+
+    def verify_(self) -> None:
+        _check_tma(self, self.dst, self.tensorMapDescriptor, list(self.coordinates))
+        _check_barrier(self, self.barrier)
+
+
+@irdl_op_definition
+class TmaAsyncStoreOp(IRDLOperation):
+    """`cp.async.bulk.tensor.<r>d.global.shared::cta.tile.bulk_group [desc, {coords}], [src]` (PTX ISA
+    §9.7.9.25.5.2): `src` to the box at `coords` (elements outside the tensor are not written)."""
+
+    name = "nvgpu.tma.async.store"
+    src = operand_def(MemRefType)
+    tensorMapDescriptor = operand_def(TensorMapDescriptorType)
+    coordinates = var_operand_def(IntegerType)
+    assembly_format = (
+        "$src `to` $tensorMapDescriptor `[` $coordinates `]` attr-dict `:` type($src) `,` type($tensorMapDescriptor) `,` type($coordinates)"
+    )
+
+    def __init__(self, src: SSAValue, desc: SSAValue, coords: Sequence[SSAValue]):
+        super().__init__(operands=[src, desc, list(coords)])
+
+    def verify_(self) -> None:
+        _check_tma(self, self.src, self.tensorMapDescriptor, list(self.coordinates))
+
+
+NVGPU_HOPPER_OPS = (MBarrierInitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp, MBarrierTryWaitParityOp, TmaAsyncLoadOp, TmaAsyncStoreOp)
+NVGPU_HOPPER_TYPES = (TensorMapDescriptorType,)
+
+
+def extend_nvgpu(nvgpu_dialect: Dialect) -> Dialect:
+    """The `nvgpu` dialect with these ops and types added (the registry's `nvgpu` factory)."""
+    ops = list(nvgpu_dialect.operations)
+    ops += [op for op in NVGPU_HOPPER_OPS if op not in ops]
+    attrs = list(nvgpu_dialect.attributes)
+    attrs += [a for a in NVGPU_HOPPER_TYPES if a not in attrs]
+    return Dialect(nvgpu_dialect.name, ops, attrs)
