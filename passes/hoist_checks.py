@@ -466,12 +466,14 @@ class Bounds:
         nhi = min([rhi, *(c.nhi for c in cands)])
         if nhi < 2**62 and nlo > -(2**62):
             cands.append(Bound(Poly.const(nlo), Poly.const(nhi), nlo, nhi))
-        his = [c for c in cands if c.hi is not None]
-        los = [c for c in cands if c.lo is not None]
         # the same for every thread first (no divergence at the grid's edges), then symbolic (a bound that
-        # follows the arguments, `k - 1`, over a number), then the tightest; ties: facts, symbol, structure
-        hi = min(his, key=lambda c: (self.varies(c.hi), c.hi.constant() is not None, c.nhi)).hi if his else None  # pyright: ignore[reportArgumentType]
-        lo = min(los, key=lambda c: (self.varies(c.lo), c.lo.constant() is not None, -c.nlo)).lo if los else None  # pyright: ignore[reportArgumentType]
+        # follows the arguments, `k - 1`, over a number), then what the guards say (`i < len(out)`) over
+        # the symbol itself over the defining op, then the tightest
+        ranked = [(c, rank) for rank, group in enumerate((facts, cands[len(facts):])) for c in group]
+        his = [(c, r) for c, r in ranked if c.hi is not None]
+        los = [(c, r) for c, r in ranked if c.lo is not None]
+        hi = min(his, key=lambda cr: (self.varies(cr[0].hi), cr[0].hi.constant() is not None, cr[1], cr[0].nhi))[0].hi if his else None  # pyright: ignore[reportArgumentType]
+        lo = min(los, key=lambda cr: (self.varies(cr[0].lo), cr[0].lo.constant() is not None, cr[1], -cr[0].nlo))[0].lo if los else None  # pyright: ignore[reportArgumentType]
         assumes = frozenset().union(*(c.assumes for c in cands))
         if hi is not None and (iv := self.eval(hi)) is not None:
             nhi = min(nhi, iv[1])
@@ -710,6 +712,28 @@ def _uniform(bounds: Bounds, terms: list[Term]) -> bool:
     return not any(bounds.varies(p) for _, a, b in terms for p in (a, b))
 
 
+def _subsume(bounds: Bounds, terms: list[Term]) -> list[Term]:
+    """The terms without repeats and without `a' < b` where a kept `a < b` has `a >= a'` for every value
+    of the symbols (the stencil's five reads of `u` need only `rows * cols - 1 < len(u)`). The symbol
+    ranges used are the ones `P` itself assumes, so dropping a term never weakens `P`."""
+    unique = list(dict.fromkeys(terms))
+    kept: list[Term] = []
+    for t in unique:
+        kind, a, b = t
+        if kind != "lt":
+            kept.append(t)
+            continue
+        def at_least(x: Poly, y: Poly) -> bool:  # x >= y for every value of the symbols
+            d = bounds.eval(x - y)
+            return d is not None and d[0] >= 0
+
+        rivals = [u for u in unique if u is not t and u[0] == "lt" and u[2] == b and at_least(u[1], a)]
+        # dropped when a rival is at least as strong; of two equally strong ones the first stays
+        if not any(not at_least(a, u[1]) or unique.index(u) < unique.index(t) for u in rivals):
+            kept.append(t)
+    return kept
+
+
 def hoist_function(func: gpu.FuncOp) -> int:
     """Version one kernel (see the module doc); returns how many checks were hoisted."""
     region = func.body
@@ -756,11 +780,9 @@ def hoist_function(func: gpu.FuncOp) -> int:
 
     emitters = {id(b): _Emitter(b, entry, func.location) for b in (exact, assuming)}
     keys: dict[object, SSAValue] = {}
-    for _, terms, bounds in hoisted:
-        for t in terms:
-            key = (id(bounds), t)
-            if key not in keys:
-                keys[key] = emitters[id(bounds)].term(t)
+    for bounds in (exact, assuming):
+        for t in _subsume(bounds, [t for _, terms, b in hoisted if b is bounds for t in terms]):
+            keys[(id(bounds), t)] = emitters[id(bounds)].term(t)
     conds = list(keys.values())
     p = conds[0] if conds else emitters[id(exact)].const(1, i1)
     for c in conds[1:]:

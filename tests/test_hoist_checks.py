@@ -162,3 +162,37 @@ def test_opt_shows_the_entry_condition(tmp_path: Path):
     assert proc.returncode == 0, proc.stderr
     dump = proc.stderr + proc.stdout
     assert "hoist-checks" in dump and "branch_weights" in dump, dump[:2000]
+
+
+def test_random_shapes_report_exactly_the_out_of_range_reads():
+    """Seeded sweep around the boundary `len(a) = m * k` (and far from it): an error is reported
+    exactly when some row below `m` reads past `len(a)`, with the first such index and the count of
+    failing reads; otherwise the sums are NumPy's. A hoisted condition that held when a read was out
+    of range would show up here as a missing report."""
+    rng = np.random.default_rng(20261215)
+    dev = wf.Device.simulator()
+    stream = dev.create_stream()
+    n = 256
+    for _ in range(10):
+        m, k = int(rng.integers(1, 300)), int(rng.integers(1, 6))
+        length = max(1, m * k + int(rng.choice([-k - 1, -1, 0, 1, 5])))
+        a_host = rng.standard_normal(length).astype(np.float32)
+        a = wf.DeviceBuffer.from_host(stream, a_host)
+        c = wf.DeviceBuffer.from_host(stream, np.full(n, np.nan, np.float32))
+        guarded.launch(stream, guarded.prepare(wf.LaunchConfig(grid=2, block=128), device=dev), a, c, m, k)
+        # (column, row) in the order the simulator's threads reach the reads: column by column
+        order = sorted((q, r) for r in range(min(m, n)) for q in range(k))
+        bad = np.array([r * k + q for q, r in order if r * k + q >= length], np.int64)
+        if bad.size:
+            with pytest.raises(wf.KernelError) as info:
+                c.to_host(stream)
+            text = str(info.value)
+            first = int(bad[0])  # columns run in step on the simulator: the first failing column, lowest row
+            assert f"index {first} not in [0, {length})" in text, (m, k, length, text)
+            assert (f"; {bad.size - 1} more error" in text) if bad.size > 1 else ("more error" not in text), text
+        else:
+            got = c.to_host(stream)
+            rows = min(m, n)
+            want = np.zeros(n, np.float64)
+            want[:rows] = a_host[: rows * k].reshape(rows, k).sum(axis=1, dtype=np.float64)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
