@@ -36,8 +36,9 @@ keeps every product of two of them, and every emitted computation, free of overf
 larger values simply runs the checked copy.
 
 Runs on gpu-level IR (after `kernel-to-gpu` and `int-range-optimizations`, before `fuse-checks`), on
-every `gpu.func … kernel`. A kernel whose hoistable checks all sit in its entry block is left alone
-(`fuse-checks` already gives those one branch).
+every `gpu.func … kernel`. Checks in the entry block are hoisted too (vecadd's `a[i]`, `b[i]` become
+`i < len(a) and i < len(b)` per thread): the fast body then has no diamond at all, and ptxas no
+reconvergence barrier (`BSSY`/`BSYNC`) around the reporter's call.
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ ASSUMED_MAX = 2**31 - 1
 
 FAST_PATH_WEIGHTS = (1 << 20, 1)
 """`branch_weights` of the versioning branch: the fast body is the likely one, laid out as the fall-through."""
+
+SMALL = 2**24
+"""Numeric intervals inside `(-SMALL, SMALL)` are offered as constant bounds (lane and thread offsets);
+wider ones (a global thread index's `2^39`) would only make an entry condition that never holds."""
 
 MARK = "hoist_checks.hoisted"
 """Temporary attribute on the checks being hoisted, to find their copies in the fast body."""
@@ -464,7 +469,7 @@ class Bounds:
         rlo, rhi = self.ranges.get(v)
         nlo = max([rlo, *(c.nlo for c in cands)])
         nhi = min([rhi, *(c.nhi for c in cands)])
-        if nhi < 2**62 and nlo > -(2**62):
+        if nhi < SMALL and nlo > -SMALL:  # a small interval (`tid % 4`) is a bound the same for every thread
             cands.append(Bound(Poly.const(nlo), Poly.const(nhi), nlo, nhi))
         # the same for every thread first (no divergence at the grid's edges), then symbolic (a bound that
         # follows the arguments, `k - 1`, over a number), then what the guards say (`i < len(out)`) over
@@ -753,7 +758,7 @@ def hoist_function(func: gpu.FuncOp) -> int:
             if found:
                 hoisted.append((o, *found[0]))
     entry = kf.entry
-    if not hoisted or all(check.parent_block() is entry for check, _, _ in hoisted):
+    if not hoisted:
         return 0
 
     # the entry keeps the static allocas (shared by both copies); the rest moves to the checked body
