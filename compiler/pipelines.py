@@ -46,6 +46,7 @@ KERNEL_TO_GPU: tuple[str, ...] = (
     "canonicalize",
     "cse",
     "int-range-optimizations",
+    "hoist-checks",
     "canonicalize",
     "fuse-checks",
     "cse",

@@ -29,6 +29,7 @@ _OUR_PASSES: dict[str, tuple[str, str]] = {
     "inline-device-functions": ("inline_device_functions", "InlineDeviceFunctionsPass"),
     "fuse-checks": ("fuse_checks", "FuseChecksPass"),
     "int-range-optimizations": ("int_range_optimizations", "IntRangeOptimizationsPass"),
+    "hoist-checks": ("hoist_checks", "HoistChecksPass"),
 }
 
 

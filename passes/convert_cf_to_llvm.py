@@ -44,6 +44,11 @@ class ConvertBranchOp(RewritePattern):
         replace_op(rewriter, op, llvm.BrOp(op.successor, *op.arguments))
 
 
+BRANCH_WEIGHTS = "branch_weights"
+"""`array<i32: then, else>` on `cf.cond_br`/`llvm.cond_br`: how likely each successor is (MLIR's attribute of
+that name; LLVM `!prof !{!"branch_weights", i32 then, i32 else}`)."""
+
+
 @dataclass
 class ConvertCondBranchOp(RewritePattern):
     """`cf.cond_br %c, ^t(%a), ^f(%b)` → `llvm.cond_br` with the same successors and operands."""
@@ -51,6 +56,8 @@ class ConvertCondBranchOp(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.ConditionalBranchOp, rewriter: PatternRewriter, /):
         new = llvm.CondBrOp(op.cond, op.then_block, op.then_arguments, op.else_block, op.else_arguments)
+        if BRANCH_WEIGHTS in op.attributes:  # MLIR's `branch_weights` (then, else), exported as `!prof` metadata
+            new.attributes[BRANCH_WEIGHTS] = op.attributes[BRANCH_WEIGHTS]
         replace_op(rewriter, op, new)
 
 

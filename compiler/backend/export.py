@@ -367,6 +367,11 @@ class LLVMExporter:
                 handler(self, op, state)
             else:
                 xconvert_op.convert_op(op, state.builder, state.values, state.blocks)
+                weights = op.attributes.get("branch_weights") if isinstance(op, xllvm.CondBrOp) else None
+                if isinstance(weights, builtin.DenseArrayBase):  # `!prof` branch weights (then, else)
+                    branch = state.builder.block.instructions[-1]
+                    assert isinstance(branch, ir.ConditionalBranch)
+                    branch.set_weights([int(w) for w in weights.get_values()])
         except NotImplementedError as e:
             raise ExportError(f"{_where(op)}: '{op.name}' has no LLVM IR translation ({e})") from None
         except (KeyError, TypeError, AssertionError, ValueError) as e:

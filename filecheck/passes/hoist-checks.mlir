@@ -1,0 +1,222 @@
+// RUN: warpforge-opt %s --split-input-file -p hoist-checks | filecheck %s
+
+// A read under the short-circuit guard `row < m and col < k`, at `row * k + col`: bounded by
+// (m - 1) * k + (k - 1) = m * k - 1, so the entry checks `m * k - 1 < len(a)` (and m, k in [0, 2^31 - 1],
+// which keeps m * k from wrapping). The fast copy's check has condition `true`; the checked copy keeps it.
+
+// CHECK-LABEL: gpu.func @guarded(
+// CHECK-SAME:    %[[A:[a-z0-9_]+]]: memref<?xf32, 1 : i32> {{.*}}, %[[M:[a-z0-9_]+]]: i64, %[[K:[a-z0-9_]+]]: i64,
+// CHECK:         %[[MK:.*]] = arith.muli %[[M]], %[[K]] : i64
+// CHECK:         %[[HI:.*]] = arith.addi %{{.*}}, %[[MK]] : i64
+// CHECK:         %[[LEN:.*]] = memref.dim %[[A]]
+// CHECK:         %[[N:.*]] = arith.index_cast %[[LEN]] : index to i64
+// CHECK:         %[[IN:.*]] = arith.cmpi slt, %[[HI]], %[[N]] : i64
+// CHECK:         %[[MAX:.*]] = arith.constant 2147483647 : i64
+// CHECK:         %[[AM:.*]] = arith.cmpi ule, %[[M]], %[[MAX]] : i64
+// CHECK:         %[[AK:.*]] = arith.cmpi ule, %[[K]], %[[MAX]] : i64
+// CHECK:         %[[P1:.*]] = arith.andi %[[IN]], %[[AM]] : i1
+// CHECK:         %[[P:.*]] = arith.andi %[[P1]], %[[AK]] : i1
+// CHECK:         cf.cond_br %[[P]], ^[[FAST:bb[0-9]+]], ^[[CHECKED:bb[0-9]+]] {branch_weights = array<i32: 1048576, 1>}
+// CHECK:       ^[[FAST]]:
+// CHECK:         %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT:    scf.if %[[TRUE]] -> (f32) {
+// CHECK:           func.call @__wf_report_error
+// CHECK:       ^[[CHECKED]]:
+// CHECK:         %[[OK:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:    scf.if %[[OK]] -> (f32) {
+// CHECK:           func.call @__wf_report_error
+builtin.module {
+  gpu.module @m [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    func.func private @__wf_report_error(%rec: memref<8xi64, 1 : i32>, %site: i64, %a: i64, %b: i64)
+    gpu.func @guarded(%a: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %c: memref<?xf32, 1 : i32> {llvm.noalias}, %m: i64, %k: i64, %err: memref<8xi64, 1 : i32> {llvm.noalias}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %0 = gpu.block_id x
+      %1 = arith.index_cast %0 : index to i64
+      %2 = gpu.block_dim x
+      %3 = arith.index_cast %2 : index to i64
+      %4 = gpu.thread_id x
+      %5 = arith.index_cast %4 : index to i64
+      %6 = arith.muli %1, %3 : i64
+      %row = arith.addi %6, %5 : i64
+      %7 = gpu.thread_id x
+      %8 = arith.index_cast %7 : index to i64
+      %9 = arith.constant 4 : i64
+      %col = arith.remsi %8, %9 : i64
+      %10 = arith.cmpi slt, %row, %m : i64
+      cf.cond_br %10, ^bb1, ^bb2(%10 : i1)
+    ^bb1:
+      %11 = arith.cmpi slt, %col, %k : i64
+      cf.br ^bb2(%11 : i1)
+    ^bb2(%12: i1):
+      cf.cond_br %12, ^bb3, ^bb4
+    ^bb3:
+      %13 = arith.muli %row, %k : i64
+      %14 = arith.addi %13, %col : i64
+      %15 = arith.constant 0 : index
+      %16 = memref.dim %a, %15 : memref<?xf32, 1 : i32>
+      %17 = arith.index_cast %16 : index to i64
+      %18 = arith.cmpi ult, %14, %17 : i64
+      %19 = scf.if %18 -> (f32) {
+        %20 = arith.index_cast %14 : i64 to index
+        %21 = memref.load %a[%20] : memref<?xf32, 1 : i32>
+        scf.yield %21 : f32
+      } else {
+        %22 = arith.constant 1 : i64
+        func.call @__wf_report_error(%err, %22, %14, %17) : (memref<8xi64, 1 : i32>, i64, i64, i64) -> ()
+        %23 = arith.constant 0.000000e+00 : f32
+        scf.yield %23 : f32
+      }
+      cf.br ^bb5(%19 : f32)
+    ^bb4:
+      %24 = arith.constant 0.000000e+00 : f32
+      cf.br ^bb5(%24 : f32)
+    ^bb5(%25: f32):
+      %26 = arith.constant 0 : index
+      %27 = memref.dim %c, %26 : memref<?xf32, 1 : i32>
+      %28 = arith.index_cast %27 : index to i64
+      %29 = arith.cmpi ult, %row, %28 : i64
+      scf.if %29 {
+        %30 = arith.index_cast %row : i64 to index
+        memref.store %25, %c[%30] : memref<?xf32, 1 : i32>
+      } else {
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// `for k0 in range(0, k, 8): acc += a[k0]`: the loop variable starts at 0 and grows by 8 without
+// wrapping (k0 < k <= 2^31 - 1 at the increment), and k0 < k in the body, so one check before the
+// kernel, `k - 1 < len(a)`, covers every iteration.
+
+// CHECK-LABEL: gpu.func @loop(
+// CHECK-SAME:    %[[A:[a-z0-9_]+]]: memref<?xf32, 1 : i32> {{.*}}, %[[K:[a-z0-9_]+]]: i64,
+// CHECK:         %[[KM1:.*]] = arith.addi %{{.*}}, %[[K]] : i64
+// CHECK:         %[[IN:.*]] = arith.cmpi slt, %[[KM1]], %{{.*}} : i64
+// CHECK:         %[[AK:.*]] = arith.cmpi ule, %[[K]], %{{.*}} : i64
+// CHECK:         %[[P:.*]] = arith.andi %[[IN]], %[[AK]] : i1
+// CHECK:         cf.cond_br %[[P]], ^[[FAST:bb[0-9]+]], ^[[CHECKED:bb[0-9]+]] {branch_weights = array<i32: 1048576, 1>}
+// CHECK:       ^[[FAST]]:
+// CHECK:       ^{{.*}}(%[[K1:k0[_0-9]*]]: i64, %{{.*}}: f32):
+// CHECK:         arith.cmpi ult, %[[K1]], %{{.*}} : i64
+// CHECK-NEXT:    %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT:    scf.if %[[TRUE]] -> (f32) {
+// CHECK:       ^[[CHECKED]]:
+// CHECK:       ^{{.*}}(%[[K0:k0[_0-9]*]]: i64, %{{.*}}: f32):
+// CHECK:         %[[OK:.*]] = arith.cmpi ult, %[[K0]], %{{.*}} : i64
+// CHECK-NEXT:    scf.if %[[OK]] -> (f32) {
+builtin.module {
+  gpu.module @m [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    func.func private @__wf_report_error(%rec: memref<8xi64, 1 : i32>, %site: i64, %a: i64, %b: i64)
+    gpu.func @loop(%a: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %c: memref<?xf32, 1 : i32> {llvm.noalias}, %k: i64, %err: memref<8xi64, 1 : i32> {llvm.noalias}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %0 = gpu.block_id x
+      %1 = arith.index_cast %0 : index to i64
+      %2 = gpu.block_dim x
+      %3 = arith.index_cast %2 : index to i64
+      %4 = gpu.thread_id x
+      %5 = arith.index_cast %4 : index to i64
+      %6 = arith.muli %1, %3 : i64
+      %7 = arith.addi %6, %5 : i64
+      %acc = arith.constant 0.000000e+00 : f32
+      %8 = arith.constant 0 : i64
+      %9 = arith.constant 8 : i64
+      cf.br ^bb1(%8, %acc : i64, f32)
+    ^bb1(%10: i64, %11: f32):
+      %12 = arith.cmpi slt, %10, %k : i64
+      cf.cond_br %12, ^bb2(%10, %11 : i64, f32), ^bb3(%11 : f32)
+    ^bb2(%k0: i64, %acc_1: f32):
+      %13 = arith.constant 0 : index
+      %14 = memref.dim %a, %13 : memref<?xf32, 1 : i32>
+      %15 = arith.index_cast %14 : index to i64
+      %16 = arith.cmpi ult, %k0, %15 : i64
+      %17 = scf.if %16 -> (f32) {
+        %18 = arith.index_cast %k0 : i64 to index
+        %19 = memref.load %a[%18] : memref<?xf32, 1 : i32>
+        scf.yield %19 : f32
+      } else {
+        %20 = arith.constant 1 : i64
+        func.call @__wf_report_error(%err, %20, %k0, %15) : (memref<8xi64, 1 : i32>, i64, i64, i64) -> ()
+        %21 = arith.constant 0.000000e+00 : f32
+        scf.yield %21 : f32
+      }
+      %acc_2 = arith.addf %acc_1, %17 : f32
+      %22 = arith.addi %k0, %9 : i64
+      cf.br ^bb1(%22, %acc_2 : i64, f32)
+    ^bb3(%acc_3: f32):
+      %23 = arith.constant 0 : index
+      %24 = memref.dim %c, %23 : memref<?xf32, 1 : i32>
+      %25 = arith.index_cast %24 : index to i64
+      %26 = arith.cmpi ult, %7, %25 : i64
+      scf.if %26 {
+        %27 = arith.index_cast %7 : i64 to index
+        memref.store %acc_3, %c[%27] : memref<?xf32, 1 : i32>
+      } else {
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// `a[ids[i]]`: the index is loaded, nothing bounds it, so the check stays and the kernel is not
+// versioned (no branch on entry values, no second copy).
+
+// CHECK-LABEL: gpu.func @gather(
+// CHECK-NOT:     branch_weights
+// CHECK:         %[[ID:.*]] = memref.load
+// CHECK:         %[[OK:.*]] = arith.cmpi ult, %[[ID]], %{{.*}} : i64
+// CHECK-NEXT:    scf.if %[[OK]] -> (f32) {
+// CHECK-NOT:     arith.constant true
+// CHECK:         gpu.return
+// CHECK-NOT:     gpu.return
+builtin.module {
+  gpu.module @m [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    func.func private @__wf_report_error(%rec: memref<8xi64, 1 : i32>, %site: i64, %a: i64, %b: i64)
+    gpu.func @gather(%a: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %ids: memref<?xi64, 1 : i32> {llvm.noalias, llvm.readonly}, %c: memref<?xf32, 1 : i32> {llvm.noalias}, %err: memref<8xi64, 1 : i32> {llvm.noalias}) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+      %0 = gpu.block_id x
+      %1 = arith.index_cast %0 : index to i64
+      %2 = gpu.block_dim x
+      %3 = arith.index_cast %2 : index to i64
+      %4 = gpu.thread_id x
+      %5 = arith.index_cast %4 : index to i64
+      %6 = arith.muli %1, %3 : i64
+      %i = arith.addi %6, %5 : i64
+      %7 = arith.constant 0 : index
+      %8 = memref.dim %ids, %7 : memref<?xi64, 1 : i32>
+      %9 = arith.index_cast %8 : index to i64
+      %10 = arith.cmpi slt, %i, %9 : i64
+      cf.cond_br %10, ^bb1, ^bb2
+    ^bb1:
+      %11 = arith.index_cast %i : i64 to index
+      %12 = memref.load %ids[%11] : memref<?xi64, 1 : i32>
+      %13 = arith.constant 0 : index
+      %14 = memref.dim %a, %13 : memref<?xf32, 1 : i32>
+      %15 = arith.index_cast %14 : index to i64
+      %16 = arith.cmpi ult, %12, %15 : i64
+      %17 = scf.if %16 -> (f32) {
+        %18 = arith.index_cast %12 : i64 to index
+        %19 = memref.load %a[%18] : memref<?xf32, 1 : i32>
+        scf.yield %19 : f32
+      } else {
+        %20 = arith.constant 2 : i64
+        func.call @__wf_report_error(%err, %20, %12, %15) : (memref<8xi64, 1 : i32>, i64, i64, i64) -> ()
+        %21 = arith.constant 0.000000e+00 : f32
+        scf.yield %21 : f32
+      }
+      %22 = arith.constant 0 : index
+      %23 = memref.dim %c, %22 : memref<?xf32, 1 : i32>
+      %24 = arith.index_cast %23 : index to i64
+      %25 = arith.cmpi ult, %i, %24 : i64
+      scf.if %25 {
+        %26 = arith.index_cast %i : i64 to index
+        memref.store %17, %c[%26] : memref<?xf32, 1 : i32>
+      } else {
+      }
+      cf.br ^bb2
+    ^bb2:
+      gpu.return
+    }
+  }
+}
