@@ -94,6 +94,10 @@ def kernel_names(llvm_ir: str) -> list[str]:
     return _DEFINE.findall(llvm_ir)
 
 
+_UNROLL_FULL = '!"llvm.loop.unroll.full"'
+"""The loop metadata `warpforge.backend.export` gives a `simt.static_range` loop's latch branch."""
+
+
 def optimize_and_link(llvm_ir: str, options: NVPTXOptions = NVPTXOptions()) -> llvm.ModuleRef:
     """Parse, verify, link libdevice if used, internalize non-kernels and run the O`opt_level` pipeline."""
     _initialize()
@@ -121,6 +125,14 @@ def optimize_and_link(llvm_ir: str, options: NVPTXOptions = NVPTXOptions()) -> l
         if options.opt_level > 0:
             pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
             pb = llvm.create_pass_builder(tm, pto)
+            if _UNROLL_FULL in llvm_ir:
+                # loops marked `llvm.loop.unroll.full` (simt.static_range) are unrolled first, before
+                # InstCombine rewrites `base + i` into forms (`xor`, `or`) in which the load/store
+                # vectorizer no longer sees consecutive addresses once `i` is a constant
+                pre = llvm.create_new_module_pass_manager()
+                pre.add_loop_rotate_pass()
+                pre.add_loop_unroll_pass()
+                pre.run(mod, pb)
             pm = pb.getModulePassManager()
             pm.run(mod, pb)
         return mod

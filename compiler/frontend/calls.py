@@ -21,6 +21,7 @@ from warpforge.frontend.values import (
     BoundMethod,
     Builtin,
     NeedsMemory,
+    NeedsUnroll,
     RegisterArrayValue,
     DTypeRef,
     IndexValue,
@@ -489,6 +490,8 @@ class CallMixin(FunctionCompilerBase):
         return value.dtype
 
     def call_simt_shared_array(self, node: ast.Call, args: list[Value]) -> Value:
+        if self.static_loops:  # a fresh array each iteration: only unrolled
+            raise NeedsUnroll(frozenset(self.static_loops))
         shape = self.constant_shape(args[0], node, "simt.shared_array")
         dtype = self.dtype_argument(args[1], node, "simt.shared_array")
         nbytes = max(1, dtype.bits // 8) * prod(shape)
@@ -505,11 +508,15 @@ class CallMixin(FunctionCompilerBase):
         return ArrayValue(self.emit(op, node), dtype, shape, "shared")
 
     def call_simt_dynamic_shared(self, node: ast.Call, args: list[Value]) -> Value:
+        if self.static_loops:  # a fresh array each iteration: only unrolled
+            raise NeedsUnroll(frozenset(self.static_loops))
         dtype = self.dtype_argument(args[0], node, "simt.dynamic_shared")
         self.uses_dynamic_shared = True
         return ArrayValue(self.emit(kernel.DynamicSharedOp(dtype.mlir), node), dtype, (None,), "shared")
 
     def call_simt_local_array(self, node: ast.Call, args: list[Value]) -> Value:
+        if self.static_loops:  # a fresh array each iteration: only unrolled
+            raise NeedsUnroll(frozenset(self.static_loops))
         shape = self.constant_shape(args[0], node, "simt.local_array")
         dtype = self.dtype_argument(args[1], node, "simt.local_array")
         nbytes = max(1, dtype.bits // 8) * prod(shape)
