@@ -288,7 +288,9 @@ def test_register_arrays_stay_in_registers_and_run_time_indices_use_local_memory
         acc[k] = x[0]
         out[idx] = acc[3]
 
-    assert "kernel.local_array" not in regs.ir("kernel")
+    # the static_range loops stay loops (LLVM unrolls them), so the array is indexed by their variables
+    # in the IR; LLVM's SROA puts it in registers after unrolling: no local memory in the PTX
+    assert regs.ir("kernel").count("llvm.loop_unroll_full") == 2
     assert not re.search(r"(ld|st)\.local|\.local \.", regs.ir("ptx"))
     assert "kernel.local_array" in mem.ir("kernel")
     _ptxas(mem.ir("ptx"))
