@@ -180,3 +180,27 @@ def test_a_value_that_does_not_fit_is_refused_as_when_unrolled(tmp_path, start: 
         return
     with pytest.raises(wf.CompileError, match="the constant 256 does not fit u8"):
         k.ir("kernel")
+
+
+@simt.kernel(contract=simt.Contract(domain=1, block=(64, 1, 1)))
+def advancing(x: simt.Slice[wf.i32], out: simt.DisjointSlice[wf.i32], n: wf.i64):
+    idx = simt.index_1d()
+    i = idx.get()
+    total = wf.i32(0)
+    for q in simt.static_range(3):
+        r = q  # a static_range variable that an inner run-time loop carries and advances
+        for _ in range(n):
+            total += x[(i + r) % len(x)]
+            r = r + 1
+    out[idx] = total
+
+
+def test_a_loop_variable_carried_by_an_inner_loop_advances(backend: Backend) -> None:
+    """Regression: a `LoopIndex` value assigned in an inner run-time loop was not carried by it (each
+    iteration read the value from before the loop); such a loop is unrolled instead."""
+    m, steps = 128, 5
+    x = rng.integers(-100, 100, m).astype(np.int32)
+    (out,) = backend.run(advancing, 2, 64, x, poisoned(m, np.int32), np.int64(steps))[1:2]
+    i = np.arange(m)
+    expected = sum(x[(i + q + k) % m].astype(np.int64) for q in range(3) for k in range(steps))
+    np.testing.assert_array_equal(out, expected.astype(np.int32))

@@ -20,7 +20,6 @@ from xdsl.ir import Block, SSAValue
 from warpforge import dtypes
 from warpforge.dialects import kernel
 from warpforge.dtypes import DType
-from warpforge.errors import CompileError
 from warpforge.frontend.builder import FunctionCompilerBase, LoopContext
 from warpforge.frontend.values import (
     ArrayValue,
@@ -32,6 +31,7 @@ from warpforge.frontend.values import (
     IndexValue,
     Literal,
     LoopIndex,
+    NeedsMemory,
     NeedsUnroll,
     RangeValue,
     Scalar,
@@ -399,6 +399,8 @@ class StatementMixin(FunctionCompilerBase):
             value = self.vars.get(name)
             if value is None or isinstance(value, Undefined):
                 continue
+            if isinstance(value, LoopIndex):  # carried, it would become a typed value: unroll its loops instead
+                raise NeedsUnroll(value.loops)
             if isinstance(value, Literal | Scalar):
                 names.append(name)
                 if isinstance(value, Literal):
@@ -595,7 +597,9 @@ class StatementMixin(FunctionCompilerBase):
                 raise
             self.vars, self.terminated = saved_vars, saved_terminated
             return False
-        except (CompileError, AssertionError, AttributeError, TypeError):  # unrolled, the body's own error (if any) shows
+        except (NeedsMemory, _RetypeLoop):  # the kernel or an outer loop compiles again
+            raise
+        except Exception:  # unrolled, the body's own error (if it has one) is reported as before
             self.vars, self.terminated = saved_vars, saved_terminated
             return False
         finally:
