@@ -20,6 +20,7 @@ from warpforge.frontend.values import (
     BlockIndexValue,
     BoundMethod,
     Builtin,
+    LoopIndex,
     NeedsMemory,
     NeedsUnroll,
     RegisterArrayValue,
@@ -175,6 +176,8 @@ class CallMixin(FunctionCompilerBase):
                         v -= 1 << bits
                 return self.const(v, dtype, node)
             return self.const(float(v), dtype, node)
+        if isinstance(value, LoopIndex):  # an int in i64: the cast wraps / rounds as the constant's conversion does
+            return self.cast(Scalar(value.iv, dtypes.i64), dtype, node)
         return self.cast(self.materialize(value, node), dtype, node)
 
     # ------------------------------------------------------------------ Python builtins
