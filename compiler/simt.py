@@ -278,8 +278,9 @@ class SimtKernel:
 
     # ------------------------------------------------------------------ compilation
 
-    def kernel_ir(self):
-        """The frontend's output (`KernelIR`): a fresh `kernel`-dialect module."""
+    def kernel_ir(self, *, unroll_static: bool = False):
+        """The frontend's output (`KernelIR`): a fresh `kernel`-dialect module. `unroll_static`: every
+        `simt.static_range` unrolled by the frontend (else kept as loops LLVM unrolls where it can)."""
         from warpforge.frontend.compiler import compile_kernel
 
         block = None
@@ -293,6 +294,7 @@ class SimtKernel:
             fastmath=self.fastmath,
             bindings=dict(self.bindings) if self.bindings else None,
             min_blocks_per_sm=self.min_blocks_per_sm,
+            unroll_static=unroll_static,
         )
 
     def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "", debuginfo: bool = False) -> str:

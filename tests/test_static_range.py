@@ -80,7 +80,7 @@ def test_register_arrays_indexed_by_loop_variables_stay_loops_and_registers() ->
     assert _kept(register_blocked) == 6, ir  # every static_range loop
     assert "f64" not in ir  # `(k + 1)`, `% 5 - 2`: weak ints, as the unrolled constants were
     ll = register_blocked.ir("ll")
-    assert re.search(r'!\d+ = distinct !\{ !\d+, !\d+ \}', ll) and '!"llvm.loop.unroll.full"' in ll and "!llvm.loop" in ll
+    assert re.search(r'!\d+ = distinct !\{ !\d+, !\d+, !\d+ \}', ll) and '!"llvm.loop.unroll.full"' in ll and "!llvm.loop" in ll
     ptx = register_blocked.ir("ptx")
     assert "ld.local" not in ptx and "st.local" not in ptx  # LLVM unrolled the loops; SROA kept the arrays in registers
     assert not re.search(r"bra(\.uni)?\s+\$L__BB0_\d+;\s*\n\s*\$L__func_end", ptx)
@@ -204,3 +204,74 @@ def test_a_loop_variable_carried_by_an_inner_loop_advances(backend: Backend) -> 
     i = np.arange(m)
     expected = sum(x[(i + q + k) % m].astype(np.int64) for q in range(3) for k in range(steps))
     np.testing.assert_array_equal(out, expected.astype(np.int32))
+
+
+# --------------------------------------------------------------------------- when LLVM does not unroll
+
+UNKNOWN_TRIP_COUNT = """
+target triple = "nvptx64-nvidia-cuda"
+
+define ptx_kernel void @k(ptr addrspace(1) %p, i64 %n) {
+entry:
+  br label %h
+h:
+  %i = phi i64 [0, %entry], [%i2, %b]
+  %c = icmp slt i64 %i, %n
+  br i1 %c, label %b, label %e
+b:
+  %g = getelementptr float, ptr addrspace(1) %p, i64 %i
+  store volatile float 1.0, ptr addrspace(1) %g
+  %i2 = add i64 %i, 1
+  br label %h, !llvm.loop !0
+e:
+  ret void
+}
+
+!0 = distinct !{!0, !1, !2}
+!1 = !{!"llvm.loop.unroll.full"}
+!2 = !{!"warpforge.static_range"}
+"""
+
+
+def test_a_marked_loop_llvm_keeps_is_reported_when_asked() -> None:
+    """LLVM cannot fully unroll a loop whose trip count it does not know: its loop ID (with our
+    `warpforge.static_range` property) survives O3, and the SIMT driver (which asks) hears of it;
+    other callers get the PTX."""
+    from warpforge.backend.nvptx import LoopNotUnrolled, NVPTXOptions, compile_ptx
+
+    with pytest.raises(LoopNotUnrolled):
+        compile_ptx(UNKNOWN_TRIP_COUNT, NVPTXOptions(require_unrolled=True))
+    _ptxas(compile_ptx(UNKNOWN_TRIP_COUNT, NVPTXOptions()))
+
+
+def test_the_driver_unrolls_in_the_frontend_when_llvm_keeps_a_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When LLVM keeps a static_range loop (too big for its unroller), its local arrays would stay in
+    local memory: the kernel is compiled again with the frontend unrolling every static_range."""
+    import warpforge.backend.nvptx as nvptx
+    from warpforge import compile as wf_compile
+
+    monkeypatch.setenv("WARPFORGE_CACHE", "0")
+    real = nvptx.optimize_and_link
+    attempts: list[bool] = []
+
+    def declining(llvm_ir, options=nvptx.NVPTXOptions()):
+        attempts.append(options.require_unrolled)
+        if options.require_unrolled:
+            raise nvptx.LoopNotUnrolled()
+        return real(llvm_ir, options)
+
+    monkeypatch.setattr(nvptx, "optimize_and_link", declining)
+    seen: list[str] = []
+    real_once = wf_compile._compile_simt_once
+
+    def spy(kernel, chip, features, key, *, unroll_static):
+        seen.append(kernel.kernel_ir(unroll_static=unroll_static).module.__str__())
+        return real_once(kernel, chip, features, key, unroll_static=unroll_static)
+
+    monkeypatch.setattr(wf_compile, "_compile_simt_once", spy)
+    compiled = wf_compile._compile_simt(register_blocked, "sm_90", "", "")
+    assert attempts == [True, False]
+    assert "llvm.loop_unroll_full" in seen[0] and "llvm.loop_unroll_full" not in seen[1]
+    assert "kernel.for" not in seen[1]  # every static_range unrolled by the frontend
+    assert "ld.local" not in compiled.ptx
+    _ptxas(compiled.ptx)

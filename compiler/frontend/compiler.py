@@ -171,6 +171,7 @@ def compile_kernel(
     fastmath: bool | tuple[str, ...] = False,
     bindings: Mapping[str, Binding] | None = None,
     min_blocks_per_sm: int | None = None,
+    unroll_static: bool = False,
 ) -> KernelIR:
     """Compile the Python function `fn` into a `kernel`-dialect module.
 
@@ -181,7 +182,7 @@ def compile_kernel(
     `CompileError` (file:line:col, the source line and a caret) for anything warpforge does not support.
     """
     memory_arrays: set[tuple[str, int, int]] = set()
-    unrolled_loops: set[tuple[str, int, int]] = set()
+    unrolled_loops: set[tuple[str, int, int]] = EverySite() if unroll_static else set()
     while True:  # again, with a local array in memory, when one turns out to be indexed at run time
         try:
             kir = _compile_kernel(fn, contract_block, launch_bounds, checks, fastmath, bindings, memory_arrays, unrolled_loops)
@@ -197,6 +198,13 @@ def compile_kernel(
             if e.loops <= unrolled_loops:
                 raise CompileError(f"internal error: static_range loops at {sorted(e.loops)} unrolled and still needed unrolled") from None
             unrolled_loops |= e.loops
+
+
+class EverySite(set[tuple[str, int, int]]):
+    """The `unrolled_loops` of `compile_kernel(unroll_static=True)`: every `simt.static_range` site."""
+
+    def __contains__(self, site: object) -> bool:
+        return True
 
 
 def static_loop_arrays(fdef: ast.FunctionDef, filename: str, first_line: int) -> set[tuple[str, int, int]]:
@@ -229,7 +237,8 @@ def _compile_kernel(fn: Any, contract_block: Any, launch_bounds: Any, checks: bo
     unit = Unit()
     compiler = FunctionCompiler(source=source, globals=_globals_of(fn))
     compiler.unit = unit
-    memory_arrays |= static_loop_arrays(fdef, source.filename, source.first_line)
+    if not isinstance(unrolled_loops, EverySite):
+        memory_arrays |= static_loop_arrays(fdef, source.filename, source.first_line)
     compiler.memory_arrays = memory_arrays
     compiler.unrolled_loops = unrolled_loops
     if fdef.returns is not None and not (isinstance(fdef.returns, ast.Constant) and fdef.returns.value is None):
