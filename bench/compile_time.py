@@ -10,11 +10,16 @@ For each `examples/*.py`, in fresh child processes (`sys.executable`, this check
 | `warm proc` | the same file loaded again in that process (new kernel objects) with the disk cache off: the pipeline alone, modules and passes already imported |
 | `disk` | a new process with the cache filled: from after `import warpforge` until every kernel is compiled (read from the disk), ready to load |
 
+`--growth` adds issue 13's "compile time grows at most linearly with the IR the frontend produces"
+row: in one warm process (cache off), a tile vecadd for tiles of 2^12 .. 2^16 elements and a SIMT
+kernel with a `simt.static_range` of 16 .. 1024 iterations, each with its `gpu`-stage op count and
+compile seconds (median of `--runs`) — seconds per op should stay flat as the size grows.
+
 Peers (each in its own new process, their own caches in a fresh directory): Triton's vecadd, softmax
 and matmul (`kernel.warmup(...)`: compile without launching; needs torch and a GPU), numba-cuda's
 vecadd (`cuda.compile_ptx`). Seconds, median of `--runs` (default 3), and ratios to warpforge's `cold`.
 
-    python bench/compile_time.py [--runs 3] [--chip sm_90] [--only sgemm,softmax] [--json out.json]
+    python bench/compile_time.py [--runs 3] [--chip sm_90] [--only sgemm,softmax] [--growth] [--json out.json]
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -162,19 +168,87 @@ def bench_peer(name: str, runs: int) -> dict[str, float] | None:
     return {k: median(v) for k, v in times.items()}
 
 
+GROWTH = r"""
+import json, os, statistics, sys, time
+os.environ["WARPFORGE_CACHE"] = "0"
+import warpforge as wf
+from warpforge import f32, simt, tile
+import warpforge.compile as C
+
+runs = int(sys.argv[1])
+ops = {}
+C.warn_if_large = lambda name, n, *a: ops.__setitem__("n", n)  # the gpu-stage op count of each compile
+
+def tile_kernel(b):
+    @tile.kernel
+    def add(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)], y: tile.Tensor[f32, (-1,)]):
+        z.store(tile.load_tile_like(x, z) + tile.load_tile_like(y, z))
+    add.ahead_of_time(tile.spec(f32, (4 * b,), partition=(b,)), tile.spec(f32, (4 * b,)), tile.spec(f32, (4 * b,)))
+    return add
+
+def simt_kernel(n):
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"unrolled_{n}.py")  # kernels need a source file
+    with open(path, "w") as f:
+        f.write(
+            "import warpforge as wf\nfrom warpforge import simt\n\n"
+            "@simt.kernel(contract=simt.Contract(domain=1, block=(64, 1, 1)))\n"
+            "def unrolled(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):\n"
+            "    idx = simt.index_1d()\n"
+            "    acc = wf.f32(0)\n"
+            f"    for q in simt.static_range({n}):\n"
+            f"        acc += x[(idx.get() * {n} + q) % len(x)] * (q % 3)\n"
+            "    out[idx] = acc\n"
+        )
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(f"unrolled_{n}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.unrolled
+
+tile_kernel(1 << 10).compile("sm_90")  # warm: imports and first-use costs are not growth
+rows = []
+for label, make, sizes in (("tile vecadd, tile of", tile_kernel, [1 << k for k in range(12, 17)]),
+                           ("simt static_range of", simt_kernel, [16, 64, 256, 1024])):
+    for size in sizes:
+        times = []
+        for _ in range(runs):
+            k = make(size)
+            t = time.perf_counter()
+            k.compile("sm_90")
+            times.append(time.perf_counter() - t)
+        rows.append([label, size, ops.get("n", 0), statistics.median(times)])
+print(json.dumps(rows))
+"""
+
+
+def bench_growth(runs: int) -> list[list] | None:
+    with tempfile.TemporaryDirectory(prefix="wf-growth-") as d:  # kernels need a source file
+        script = Path(d) / "growth.py"
+        script.write_text(GROWTH)
+        proc = subprocess.run([sys.executable, str(script), str(runs)], capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-2000:])
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--chip", default="sm_90")
     parser.add_argument("--only", help="comma-separated example names (default: every example)")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--growth", action="store_true", help="also the compile-time growth rows (tile size, static_range length)")
+    parser.add_argument("--no-examples", action="store_true", help="skip the examples (e.g. --growth alone)")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
     examples = sorted((ROOT / "examples").glob("*.py"))
     if args.only:
         wanted = set(args.only.split(","))
         examples = [p for p in examples if p.stem in wanted]
-    results: dict[str, dict[str, float] | None] = {}
+    if args.no_examples:
+        examples = []
+    results: dict[str, Any] = {}
     print(f"{'kernels of':22} {'import s':>9} {'cold s':>8} {'warm proc s':>12} {'disk s':>8} {'cold/disk':>10}")
     for path in examples:
         r = bench_example(path, args.chip, args.runs)
@@ -195,6 +269,12 @@ def main() -> None:
             mine = results.get(ours[name])
             ratio = f"{mine['cold'] / r['cold']:27.2f}" if mine else f"{'n/a':>27}"
             print(f"{name:22} {r['import']:9.3f} {r['cold']:8.3f} {r['disk']:8.3f} {ratio}")
+    if args.growth:
+        rows = bench_growth(args.runs)
+        results["growth"] = rows
+        print(f"\n{'compile-time growth':22} {'size':>7} {'gpu ops':>8} {'compile s':>10} {'ms per op':>10}")
+        for label, size, ops, seconds in rows or []:
+            print(f"{label:22} {size:7} {ops:8} {seconds:10.3f} {1000 * seconds / max(ops, 1):10.2f}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
 

@@ -104,6 +104,7 @@ def lower(
     start: str = "kernel",
     ftz: bool = False,
     verify: bool = True,
+    require_unrolled: bool = False,
 ) -> ModuleOp | str:
     """Lower a module (modified in place) from stage `start` through the stages up to `until`.
 
@@ -143,7 +144,7 @@ def lower(
         return llvm_ir
     from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
 
-    return text_stage(symbol, "ptx", lambda: compile_ptx(llvm_ir, NVPTXOptions(chip=target.chip, features=target.features, ftz=ftz)))
+    return text_stage(symbol, "ptx", lambda: compile_ptx(llvm_ir, NVPTXOptions(chip=target.chip, features=target.features, ftz=ftz, require_unrolled=require_unrolled)))
 
 
 @dataclass(frozen=True)
@@ -463,12 +464,21 @@ def compile_simt(kernel: Any, chip: str = "sm_90", features: str = "") -> Compil
 
 
 def _compile_simt(kernel: Any, chip: str, features: str, key: str) -> CompiledKernel:
+    from warpforge.backend.nvptx import LoopNotUnrolled
+
+    try:
+        return _compile_simt_once(kernel, chip, features, key, unroll_static=False)
+    except LoopNotUnrolled:  # LLVM kept a simt.static_range loop: the frontend unrolls them all, as it used to
+        return _compile_simt_once(kernel, chip, features, key, unroll_static=True)
+
+
+def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unroll_static: bool) -> CompiledKernel:
     from warpforge.errors import CompileError
     from warpforge.frontend.annotations import SliceAnnotation, TensorMapAnnotation
     from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
 
     target = Target(chip, features)
-    kir = kernel.kernel_ir()
+    kir = kernel.kernel_ir(unroll_static=unroll_static)
     module = kir.module
     lower(module, "gpu", target, module_name=kir.symbol + "_module")
     # a kernel using an sm_90a-only op (wgmma, setmaxnreg) on an sm_90 device compiles for sm_90a
@@ -492,7 +502,7 @@ def _compile_simt(kernel: Any, chip: str, features: str, key: str) -> CompiledKe
         kernel.__qualname__, res.ops, kir.source.filename, kir.source.first_line,
         "unroll less (fewer simt.static_range iterations) or move work into a loop",
     )  # fmt: skip
-    ptx = lower(module, "ptx", target, start="gpu", module_name=kir.symbol + "_module", ftz=kernel.fastmath is True)
+    ptx = lower(module, "ptx", target, start="gpu", module_name=kir.symbol + "_module", ftz=kernel.fastmath is True, require_unrolled=not unroll_static)
     assert isinstance(ptx, str)
     params = []
     for p in kir.params:

@@ -133,8 +133,11 @@ index is known after unrolling, else in local memory), zero-initialized. Bounds-
     "warp_xor": "`simt.warp_xor(x)`: bitwise xor over the warp (integers).",
     "rsqrt": "`simt.rsqrt(x)`: 1 / sqrt(x) (libdevice `__nv_rsqrt[f]`).",
     "static_range": """`for i in simt.static_range(n)` (or `(start, stop, step)`, compile-time ints): the loop is
-unrolled by the compiler, `i` a Python constant in each copy — for register arrays (`simt.local_array`)
-indexed by `i`, and code that must see constants. At most 1024 iterations; no break/continue.""",
+unrolled, `i` a constant in each copy — for register arrays (`simt.local_array`) indexed by `i`, and
+code that must see constants. It reaches LLVM as a loop marked `llvm.loop.unroll.full` (compiled once,
+whatever its trip count), which LLVM unrolls, keeping register arrays in registers; where the body needs
+`i` as a Python constant (a shuffle offset, `if i == 0`, a fresh array per iteration, `i` after the
+loop) the frontend unrolls it instead. Same results either way. At most 1024 iterations; no break/continue.""",
     "fma": "`simt.fma(a, b, c)`: a * b + c with one rounding (Python 3.13's `math.fma`).",
     "mma_fragment": """`simt.mma_fragment(operand, dtype, fill=0, count=None)`: this lane's part of an `mma.sync`
 operand, every element `fill`: operand "a"/"b" of f16, bf16 (m16n8k16: 8/4 elements), f32 (as tf32,
@@ -317,8 +320,9 @@ class SimtKernel:
 
     # ------------------------------------------------------------------ compilation
 
-    def kernel_ir(self):
-        """The frontend's output (`KernelIR`): a fresh `kernel`-dialect module."""
+    def kernel_ir(self, *, unroll_static: bool = False):
+        """The frontend's output (`KernelIR`): a fresh `kernel`-dialect module. `unroll_static`: every
+        `simt.static_range` unrolled by the frontend (else kept as loops LLVM unrolls where it can)."""
         from warpforge.frontend.compiler import compile_kernel
 
         block = None
@@ -332,6 +336,7 @@ class SimtKernel:
             fastmath=self.fastmath,
             bindings=dict(self.bindings) if self.bindings else None,
             min_blocks_per_sm=self.min_blocks_per_sm,
+            unroll_static=unroll_static,
         )
 
     def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "", debuginfo: bool = False) -> str:

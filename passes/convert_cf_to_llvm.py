@@ -41,7 +41,9 @@ class ConvertBranchOp(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: cf.BranchOp, rewriter: PatternRewriter, /):
-        replace_op(rewriter, op, llvm.BrOp(op.successor, *op.arguments))
+        new = llvm.BrOp(op.successor, *op.arguments)
+        new.attributes.update({k: v for k, v in op.attributes.items() if k.startswith("llvm.")})  # a latch's loop metadata
+        replace_op(rewriter, op, new)
 
 
 BRANCH_WEIGHTS = "branch_weights"

@@ -778,7 +778,9 @@ def _return(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
 @lowers(cf.BranchOp)
 def _br(fl: FunctionLowering, op: Operation, emit: Emitter) -> None:
     assert isinstance(op, cf.BranchOp)
-    emit(cf.BranchOp(fl.blocks[op.successor], *(fl.v(a) for a in op.arguments)))
+    br = cf.BranchOp(fl.blocks[op.successor], *(fl.v(a) for a in op.arguments))
+    br.attributes.update({k: v for k, v in op.attributes.items() if k.startswith("llvm.")})  # loop metadata of a latch
+    emit(br)
     return None
 
 

@@ -142,9 +142,12 @@ class _Lowering:
         cond_br = cf.ConditionalBranchOp(cond_ops[-1].results[0], body_entry, header.args, exit_, header.args[1:])
         header.add_ops([*cond_ops, cond_br])
 
-        # latch: i += step, back to the header
+        # latch: i += step, back to the header; the back edge takes the loop's `llvm.*` attributes
+        # (`llvm.loop_unroll_full`), as MLIR's convert-scf-to-cf gives them to the latch branch
         nxt = kernel.AddOp(iv, op.step)
-        latch.add_ops([nxt, cf.BranchOp(header, nxt.result, *latch.args)])
+        back = cf.BranchOp(header, nxt.result, *latch.args)
+        back.attributes.update({k: v for k, v in op.attributes.items() if k.startswith("llvm.")})
+        latch.add_ops([nxt, back])
 
         self._rewire_loop_exits(body_blocks, latch, exit_)
         entry_br = cf.BranchOp(header, op.lower, *op.inits)

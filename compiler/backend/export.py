@@ -211,6 +211,20 @@ class _FunctionState:
     last_loc: Any = None
 
 
+STATIC_LOOP_MARK = "warpforge.static_range"
+"""A property of the loop ID of a `simt.static_range` loop: still in the module after O3 when LLVM did
+not unroll the loop (its unroller replaces `llvm.loop.unroll.*` properties, not this one)."""
+
+
+class _LoopID(ir.values.MDValue):  # pyright: ignore[reportAttributeAccessIssue]
+    """A `distinct` metadata node (llvmlite prints only uniqued ones): a loop ID must not be merged
+    with another loop's."""
+
+    def descr(self, buf: list[str]) -> None:  # pyright: ignore[reportIncompatibleMethodOverride]
+        buf.append("distinct ")
+        super().descr(buf)
+
+
 Handler = Callable[["LLVMExporter", Operation, _FunctionState], None]
 _HANDLERS: dict[type[Operation], Handler] = {}
 
@@ -376,11 +390,22 @@ class LLVMExporter:
             raise ExportError(f"{_where(op)}: '{op.name}' has no LLVM IR translation ({e})") from None
         except (KeyError, TypeError, AssertionError, ValueError) as e:
             raise ExportError(f"{_where(op)}: cannot translate '{op.name}' to LLVM IR: {e!r}") from None
+        if isinstance(op, xllvm.BrOp) and "llvm.loop_unroll_full" in op.attributes:
+            block.instructions[-1].set_metadata("llvm.loop", self._loop_id("llvm.loop.unroll.full", STATIC_LOOP_MARK))
         if state.subprogram is not None:
             loc = self._location(op, state)
             for instr in block.instructions[before:]:
                 if not isinstance(instr, llinstr.PhiInstr):
                     instr.set_metadata("dbg", loc)
+
+    def _loop_id(self, *hints: str) -> Any:
+        """A new loop ID (`!N = distinct !{!N, !{!"llvm.loop.unroll.full"}, ...}`, LLVM LangRef
+        "'llvm.loop'"): the latch branch of a loop carries it; its first operand is itself. LLVM
+        keeps properties it does not know (`STATIC_LOOP_MARK`) on a loop it keeps."""
+        options = [self.llmod.add_metadata([ir.MetaDataString(self.llmod, h)]) for h in hints]
+        loop = _LoopID(self.llmod, options, name=str(len(self.llmod.metadata)))
+        loop.operands = (loop, *options)
+        return loop
 
     # ------------------------------------------------------------------ debug info
 

@@ -24,6 +24,12 @@ NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 _lock = threading.Lock()
 
 
+class LoopNotUnrolled(Exception):
+    """Internal: a loop marked `llvm.loop.unroll.full` (a `simt.static_range`) is still a loop after
+    O3 (LLVM's unroller declined: too big), so local arrays it indexes would stay in local memory;
+    the compile driver compiles the kernel again with the frontend unrolling it."""
+
+
 class CodegenError(WarpforgeError):
     """LLVM rejected the module (verifier or parser), or libdevice is needed and missing."""
 
@@ -49,6 +55,9 @@ class NVPTXOptions:
     opt_level: int = 3
     ftz: bool = False
     """Flush f32 denormals to zero in libdevice (NVVMReflect `__CUDA_FTZ`); set by fast-math."""
+    require_unrolled: bool = False
+    """Raise `LoopNotUnrolled` when a loop marked `llvm.loop.unroll.full` survives O3 (the SIMT
+    compile driver then has the frontend unroll it)."""
 
     def __post_init__(self) -> None:
         from warpforge.backend.chips import check_opt_level, resolve_target
@@ -94,6 +103,13 @@ def kernel_names(llvm_ir: str) -> list[str]:
     return _DEFINE.findall(llvm_ir)
 
 
+_UNROLL_FULL = '!"llvm.loop.unroll.full"'
+"""The loop metadata `warpforge.backend.export` gives a `simt.static_range` loop's latch branch."""
+
+_STATIC_LOOP = '!"warpforge.static_range"'
+"""The property `warpforge.backend.export` adds to those loop IDs; LLVM leaves it on a loop it kept."""
+
+
 def optimize_and_link(llvm_ir: str, options: NVPTXOptions = NVPTXOptions()) -> llvm.ModuleRef:
     """Parse, verify, link libdevice if used, internalize non-kernels and run the O`opt_level` pipeline."""
     _initialize()
@@ -121,8 +137,18 @@ def optimize_and_link(llvm_ir: str, options: NVPTXOptions = NVPTXOptions()) -> l
         if options.opt_level > 0:
             pto = llvm.create_pipeline_tuning_options(speed_level=options.opt_level)
             pb = llvm.create_pass_builder(tm, pto)
+            if _UNROLL_FULL in llvm_ir:
+                # loops marked `llvm.loop.unroll.full` (simt.static_range) are unrolled first, before
+                # InstCombine rewrites `base + i` into forms (`xor`, `or`) in which the load/store
+                # vectorizer no longer sees consecutive addresses once `i` is a constant
+                pre = llvm.create_new_module_pass_manager()
+                pre.add_loop_rotate_pass()
+                pre.add_loop_unroll_pass()
+                pre.run(mod, pb)
             pm = pb.getModulePassManager()
             pm.run(mod, pb)
+            if options.require_unrolled and _STATIC_LOOP in llvm_ir and _STATIC_LOOP in str(mod):  # a static_range loop is left
+                raise LoopNotUnrolled()
         return mod
 
 
@@ -141,7 +167,7 @@ def compile_ptx(llvm_ir: str, options: NVPTXOptions = NVPTXOptions()) -> str:
     Raises `CodegenError` when LLVM rejects the IR or libdevice is needed but not installed.
     """
     if not options.ftz and _FTZ_ATTR in llvm_ir:  # a fast-math kernel flushes libdevice's denormals too
-        options = NVPTXOptions(options.chip, options.features, options.opt_level, ftz=True)  # checked again
+        options = NVPTXOptions(options.chip, options.features, options.opt_level, ftz=True, require_unrolled=options.require_unrolled)  # checked again
     mod = optimize_and_link(llvm_ir, options)
     tm = target_machine(options.chip, options.features, options.opt_level)
     with _lock:

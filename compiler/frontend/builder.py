@@ -22,7 +22,7 @@ from warpforge import dtypes
 from warpforge.dialects import kernel
 from warpforge.dtypes import DType
 from warpforge.errors import CompileError
-from warpforge.frontend.values import Literal, Scalar, Undefined, Value
+from warpforge.frontend.values import Literal, LoopIndex, NeedsUnroll, Scalar, Undefined, UnrolledOnly, Value
 
 
 @dataclass
@@ -33,6 +33,8 @@ class LoopContext:
     types: list[DType]
     weak: dict[str, DType] = field(default_factory=dict[str, DType])
     """Carried variables that started as a Python literal, with the type they were given."""
+    static: frozenset[tuple[str, int, int]] | None = None
+    """The site of a `simt.static_range` loop kept as a loop (None: a `range` or `while` loop)."""
 
 
 @dataclass
@@ -65,10 +67,15 @@ class FunctionCompilerBase:
     """Compiling a `@simt.device` function (a `return` may carry a value)."""
     device_return: DType | None = None
     """A device function's return dtype (None: returns nothing, or not known yet while probing)."""
+    unrolled_loops: set[tuple[str, int, int]] = field(default_factory=set[tuple[str, int, int]])
+    """`simt.static_range` loop sites (file, line, col) the frontend unrolls (their variable is needed
+    as a constant after the loop); the others are tried as loops first."""
     memory_arrays: set[tuple[str, int, int]] = field(default_factory=set[tuple[str, int, int]])
     """`simt.local_array` sites (file, line, col) kept in local memory (indexed at run time somewhere)."""
     probe_returns: list[Value] | None = None
     """While probing a device function's return type: the values its `return`s give."""
+    static_loops: list[int] = field(default_factory=list[int])
+    """Ids of the `simt.static_range` loops being compiled as loops around the current statement."""
     uses_warp_collectives: bool = False
     """The kernel shuffles, votes or reduces over warps: every lane of each warp must exist, so the
     runtime launches it only with blocks of a multiple of 32 threads."""
@@ -157,6 +164,10 @@ class FunctionCompilerBase:
         scalars are converted to `dtype` when given."""
         if isinstance(value, Literal):
             return self.const(value.value, dtype or dtypes.literal_dtype(value.value), node)
+        if isinstance(value, LoopIndex):
+            if dtype is None:  # its type is decided by the other operand, as a literal's: not here
+                raise NeedsUnroll(value.loops)
+            return self.loop_index_as(value, dtype, node)
         if isinstance(value, Scalar):
             return self.cast(value, dtype, node) if dtype is not None else value
         if isinstance(value, Undefined):
@@ -164,6 +175,13 @@ class FunctionCompilerBase:
         if type(value).__name__ == "TupleValue":
             self.error(node, "a tuple is not a number; tuples are only shapes, indices (a[i, j]) and swaps (a, b = b, a)")
         self.error(node, f"expected a number here, got {value.describe()}")
+
+    def loop_index_as(self, value: LoopIndex, dtype: DType, node: ast.AST) -> Scalar:
+        """`value` converted to `dtype` as `const` converts the int it stands for: every value it takes
+        must fit an integer `dtype` (else `NeedsUnroll`: unrolled, `const` reports the one that does not)."""
+        if dtype.is_int and not dtype.is_bool and not (dtype.min <= value.lo and value.hi <= dtype.max):
+            raise NeedsUnroll(value.loops)
+        return self.cast(Scalar(value.iv, dtypes.i64), dtype, node)
 
     def implicit(self, value: Value, dtype: DType, node: ast.AST, what: str) -> Scalar:
         """Convert `value` to `dtype` where Python code expects that type (a store, a carried variable):
@@ -173,6 +191,8 @@ class FunctionCompilerBase:
             if dtype.is_int and isinstance(value.value, float):
                 self.error(node, f"{what}: the float constant {value.value!r} cannot become {dtype.name} implicitly; use {dtype!r}(...)")
             return self.const(value.value, dtype, node)
+        if isinstance(value, LoopIndex):  # adopts the type, as an int literal
+            return self.loop_index_as(value, dtype, node)
         scalar = self.materialize(value, node)
         if scalar.dtype == dtype:
             return scalar
@@ -193,6 +213,11 @@ class FunctionCompilerBase:
         """The common dtype of two operands (None when both are literals, folded in Python)."""
         if isinstance(a, Literal) and isinstance(b, Literal):
             return None
+        for weak, strong in ((a, b), (b, a)):
+            if isinstance(weak, LoopIndex):  # weak like the int literal it stands for
+                if not isinstance(strong, Scalar):  # with another int: Python arithmetic (binary())
+                    raise NeedsUnroll(weak.loops)
+                return dtypes.promote_weak(strong.dtype, 0)
         if isinstance(a, Literal) or isinstance(b, Literal):
             strong, weak = (b, a) if isinstance(a, Literal) else (a, b)
             assert isinstance(strong, Scalar) and isinstance(weak, Literal)
@@ -216,6 +241,8 @@ class FunctionCompilerBase:
 
         if name in self.vars:
             value = self.vars[name]
+            if isinstance(value, UnrolledOnly):
+                raise NeedsUnroll(value.loops)  # the kernel is compiled again with those loops unrolled
             if isinstance(value, Undefined):
                 self.error(node, f"'{name}' {value.reason}")
             return value

@@ -20,7 +20,9 @@ from warpforge.frontend.values import (
     BlockIndexValue,
     BoundMethod,
     Builtin,
+    LoopIndex,
     NeedsMemory,
+    NeedsUnroll,
     RegisterArrayValue,
     DTypeRef,
     IndexValue,
@@ -174,6 +176,8 @@ class CallMixin(FunctionCompilerBase):
                         v -= 1 << bits
                 return self.const(v, dtype, node)
             return self.const(float(v), dtype, node)
+        if isinstance(value, LoopIndex):  # an int in i64: the cast wraps / rounds as the constant's conversion does
+            return self.cast(Scalar(value.iv, dtypes.i64), dtype, node)
         return self.cast(self.materialize(value, node), dtype, node)
 
     # ------------------------------------------------------------------ Python builtins
@@ -489,6 +493,8 @@ class CallMixin(FunctionCompilerBase):
         return value.dtype
 
     def call_simt_shared_array(self, node: ast.Call, args: list[Value]) -> Value:
+        if self.static_loops:  # a fresh array each iteration: only unrolled
+            raise NeedsUnroll(frozenset(self.static_loops))
         shape = self.constant_shape(args[0], node, "simt.shared_array")
         dtype = self.dtype_argument(args[1], node, "simt.shared_array")
         nbytes = max(1, dtype.bits // 8) * prod(shape)
@@ -505,11 +511,15 @@ class CallMixin(FunctionCompilerBase):
         return ArrayValue(self.emit(op, node), dtype, shape, "shared")
 
     def call_simt_dynamic_shared(self, node: ast.Call, args: list[Value]) -> Value:
+        if self.static_loops:  # a fresh array each iteration: only unrolled
+            raise NeedsUnroll(frozenset(self.static_loops))
         dtype = self.dtype_argument(args[0], node, "simt.dynamic_shared")
         self.uses_dynamic_shared = True
         return ArrayValue(self.emit(kernel.DynamicSharedOp(dtype.mlir), node), dtype, (None,), "shared")
 
     def call_simt_local_array(self, node: ast.Call, args: list[Value]) -> Value:
+        if self.static_loops:  # a fresh array each iteration: only unrolled
+            raise NeedsUnroll(frozenset(self.static_loops))
         shape = self.constant_shape(args[0], node, "simt.local_array")
         dtype = self.dtype_argument(args[1], node, "simt.local_array")
         nbytes = max(1, dtype.bits // 8) * prod(shape)

@@ -32,7 +32,7 @@ from warpforge.frontend.expressions import ExpressionMixin
 from warpforge.frontend.hopper import HopperCallMixin, TensorMapValue
 from warpforge.frontend.mma import MmaCallMixin
 from warpforge.frontend.statements import StatementMixin
-from warpforge.frontend.values import Literal, NeedsMemory, Scalar, SliceValue
+from warpforge.frontend.values import Literal, NeedsMemory, NeedsUnroll, Scalar, SliceValue
 
 
 class FunctionCompiler(HopperCallMixin, MmaCallMixin, DeviceCallMixin, CallMixin, StatementMixin, ExpressionMixin):
@@ -172,6 +172,7 @@ def compile_kernel(
     fastmath: bool | tuple[str, ...] = False,
     bindings: Mapping[str, Binding] | None = None,
     min_blocks_per_sm: int | None = None,
+    unroll_static: bool = False,
 ) -> KernelIR:
     """Compile the Python function `fn` into a `kernel`-dialect module.
 
@@ -182,9 +183,10 @@ def compile_kernel(
     `CompileError` (file:line:col, the source line and a caret) for anything warpforge does not support.
     """
     memory_arrays: set[tuple[str, int, int]] = set()
+    unrolled_loops: set[tuple[str, int, int]] = EverySite() if unroll_static else set()
     while True:  # again, with a local array in memory, when one turns out to be indexed at run time
         try:
-            kir = _compile_kernel(fn, contract_block, launch_bounds, checks, fastmath, bindings, memory_arrays)
+            kir = _compile_kernel(fn, contract_block, launch_bounds, checks, fastmath, bindings, memory_arrays, unrolled_loops)
             if min_blocks_per_sm is not None:
                 func = next(op for op in kir.module.ops if isinstance(op, kernel.FuncOp) and op.is_kernel)
                 func.attributes["min_blocks_per_sm"] = IntegerAttr(min_blocks_per_sm, i32)
@@ -193,14 +195,53 @@ def compile_kernel(
             if e.site in memory_arrays:
                 raise CompileError(f"internal error: local array at {e.site} indexed at run time in memory mode") from None
             memory_arrays.add(e.site)
+        except NeedsUnroll as e:  # a static_range loop's variable or locals are needed after it: unroll it
+            if e.loops <= unrolled_loops:
+                raise CompileError(f"internal error: static_range loops at {sorted(e.loops)} unrolled and still needed unrolled") from None
+            unrolled_loops |= e.loops
 
 
-def _compile_kernel(fn: Any, contract_block: Any, launch_bounds: Any, checks: bool, fastmath: bool | tuple[str, ...], bindings: Any, memory_arrays: set[tuple[str, int, int]]) -> KernelIR:
+class EverySite(set[tuple[str, int, int]]):
+    """The `unrolled_loops` of `compile_kernel(unroll_static=True)`: every `simt.static_range` site."""
+
+    def __contains__(self, site: object) -> bool:
+        return True
+
+
+def static_loop_arrays(fdef: ast.FunctionDef, filename: str, first_line: int) -> set[tuple[str, int, int]]:
+    """The sites of the `simt.local_array`s that `fdef` indexes with a `simt.static_range` variable
+    (`acc[i, j]` in `for i in simt.static_range(8)`): kept as loops, those loops index them at run
+    time, so they start in memory (LLVM's SROA puts them in registers once it has unrolled the loops)
+    instead of being found one by one (`NeedsMemory`, a recompile each). A syntactic guess: a wrong
+    one costs only that recompile, or an array in memory indexed by constants, which SROA promotes too."""
+    indexed: set[str] = set()
+    for loop in ast.walk(fdef):
+        call = loop.iter if isinstance(loop, ast.For) else None
+        if not (isinstance(call, ast.Call) and getattr(call.func, "attr", getattr(call.func, "id", None)) == "static_range"):
+            continue
+        variables = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}  # pyright: ignore[reportAttributeAccessIssue]
+        for node in ast.walk(loop):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+                if any(isinstance(n, ast.Name) and n.id in variables for n in ast.walk(node.slice)):
+                    indexed.add(node.value.id)
+    sites: set[tuple[str, int, int]] = set()
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id in indexed:
+            call = node.value
+            if isinstance(call, ast.Call) and getattr(call.func, "attr", getattr(call.func, "id", None)) == "local_array":
+                sites.add((filename, call.lineno + first_line, call.col_offset))  # as `call_simt_local_array` names it
+    return sites
+
+
+def _compile_kernel(fn: Any, contract_block: Any, launch_bounds: Any, checks: bool, fastmath: bool | tuple[str, ...], bindings: Any, memory_arrays: set[tuple[str, int, int]], unrolled_loops: set[tuple[str, int, int]]) -> KernelIR:
     fdef, source = get_source(fn)
     unit = Unit()
     compiler = FunctionCompiler(source=source, globals=_globals_of(fn))
     compiler.unit = unit
+    if not isinstance(unrolled_loops, EverySite):
+        memory_arrays |= static_loop_arrays(fdef, source.filename, source.first_line)
     compiler.memory_arrays = memory_arrays
+    compiler.unrolled_loops = unrolled_loops
     if fdef.returns is not None and not (isinstance(fdef.returns, ast.Constant) and fdef.returns.value is None):
         compiler.error(fdef.returns, "a kernel returns nothing; remove the return annotation")
     annotations = parameter_annotations(fn)

@@ -40,6 +40,7 @@ from warpforge.frontend.values import (
     BlockIndexValue,
     IndexValue,
     Literal,
+    LoopIndex,
     NeedsMemory,
     RegisterArrayValue,
     Scalar,
@@ -213,6 +214,8 @@ class DeviceCallMixin(FunctionCompilerBase):
         # no annotation: the argument's own type
         if isinstance(arg, RegisterArrayValue):
             raise NeedsMemory(arg.site)  # an array passed on lives in memory
+        if isinstance(arg, LoopIndex):  # as an int literal argument: i64
+            return self.loop_index_as(arg, dtypes.i64, node)
         if isinstance(arg, Literal):
             if arg.value is None:  # pyright: ignore[reportUnnecessaryComparison]
                 self.error(node, f"{where}: got a call that returns nothing")
@@ -237,6 +240,7 @@ class DeviceCallMixin(FunctionCompilerBase):
         compiler = cls(source=source, globals=fglobals)
         compiler.unit = self.unit  # pyright: ignore[reportAttributeAccessIssue]
         compiler.memory_arrays = self.memory_arrays
+        compiler.unrolled_loops = self.unrolled_loops
         compiler.device_return = ret
         compiler.in_device = True
         compiler.probe_returns = [] if probe else None

@@ -25,7 +25,9 @@ from warpforge.frontend.values import (
     BoundMethod,
     IndexValue,
     Literal,
+    LoopIndex,
     Namespace,
+    NeedsUnroll,
     Scalar,
     SliceValue,
     Text,
@@ -140,8 +142,15 @@ class ExpressionMixin(FunctionCompilerBase):
         if op_type not in _BINOPS:
             self.error(node, f"the operator {operator_text(op_type)} is not supported on scalars in kernels")
         symbol, op_cls, py_fn = _BINOPS[op_type]
+        if isinstance(left, LoopIndex) or isinstance(right, LoopIndex):
+            if not (isinstance(left, Scalar) or isinstance(right, Scalar)):
+                return self.loop_index_binary(op_type, left, right, node)
+            if isinstance(right, LoopIndex) and op_type in (ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift):
+                raise NeedsUnroll(right.loops)  # a divisor, exponent or shift: unrolled, each a constant
+            if op_type is ast.Pow:
+                raise NeedsUnroll(left.loops if isinstance(left, LoopIndex) else right.loops)  # pyright: ignore[reportAttributeAccessIssue]
         for side in (left, right):
-            if not isinstance(side, Literal | Scalar):
+            if not isinstance(side, Literal | Scalar | LoopIndex):
                 self.materialize(side, node)  # raises a precise error for slices, undefined names, …
         if isinstance(left, Literal) and isinstance(right, Literal):
             return self.fold(symbol, py_fn, left.value, right.value, node)
@@ -161,6 +170,46 @@ class ExpressionMixin(FunctionCompilerBase):
         if op_type in (ast.FloorDiv, ast.Mod) and not dt.is_float:
             op.attributes["text"] = _text_attr(self.text_of(node))
         return Scalar(self.emit(op, node), dt)
+
+    def loop_index_binary(self, op_type: type[ast.operator], left: Value, right: Value, node: ast.AST) -> LoopIndex:
+        """Python int arithmetic on `simt.static_range` variables and int constants (`i * 8 + j`,
+        `q // 2`, `1 << s`): a `LoopIndex` whose range is that of the ints it stands for. Anything
+        else (floats, `/`, a variable divisor, a range beyond +-2^62) raises `NeedsUnroll`."""
+        loops = frozenset().union(*(v.loops for v in (left, right) if isinstance(v, LoopIndex)))
+        for side in (left, right):
+            if isinstance(side, Literal) and (not isinstance(side.value, int) or isinstance(side.value, bool)):
+                raise NeedsUnroll(loops)
+            if not isinstance(side, Literal | LoopIndex):
+                raise NeedsUnroll(loops)
+        (alo, ahi), (blo, bhi) = ((v.lo, v.hi) if isinstance(v, LoopIndex) else (v.value, v.value) for v in (left, right))  # pyright: ignore[reportAttributeAccessIssue]
+        if op_type is ast.Add:
+            lo, hi = alo + blo, ahi + bhi
+        elif op_type is ast.Sub:
+            lo, hi = alo - bhi, ahi - blo
+        elif op_type is ast.Mult:
+            corners = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)
+            lo, hi = min(corners), max(corners)
+        elif op_type in (ast.FloorDiv, ast.Mod) and isinstance(right, Literal) and blo > 0:
+            if op_type is ast.FloorDiv:
+                lo, hi = alo // blo, ahi // blo
+            elif ahi - alo < blo and alo % blo <= ahi % blo:
+                lo, hi = alo % blo, ahi % blo
+            else:
+                lo, hi = 0, blo - 1
+        elif op_type is ast.LShift and 0 <= blo and bhi <= 62 and (isinstance(right, Literal) or alo >= 0):
+            corners = (alo << blo, alo << bhi, ahi << blo, ahi << bhi)
+            lo, hi = min(corners), max(corners)
+        else:
+            raise NeedsUnroll(loops)
+        if not -(2**62) <= lo <= hi < 2**62:
+            raise NeedsUnroll(loops)
+        a, b = (self.materialize(v, node, dtypes.i64) for v in (left, right))
+        _, op_cls, _ = _BINOPS[op_type]
+        assert op_cls is not None
+        op = op_cls(a.ssa, b.ssa)
+        if op_type in (ast.FloorDiv, ast.Mod):
+            op.attributes["text"] = _text_attr(self.text_of(node))
+        return LoopIndex(self.emit(op, node), lo, hi, loops)
 
     def fold(self, symbol: str, fn: Callable[[Any, Any], Any], a: Any, b: Any, node: ast.AST) -> Literal:
         try:
@@ -258,6 +307,10 @@ class ExpressionMixin(FunctionCompilerBase):
         pred, py_fn = _COMPARE[type(op)]
         if isinstance(left, Literal) and isinstance(right, Literal):
             return Literal(py_fn(left.value, right.value))
+        for weak, strong in ((left, right), (right, left)):
+            if isinstance(weak, LoopIndex):  # a run-time compare only against a typed value (unrolled: folded otherwise)
+                if not isinstance(strong, Scalar) or (strong.dtype.is_int and not strong.dtype.min <= weak.lo <= weak.hi <= strong.dtype.max):
+                    raise NeedsUnroll(weak.loops)
         # a literal outside an integer type's range compares by value, as in NumPy 2 (u8 > -1 is True)
         for strong, weak, flipped in ((left, right, False), (right, left, True)):
             if isinstance(weak, Literal) and isinstance(strong, Scalar) and strong.dtype.is_int:
@@ -368,6 +421,11 @@ class ExpressionMixin(FunctionCompilerBase):
                     self.error(node, f"index {part.value} is out of range for an extent of {extent}")
                 out.append(self.const(part.value, dtypes.i64, node))
                 continue
+            if isinstance(part, LoopIndex):  # as a constant index: one outside a static extent is refused, unrolled
+                if part.lo < 0 or (extent is not None and part.hi >= extent):
+                    raise NeedsUnroll(part.loops)
+                out.append(self.loop_index_as(part, dtypes.i64, node))
+                continue
             if isinstance(part, IndexValue):
                 part = Scalar(self.emit(kernel.IndexGetOp(part.ssa), node), dtypes.i64)
             scalar = self.materialize(part, node)
@@ -400,6 +458,8 @@ class ExpressionMixin(FunctionCompilerBase):
             if not isinstance(index.value, int) or isinstance(index.value, bool):
                 self.error(node, f"a slice index must be an integer, got {index.value!r}")
             i = self.const(index.value, dtypes.i64, node)
+        elif isinstance(index, LoopIndex):
+            i = self.loop_index_as(index, dtypes.i64, node)
         else:
             i = self.materialize(index, node)
             if not i.dtype.is_int:

@@ -21,6 +21,7 @@ from warpforge.frontend.calls import _REQUIRED, NONE, PARAMETERS  # pyright: ign
 from warpforge.frontend.values import (
     ArrayValue,
     Literal,
+    NeedsUnroll,
     RegisterArrayValue,
     Scalar,
     SliceValue,
@@ -135,6 +136,8 @@ class MmaCallMixin:
     # ------------------------------------------------------------------ fragments
 
     def call_simt_mma_fragment(self, node: ast.Call, args: list[Value]) -> Value:
+        if self.static_loops:  # a fresh array each iteration: only unrolled
+            raise NeedsUnroll(frozenset(self.static_loops))
         operand = args[0]
         if not isinstance(operand, Text) or operand.value not in mma.OPERANDS:
             self.error(node, f"simt.mma_fragment: the operand is \"a\", \"b\" or \"c\", got {operand.describe()}")  # pyright: ignore[reportCallIssue]

@@ -11,10 +11,10 @@ type, as in NEP 50).
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import prod
 
-from xdsl.dialects.builtin import Region
+from xdsl.dialects.builtin import Region, UnitAttr
 from xdsl.ir import Block, SSAValue
 
 from warpforge import dtypes
@@ -30,16 +30,21 @@ from warpforge.frontend.values import (
     BlockIndexValue,
     IndexValue,
     Literal,
+    LoopIndex,
+    NeedsMemory,
+    NeedsUnroll,
     RangeValue,
     Scalar,
     SliceValue,
     Undefined,
+    UnrolledOnly,
     Value,
 )
 
 
-def assigned_names(body: Sequence[ast.stmt]) -> list[str]:
-    """Names a block of statements assigns (in first-assignment order), nested blocks included."""
+def assigned_names(body: Sequence[ast.stmt], *, loop_targets: bool = True) -> list[str]:
+    """Names a block of statements assigns (in first-assignment order), nested blocks included
+    (`loop_targets=False`: not counting the variables of nested `for` loops)."""
     names: list[str] = []
 
     def add(target: ast.expr) -> None:
@@ -56,7 +61,7 @@ def assigned_names(body: Sequence[ast.stmt]) -> list[str]:
                     add(t)
             elif isinstance(node, ast.AugAssign | ast.AnnAssign):
                 add(node.target)
-            elif isinstance(node, ast.For):
+            elif isinstance(node, ast.For) and loop_targets:
                 add(node.target)
             elif isinstance(node, ast.NamedExpr):
                 add(node.target)
@@ -227,6 +232,8 @@ class StatementMixin(FunctionCompilerBase):
             if not isinstance(index.value, int) or isinstance(index.value, bool):
                 self.error(node, f"a slice index must be an integer, got {index.value!r}")
             return self.const(index.value, dtypes.i64, node)
+        if isinstance(index, LoopIndex):
+            return self.loop_index_as(index, dtypes.i64, node)
         i = self.materialize(index, node)
         if not i.dtype.is_int:
             self.error(node, f"a slice index must be an integer, got {i.dtype.name}")
@@ -276,6 +283,8 @@ class StatementMixin(FunctionCompilerBase):
 
     def carried_value(self, name: str, dtype: DType, node: ast.AST) -> Scalar:
         value = self.vars.get(name)
+        if isinstance(value, UnrolledOnly):  # e.g. an inner simt.static_range's variable, carried by an outer loop
+            raise NeedsUnroll(value.loops)
         if value is None or isinstance(value, Undefined):
             self.error(node, f"'{name}' is not defined on every path here")
         if isinstance(value, Scalar) and value.dtype != dtype:
@@ -390,6 +399,8 @@ class StatementMixin(FunctionCompilerBase):
             value = self.vars.get(name)
             if value is None or isinstance(value, Undefined):
                 continue
+            if isinstance(value, LoopIndex):  # carried, it would become a typed value: unroll its loops instead
+                raise NeedsUnroll(value.loops)
             if isinstance(value, Literal | Scalar):
                 names.append(name)
                 if isinstance(value, Literal):
@@ -469,6 +480,10 @@ class StatementMixin(FunctionCompilerBase):
         self.loops.append(loop)
         try:
             self.visit_body(node.body)
+            if loop.static is not None and not self.terminated:
+                for name in loop.carried:  # unrolled, it would be that constant after the loop (weak), not a typed value
+                    if isinstance(self.vars.get(name), Literal | LoopIndex):
+                        raise NeedsUnroll(loop.static)
             if not self.terminated:
                 self.emit(kernel.YieldOp([self.carried_value(n, dt, node).ssa for n, dt in zip(loop.carried, loop.types)]), node)
         finally:
@@ -495,22 +510,30 @@ class StatementMixin(FunctionCompilerBase):
         lo, hi, step = (self.range_bound(v, node.iter) for v in (rng.start, rng.stop, rng.step))
         if isinstance(rng.step, Literal) and rng.step.value == 0:
             self.error(node.iter, "range() arg 3 must not be zero")
+        self.counted_loop(node, lo, hi, step, lambda iv: Scalar(iv, dtypes.i64), self.const(0, dtypes.i64, node))
+
+    def counted_loop(self, node: ast.For, lo: Scalar, hi: Scalar, step: Scalar, bind_iv: Callable[[SSAValue], Value], probe_iv: Value, static: frozenset[tuple[str, int, int]] | None = None) -> kernel.ForOp:
+        """A `kernel.for` over `range(lo, hi, step)` running the body of `node`; `bind_iv(block
+        argument)` is what the loop variable stands for in the body (emitted at its start), `probe_iv`
+        what it stands for while literal-initialized variables are probed for their type. `static`:
+        the sites of a `simt.static_range` loop kept as a loop (see `static_loop`)."""
+        assert isinstance(node.target, ast.Name)
         iv_name = node.target.id
         before = dict(self.vars)
         overrides: dict[str, DType] = {}
-        if any(isinstance(before.get(n), Literal) for n in assigned_names(node.body) if n != iv_name):
-            probe_iv = self.const(0, dtypes.i64, node)
+        # (a nested loop's variable needs no probe: it is rebound by that loop, never made a typed value)
+        if any(isinstance(before.get(n), Literal) for n in assigned_names(node.body, loop_targets=False) if n != iv_name):
             overrides = self._probe_types(node.body, before, {iv_name: probe_iv}, node)
         while True:
             names, inits, weak = self._carried(node.body, {iv_name}, node, overrides)
             types = [s.dtype for s in inits]
             body = Block(arg_types=[dtypes.i64.mlir, *(t.mlir for t in types)])
             body.args[0].name_hint = iv_name
-            loop = LoopContext(names, types, weak)
+            loop = LoopContext(names, types, weak, static)
             try:
                 with self.in_block(body):
                     self.vars = dict(before)
-                    self.vars[iv_name] = Scalar(body.args[0], dtypes.i64)
+                    self.vars[iv_name] = bind_iv(body.args[0])
                     self._bind_carried(names, body.args[1:], types)
                     self._loop_body(node, loop)
                 break
@@ -525,6 +548,7 @@ class StatementMixin(FunctionCompilerBase):
         self._loop_locals(node.body, names, set())
         self.vars[iv_name] = Undefined(iv_name, "is a loop variable; it is not available after its loop (copy it into another variable inside the loop)") if iv_name not in before else before[iv_name]
         self._bind_carried(names, op.results, types)
+        return op
 
     def unrolled_for(self, node: ast.For, rng: RangeValue) -> None:
         """`for i in simt.static_range(a, b, c)`: the body once per value, `i` a Python constant in each
@@ -536,11 +560,56 @@ class StatementMixin(FunctionCompilerBase):
                 nested = any(inner in ast.walk(loop) for loop in loops)
                 if not nested:
                     self.error(inner, "break/continue are not supported in a simt.static_range loop (it is unrolled)")
-        for value in range(rng.start.value, rng.stop.value, rng.step.value):  # pyright: ignore[reportAttributeAccessIssue]
+        values = range(rng.start.value, rng.stop.value, rng.step.value)  # pyright: ignore[reportAttributeAccessIssue]
+        site = (self.source.filename, node.lineno + self.source.first_line - 1, node.col_offset)
+        if len(values) > 1 and site not in self.unrolled_loops and self.static_loop(node, values, site):
+            return
+        for value in values:
             self.vars[node.target.id] = Literal(value)
             self.visit_body(node.body)
             if self.terminated:
                 return
+
+    def static_loop(self, node: ast.For, values: range, site: tuple[str, int, int]) -> bool:
+        """`for i in simt.static_range(...)` as a `kernel.for` marked `llvm.loop_unroll_full` (LLVM's
+        `llvm.loop.unroll.full` loop metadata: the loop unroller copies the body, then SROA keeps local
+        arrays in registers), so the frontend and every pass see the body once. `i` is a `LoopIndex`:
+        clamped to its range (which `int-range-optimizations` reads, so indices it bounds need no
+        check) and accepted only where a run-time value means what the constant would. False, with
+        nothing changed that matters, when the body needs `i` as a constant (`NeedsUnroll`) or does
+        not compile this way: the caller unrolls it."""
+        saved_vars, saved_terminated = dict(self.vars), self.terminated
+        loops = frozenset({site})
+        lo, hi = min(values[0], values[-1]), max(values[0], values[-1])
+
+        def bind(iv: SSAValue) -> Value:
+            low = self.const(lo, dtypes.i64, node)
+            high = self.const(hi, dtypes.i64, node)
+            clamped = self.emit(kernel.MinOp(self.emit(kernel.MaxOp(iv, low.ssa), node), high.ssa), node)
+            return LoopIndex(clamped, lo, hi, loops)
+
+        self.static_loops.append(site)
+        try:
+            bounds = [self.const(v, dtypes.i64, node) for v in (values.start, values.stop, values.step)]
+            op = self.counted_loop(node, *bounds, bind, LoopIndex(bounds[0].ssa, lo, hi, loops), loops)
+        except NeedsUnroll as e:
+            if site not in e.loops:
+                raise
+            self.vars, self.terminated = saved_vars, saved_terminated
+            return False
+        except (NeedsMemory, _RetypeLoop):  # the kernel or an outer loop compiles again
+            raise
+        except Exception:  # unrolled, the body's own error (if it has one) is reported as before
+            self.vars, self.terminated = saved_vars, saved_terminated
+            return False
+        finally:
+            self.static_loops.pop()
+        op.attributes["llvm.loop_unroll_full"] = UnitAttr()
+        iv_name = node.target.id  # pyright: ignore[reportAttributeAccessIssue]
+        for name in {*assigned_names(node.body), iv_name}:  # defined after the loop only when it is unrolled
+            if isinstance(self.vars.get(name), Undefined) and name not in saved_vars or name == iv_name:
+                self.vars[name] = UnrolledOnly(name, "is assigned in a simt.static_range loop", loops)
+        return True
 
     def range_bound(self, value: Value, node: ast.AST) -> Scalar:
         if isinstance(value, Literal):

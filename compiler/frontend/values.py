@@ -44,6 +44,36 @@ class Literal(Value):
 
 
 @dataclass(frozen=True)
+class LoopIndex(Value):
+    """The variable of a `simt.static_range` loop the frontend keeps as a loop (LLVM unrolls it), or
+    an integer expression of such variables and constants (`i * 8 + j`): a run-time si64 `iv` whose
+    value always lies in `[lo, hi]`, typed as the Python int it stands for (weak, NEP 50), so
+    `f32 * i` is f32 and `i32 + i` is i32 exactly as when the loop is unrolled.
+
+    Only the uses whose meaning is the same for a run-time value accept it (an index, arithmetic
+    with a typed value, `+ - * // % <<` with ints); any other use raises `NeedsUnroll` and the loop
+    is unrolled instead, with the variable a `Literal` in each copy of the body."""
+
+    iv: SSAValue
+    lo: int
+    hi: int
+    loops: frozenset[tuple[str, int, int]]
+    """The sites (file, line, col) of the `simt.static_range` loops whose variables it is computed from."""
+
+    def describe(self) -> str:
+        return "a simt.static_range variable"
+
+
+class NeedsUnroll(Exception):
+    """Internal: a `LoopIndex` of the loops `loops` is used where only a compile-time int does;
+    those loops are compiled again, unrolled."""
+
+    def __init__(self, loops: frozenset[tuple[str, int, int]]):
+        super().__init__(sorted(loops))
+        self.loops = loops
+
+
+@dataclass(frozen=True)
 class SliceValue(Value):
     """A kernel parameter of type `Slice[T]` (read-only) or `DisjointSlice[T]` (written at own index)."""
 
@@ -73,6 +103,14 @@ class Undefined(Value):
 
     name: str
     reason: str
+
+
+@dataclass(frozen=True)
+class UnrolledOnly(Undefined):
+    """A name a `simt.static_range` loop kept as a loop leaves undefined, which the unrolled loop
+    would define (its last value): reading it compiles the kernel again with `loops` unrolled."""
+
+    loops: frozenset[tuple[str, int, int]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -113,7 +151,8 @@ class RangeValue(Value):
     stop: Value
     step: Value
     static: bool = False
-    """`simt.static_range(...)`: unrolled by the frontend (compile-time bounds)."""
+    """`simt.static_range(...)`: compile-time bounds; a loop LLVM fully unrolls, or unrolled by the
+    frontend where the body needs its variable as a constant (see `LoopIndex`)."""
 
     def describe(self) -> str:
         return "simt.static_range(...)" if self.static else "range(...)"

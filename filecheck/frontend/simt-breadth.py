@@ -32,11 +32,16 @@ def shared_and_warps(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
 
 
 # CHECK-LABEL: kernel.func @registers(
-# CHECK-NOT: kernel.local_array
+# CHECK: %[[ACC:.*]] = kernel.local_array : !kernel.local<4xf32>
 # CHECK: kernel.for
+# CHECK: kernel.for %[[J:.*]] = {{.*}} : si64 {
+# CHECK: kernel.array_load %[[ACC]][%{{.*}}]
+# CHECK: kernel.array_store %{{.*}}, %[[ACC]][%{{.*}}]
+# CHECK: } attributes {llvm.loop_unroll_full}
 @simt.kernel
 def registers(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
-    # a local array indexed only by constants (simt.static_range) is plain values, carried by the loop
+    # a local array indexed by a simt.static_range variable: the loop stays a loop marked for LLVM to
+    # unroll (llvm.loop.unroll.full), and LLVM's SROA keeps the array in registers afterwards
     idx = simt.index_1d()
     acc = simt.local_array(4, wf.f32)
     for k in range(len(x)):

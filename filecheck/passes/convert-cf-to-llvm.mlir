@@ -43,3 +43,18 @@ func.func @switch(%s: i32, %a: f32, %b: f32) -> f32 {
 ^end:
   func.return %a : f32
 }
+
+// -----
+
+// A loop's back edge keeps its loop metadata attribute (`llvm.loop_unroll_full`, exported as
+// `!llvm.loop` with `llvm.loop.unroll.full`).
+
+// CHECK-LABEL: func.func @latch(
+// CHECK:         llvm.br ^[[HEAD:.*]](%{{.*}} : i64) {llvm.loop_unroll_full}
+func.func @latch(%n: i64) {
+  %c1 = arith.constant 1 : i64
+  cf.br ^head(%n : i64)
+^head(%i: i64):
+  %next = arith.addi %i, %c1 : i64
+  cf.br ^head(%next : i64) {llvm.loop_unroll_full}
+}

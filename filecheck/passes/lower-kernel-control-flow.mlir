@@ -141,3 +141,23 @@ kernel.func @nested_return(%n: si64) attributes {kernel} {
   }
   kernel.return
 }
+
+// -----
+
+// A `simt.static_range` loop kept as a loop: its `llvm.*` attributes go to the back edge (the latch
+// branch), where LLVM reads loop metadata (as MLIR's convert-scf-to-cf does).
+// CHECK-LABEL: kernel.func @for_unroll_full(
+// CHECK: cf.br ^[[HDR:.*]](%{{.*}} : si64)
+// CHECK: ^[[HDR]](%[[I:.*]]: si64):
+// CHECK: %[[NEXT:.*]] = kernel.add %{{.*}}, %{{.*}} : si64
+// CHECK-NEXT: cf.br ^[[HDR]](%[[NEXT]] : si64) {llvm.loop_unroll_full}
+// CHECK-NOT: llvm.loop_unroll_full
+kernel.func @for_unroll_full(%x: f32) attributes {kernel} {
+  %z = kernel.constant 0 : si64
+  %four = kernel.constant 4 : si64
+  %one = kernel.constant 1 : si64
+  kernel.for %k = %z to %four step %one : si64 {
+    kernel.yield
+  } attributes {llvm.loop_unroll_full}
+  kernel.return
+}
