@@ -28,9 +28,11 @@ from xdsl.utils.exceptions import DiagnosticException
 from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, tile
 from warpforge.passes.kernel_to_gpu import ERROR_RECORD_TYPE, GLOBAL, SHARED, Emitter, FunctionLowering, signless
-from warpforge.passes.tile_to_gpu.layouts import Layout, VECTOR_BYTES, canonical_layout, default_threads, reduce_plan
+from warpforge.passes.tile_to_gpu.layouts import Layout, SliceLayout, VECTOR_BYTES, canonical_layout, default_threads, layout_of, reduce_plan
 
 LOG2E = 1.4426950408889634
+REGION_BYTES = 1024
+"""Fresh scratch regions of the entry block stack up to this many bytes (`fresh_region`)."""
 
 
 # --------------------------------------------------------------------------- lowered values
@@ -38,9 +40,10 @@ LOG2E = 1.4426950408889634
 
 @dataclass
 class Dist:
-    """A tile at the gpu level: its layout, this thread's registers, its (kernel-level) element type."""
+    """A tile at the gpu level: its layout (its type's encoding, `layout_of`), this thread's registers,
+    its (kernel-level) element type."""
 
-    layout: Layout
+    layout: Layout | SliceLayout
     regs: list[SSAValue]
     elem: Attribute
 
@@ -107,6 +110,12 @@ class _TileFunctionLowering(FunctionLowering):
     scratch_used: dict[Attribute, str] = field(default_factory=dict)
     arg_start: list[int] = field(default_factory=list)
     """Per source parameter, the index of its first gpu.func argument (a strided view takes several)."""
+    scratch_refs: dict[Attribute, list[memref.GetGlobalOp]] = field(default_factory=dict)
+    fresh_scratch: set[Attribute] = field(default_factory=set)
+    """Scratch buffers whose first use is being lowered now, in the entry block: nothing read them before."""
+    touched: dict[Attribute, int] = field(default_factory=dict)
+    """Elements of each scratch buffer some use has touched so far (its first `touched[t]`)."""
+    current: Block | None = None
     extra_shared: int = 0
     """Bytes of shared arrays lowerings declared themselves (`tile.dot`'s), for `tile.shared_bytes`."""
 
@@ -160,7 +169,7 @@ class _TileFunctionLowering(FunctionLowering):
                 types: list[Attribute] = []
                 for a in block.args:
                     if isinstance(a.type, tile.TileType):
-                        types += [signless(a.type.element_type)] * canonical_layout(a.type.dims, self.threads).slots
+                        types += [signless(a.type.element_type)] * self.layout_of(a.type, self.src).slots
                     else:
                         types.append(signless(a.type))
                 new = Block(arg_types=types)
@@ -169,7 +178,7 @@ class _TileFunctionLowering(FunctionLowering):
             args = iter(new.args)
             for a in block.args:
                 if isinstance(a.type, tile.TileType):
-                    layout = canonical_layout(a.type.dims, self.threads)
+                    layout = self.layout_of(a.type, self.src)
                     regs = [next(args) for _ in range(layout.slots)]
                     for k, r in enumerate(regs):
                         r.name_hint = f"{a.name_hint}_{k}" if a.name_hint else None
@@ -200,6 +209,13 @@ class _TileFunctionLowering(FunctionLowering):
         shared = self.extra_shared
         for typ, name in self.scratch_used.items():
             size = self.scratch_sizes[typ]
+            for ref in self.scratch_refs.get(typ, []):  # a conversion needed more than planned: the final size
+                if ref.memref.type != MemRefType(typ, [size], memory_space=SHARED):
+                    new_ref = memref.GetGlobalOp(name, MemRefType(typ, [size], memory_space=SHARED))
+                    ref.parent_block().insert_op_before(new_ref, ref)  # pyright: ignore[reportOptionalMemberAccess]
+                    ref.memref.replace_all_uses_with(new_ref.memref)
+                    ref.detach()
+                    ref.erase()
             shared += size * _bytes(typ)
             g = memref.GlobalOp.get(StringAttr(name), MemRefType(typ, [size], memory_space=SHARED), builtin.UnitAttr(), alignment=16)
             g.location = src.location
@@ -228,12 +244,20 @@ class _TileFunctionLowering(FunctionLowering):
                 t = signless(typ)
                 self.scratch_sizes[t] = max(self.scratch_sizes.get(t, 0), n)
 
+        from warpforge.passes.tile_to_gpu.conversions import conversion_scratch
+
         for op in self.src.walk():
-            if isinstance(op, tile.BroadcastOp | tile.PermuteOp | tile.TransposeOp | tile.ReshapeOp):
+            if isinstance(op, tile.ConvertLayoutOp):
+                st, dt = op.input.type, op.result.type
+                assert isinstance(st, tile.TileType)
+                need(st.element_type, conversion_scratch(self.layout_of(st, op), self.layout_of(dt, op)))
+            elif isinstance(op, tile.BroadcastOp | tile.PermuteOp | tile.TransposeOp | tile.ReshapeOp):
                 st, dt = op.input.type, op.result.type
                 assert isinstance(st, tile.TileType) and isinstance(dt, tile.TileType)
                 if isinstance(op, tile.BroadcastOp) and st.numel == 1:
                     continue
+                if isinstance(op, tile.BroadcastOp) and isinstance(self.layout_of(st, op), SliceLayout):
+                    continue  # free back along the slice's dimension, else the scratch grows when lowered
                 if isinstance(op, tile.ReshapeOp) and canonical_layout(st.dims, self.threads).same_placement(canonical_layout(dt.dims, self.threads)):
                     continue
                 need(st.element_type, st.numel)
@@ -242,7 +266,7 @@ class _TileFunctionLowering(FunctionLowering):
                 assert isinstance(st, tile.TileType)
                 rt = op.result.type
                 assert isinstance(rt, tile.TileType)
-                need(st.element_type, reduce_plan(st.dims, op.axis.data, self.threads, rt.dims).scratch)
+                need(st.element_type, reduce_plan(st.dims, op.axis.data, self.threads, rt.dims, self.layout_of(rt, op)).scratch)
             elif type(op) in SCRATCH_PLANNERS:
                 for typ, n in SCRATCH_PLANNERS[type(op)](self, op):
                     need(typ, n)
@@ -344,10 +368,13 @@ class _TileFunctionLowering(FunctionLowering):
     # ------------------------------------------------------------------ dispatch
 
     def lower(self, op: Operation, block: Block) -> None:
+        self.current = block
         handler = _TILE_LOWERINGS.get(type(op))
         if handler is not None:
             e = Emitter(block, op)
             result = handler(self, op, e)
+            if isinstance(result, Dist) and isinstance(op.results[0].type, tile.TileType):
+                result = self.convert(e, result, self.layout_of(op.results[0].type, op))  # the result's encoding
             if op.results and result is not None:
                 self.values[op.results[0]] = result
                 if isinstance(result, SSAValue) and op.results[0].name_hint and not result.name_hint:
@@ -358,12 +385,12 @@ class _TileFunctionLowering(FunctionLowering):
             return
         super().lower(op, block)
 
-    def _expand(self, e: Emitter, values: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
+    def _expand(self, e: Emitter, values: tuple[SSAValue, ...] | list[SSAValue], dest: Block) -> list[SSAValue]:
         out: list[SSAValue] = []
-        for v in values:
+        for v, arg in zip(values, dest.args):
             lowered = self.values[v]
             if isinstance(lowered, Dist):
-                out += self.canon(e, lowered).regs
+                out += self.convert(e, lowered, self.layout_of(arg.type, e.source)).regs
             else:
                 assert isinstance(lowered, SSAValue)
                 out.append(lowered)
@@ -372,12 +399,20 @@ class _TileFunctionLowering(FunctionLowering):
     def _branch(self, op: Operation, block: Block) -> None:
         e = Emitter(block, op)
         if isinstance(op, cf.BranchOp):
-            e(cf.BranchOp(self.blocks[op.successor], *self._expand(e, op.arguments)))
+            e(cf.BranchOp(self.blocks[op.successor], *self._expand(e, op.arguments, op.successor)))
             return
         assert isinstance(op, cf.ConditionalBranchOp)
-        then_args = self._expand(e, op.then_arguments)
-        else_args = self._expand(e, op.else_arguments)
+        then_args = self._expand(e, op.then_arguments, op.then_block)
+        else_args = self._expand(e, op.else_arguments, op.else_block)
         e(cf.ConditionalBranchOp(self.v(op.cond), self.blocks[op.then_block], then_args, self.blocks[op.else_block], else_args))
+
+    def layout_of(self, t: Attribute, at: Operation) -> Layout | SliceLayout:
+        """The register layout of tile type `t` (`layouts.layout_of`); a located error at `at` when it
+        has an encoding tile-to-gpu cannot hold in registers or one for another CTA size."""
+        try:
+            return layout_of(t, self.threads)
+        except ValueError as err:
+            raise error_at(at, f"tile-to-gpu: {err}") from None
 
     def dist(self, value: SSAValue) -> Dist:
         lowered = self.values.get(value)
@@ -432,6 +467,44 @@ class _TileFunctionLowering(FunctionLowering):
 
         return self.at_entry(("first", layout.replicas), build)
 
+    def element(self, e: Emitter, layout: Layout | SliceLayout, k: int) -> SSAValue:
+        """The row-major element index (i64) this thread holds in register `k` of `layout`."""
+        if isinstance(layout, Layout):
+            r, v = divmod(k, layout.vec)
+            return self.flat(e, layout, r, v)
+        r, v = layout.registers[k]
+        f = self.flat(e, layout.parent, r, v)
+        low, span = layout.low, layout.low * layout.extent
+        if span == 1:
+            return f
+        high = e(arith.ShLIOp(e(arith.ShRUIOp(f, e.const(_log2(span), i64))), e.const(_log2(low), i64))) if low > 1 else e(arith.ShRUIOp(f, e.const(_log2(span), i64)))
+        if low == 1:
+            return high
+        return e(arith.OrIOp(high, e(arith.AndIOp(f, e.const(low - 1, i64)))))
+
+    def is_writer(self, layout: Layout | SliceLayout) -> SSAValue | None:
+        """i1: this thread writes its registers of `layout` when the tile goes to shared memory: the
+        first replica (blocked), and for a slice also the first of the threads holding its rows
+        (its owner adds nothing to the reduced coordinate). None when every thread writes."""
+        if isinstance(layout, Layout):
+            return self.is_first_replica(layout)
+        p = layout.parent
+        first = self.is_first_replica(p)
+        # the owner's own bits of the reduced coordinate: ((owner * vec) / low) mod extent
+        lo = _log2(layout.low)
+        owner_bits = [b + _log2(p.vec) for b in range(_log2(p.owners))]
+        hit = [b for b in owner_bits if lo <= b < lo + _log2(layout.extent)]
+        if not hit:
+            return first
+        mask = sum(1 << (b - _log2(p.vec)) for b in hit)
+        owner = self.owner(p)
+
+        def build(e: Emitter) -> SSAValue:
+            zero = e(arith.CmpiOp(e(arith.AndIOp(owner, e.const(mask, i64))), e.const(0, i64), "eq"))
+            return zero if first is None else e(arith.AndIOp(zero, first))
+
+        return self.at_entry(("slice-writer", p.vec, p.owners, p.replicas, layout.low, layout.extent), build)
+
     def flat(self, e: Emitter, layout: Layout, r: int, v: int = 0) -> SSAValue:
         """The row-major element index of register (r, v) of this thread, i64."""
         owner = self.owner(layout)
@@ -464,32 +537,76 @@ class _TileFunctionLowering(FunctionLowering):
     # ------------------------------------------------------------------ layout changes
 
     def canon(self, e: Emitter, d: Dist) -> Dist:
+        """`d` in the canonical blocked layout of its shape (what memory and shape lowerings read)."""
         target = canonical_layout(d.layout.shape, self.threads)
         return self.relayout(e, d, target, lambda e2, f: f, identity=True)
 
+    def convert(self, e: Emitter, d: Dist, target: Layout | SliceLayout) -> Dist:
+        """`d` in `target` (the same shape): free where the placements agree, else through shared memory
+        (`tile.convert_layout`)."""
+        return self.relayout(e, d, target, lambda e2, f: f, identity=True)
+
+    def fresh_region(self, e: Emitter, typ: Attribute, need: int) -> tuple[SSAValue, int] | None:
+        """The scratch buffer of `typ` and an offset where `need` elements no thread has touched yet:
+        while lowering the entry block (it runs once, first), small uses — a reduction's warp
+        partials — stack after each other up to `REGION_BYTES` instead of reusing offset 0 behind a
+        write-after-read barrier. None where that does not apply (use offset 0 and `war_barrier`)."""
+        t = signless(typ)
+        if self.current is not self.entry or e.block is not self.entry:
+            return None
+        offset = self.touched.get(t, 0)
+        if offset and (offset + need) * _bytes(t) > REGION_BYTES:
+            return None
+        buf = self.scratch(typ, offset + need)
+        self.fresh_scratch.discard(t)
+        self.touched[t] = offset + need
+        return buf, offset
+
     def scratch(self, typ: Attribute, need: int) -> SSAValue:
         t = signless(typ)
+        self.touched[t] = max(self.touched.get(t, 0), need)
         size = self.scratch_sizes.get(t, 0)
-        if need > size:
-            raise DiagnosticException(f"tile-to-gpu: shared scratch for {t} planned {size} elements, {need} needed (a tile-to-gpu bug)")
+        if need > size:  # a layout conversion the plan did not foresee: run() gives the buffer its final size
+            size = self.scratch_sizes[t] = need
+        if t not in self.scratch_used and self.current is self.entry:
+            self.fresh_scratch.add(t)
+        else:
+            self.fresh_scratch.discard(t)
         name = self.scratch_used.setdefault(t, f"__tile_smem_{self.src.sym_name.data}_{t}")
         mtype = MemRefType(t, [size], memory_space=SHARED)
-        return self.at_entry(("smem", t), lambda e: e(memref.GetGlobalOp(name, mtype)))
+
+        def get(e: Emitter) -> SSAValue:
+            ref = memref.GetGlobalOp(name, mtype)
+            self.scratch_refs.setdefault(t, []).append(ref)
+            return e(ref)
+
+        return self.at_entry(("smem", t), get)
+
+    def war_barrier(self, e: Emitter, typ: Attribute) -> None:
+        """The barrier before writing the scratch buffer of `typ` (earlier readers are done), called right
+        after `scratch`: left out for the buffer's first use when that is in the entry block, which runs
+        once and first, so no thread can have read the buffer yet."""
+        t = signless(typ)
+        if t in self.fresh_scratch and e.block is self.entry:
+            self.fresh_scratch.discard(t)
+            return
+        self.fresh_scratch.discard(t)
+        e(gpu.BarrierOp())
 
     def write_shared(self, e: Emitter, d: Dist, buf: SSAValue) -> None:
-        """barrier; the first replica of every owner writes its registers at their row-major index; barrier."""
-        e(gpu.BarrierOp())
+        """barrier (`war_barrier`); the first replica of every owner writes its registers at their
+        row-major index; barrier."""
+        self.war_barrier(e, d.elem)
 
         def body(b: Emitter) -> None:
-            for r in range(d.layout.reps):
-                for v in range(d.layout.vec):
-                    idx = b(arith.IndexCastOp(self.flat(b, d.layout, r, v), IndexType()))
-                    b(memref.StoreOp.get(d.regs[r * d.layout.vec + v], buf, [idx]))
+            for k in range(d.layout.slots):
+                idx = b(arith.IndexCastOp(self.element(b, d.layout, k), IndexType()))
+                b(memref.StoreOp.get(d.regs[k], buf, [idx]))
 
-        self.when(e, self.is_first_replica(d.layout), body)
+        self.when(e, self.is_writer(d.layout), body)
         e(gpu.BarrierOp())
 
-    def relayout(self, e: Emitter, d: Dist, target: Layout, source_index: Callable[[Emitter, SSAValue], SSAValue], identity: bool = False) -> Dist:
+    def relayout(self, e: Emitter, d: Dist, target: Layout | SliceLayout, source_index: Callable[[Emitter, SSAValue], SSAValue], identity: bool = False) -> Dist:
         """`d` in `target` (another shape is allowed): target element f is source element
         `source_index(f)` (`identity`: f itself). Registers stay when the placement is the same and
         the map the identity; one scalar is replicated; anything else goes through shared memory."""
@@ -500,10 +617,9 @@ class _TileFunctionLowering(FunctionLowering):
         buf = self.scratch(d.elem, d.layout.numel)
         self.write_shared(e, d, buf)
         regs = []
-        for r in range(target.reps):
-            for v in range(target.vec):
-                f = source_index(e, self.flat(e, target, r, v))
-                regs.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(f, IndexType()))])))
+        for k in range(target.slots):
+            f = source_index(e, self.element(e, target, k))
+            regs.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(f, IndexType()))])))
         return Dist(target, regs, d.elem)
 
 
