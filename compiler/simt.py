@@ -40,14 +40,15 @@ KERNEL_FUNCTIONS = (
     # warp collectives
     "shfl_xor", "shfl_up", "shfl_down", "shfl_idx", "vote_any", "vote_all", "ballot", "active_mask",
     "lane_id", "match_any", "warp_sum", "warp_min", "warp_max", "warp_and", "warp_or", "warp_xor",
-    # math beyond Python's `math`, loops
-    "rsqrt", "fma", "static_range",
+    # loops (the elementwise builtins, `simt.rsqrt`, `simt.cdiv`, …, come from the catalog: `kernel_functions()`)
+    "static_range",
     # tensor cores and asynchronous copies (warpforge.mma)
     "mma_fragment", "mma_sync", "mma_coords", "ldmatrix", "cp_async", "cp_async_commit", "cp_async_wait",
     # Hopper warpgroup control (sm_90 / sm_90a)
     "fence_proxy_async", "setmaxnreg_inc", "setmaxnreg_dec", "wgmma_fence", "wgmma_commit_group", "wgmma_wait_group",
 )  # fmt: skip
-"""Functions of this module that only mean something inside a kernel."""
+"""Functions of this module that only mean something inside a kernel, besides the elementwise builtins
+of `warpforge.dialects.math_catalog` (`kernel_functions()` gives all of them)."""
 
 WARP_SIZE = 32
 """Threads per warp on every NVIDIA GPU (a compile-time constant inside kernels)."""
@@ -127,11 +128,9 @@ index is known after unrolling, else in local memory), zero-initialized. Bounds-
     "warp_and": "`simt.warp_and(x)`: bitwise and over the warp (integers).",
     "warp_or": "`simt.warp_or(x)`: bitwise or over the warp (integers).",
     "warp_xor": "`simt.warp_xor(x)`: bitwise xor over the warp (integers).",
-    "rsqrt": "`simt.rsqrt(x)`: 1 / sqrt(x) (libdevice `__nv_rsqrt[f]`).",
     "static_range": """`for i in simt.static_range(n)` (or `(start, stop, step)`, compile-time ints): the loop is
 unrolled by the compiler, `i` a Python constant in each copy — for register arrays (`simt.local_array`)
 indexed by `i`, and code that must see constants. At most 1024 iterations; no break/continue.""",
-    "fma": "`simt.fma(a, b, c)`: a * b + c with one rounding (Python 3.13's `math.fma`).",
     "mma_fragment": """`simt.mma_fragment(operand, dtype, fill=0, count=None)`: this lane's part of an `mma.sync`
 operand, every element `fill`: operand "a"/"b" of f16, bf16 (m16n8k16: 8/4 elements), f32 (as tf32,
 m16n8k8: 4/2) or i8/u8 (m16n8k32: 16/8); "c" (the 16x8 accumulator, 4 elements) of f32, f16 or i32.
@@ -170,6 +169,46 @@ kernel using them is launched only with blocks of a multiple of 32 threads)."""
 for _name, _doc in _DOCS.items():
     globals()[_name] = _device_only(_name)
     globals()[_name].__doc__ = _doc
+
+_BUILTIN_STUBS: dict[str, Any] | None = None
+_BUILTIN_STUBS_LOCK = threading.Lock()
+
+
+def _builtin_stubs() -> dict[str, Any]:
+    """The stubs of the elementwise builtins (`simt.cdiv`, `simt.rsqrt`, …), one per name in the
+    catalog (`warpforge.dialects.math_catalog`), made once on first use: the catalog holds op classes,
+    so it loads xDSL, which `import warpforge` does not."""
+    global _BUILTIN_STUBS
+    with _BUILTIN_STUBS_LOCK:
+        if _BUILTIN_STUBS is None:
+            from warpforge.dialects.math_catalog import BUILTINS
+
+            stubs: dict[str, Any] = {}
+            for b in BUILTINS:
+                for name in b.simt:
+                    stubs[name] = _device_only(name)
+                    stubs[name].__doc__ = b.docstring(f"simt.{name}")
+                    stubs[name].__module__ = __name__
+            _BUILTIN_STUBS = stubs
+        return _BUILTIN_STUBS
+
+
+def kernel_functions() -> tuple[str, ...]:
+    """Every function of this module that only means something inside a kernel (`KERNEL_FUNCTIONS`
+    and the catalog's elementwise builtins)."""
+    return (*KERNEL_FUNCTIONS, *_builtin_stubs())
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: the catalog's stubs, on first use
+    if name == "__all__":
+        return [*_STATIC_ALL, *_builtin_stubs()]
+    if not name.startswith("_") and name in _builtin_stubs():
+        return _builtin_stubs()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_builtin_stubs()})
 
 
 @dataclass(frozen=True)
@@ -527,7 +566,7 @@ def kernel(
     return wrap(fn) if fn is not None else wrap
 
 
-__all__ = [
+_STATIC_ALL = [
     *_DOCS,
     "WARP_SIZE",
     "AtomicSlice",
@@ -543,5 +582,7 @@ __all__ = [
     "index_1d",
     "index_2d",
     "kernel",
+    "kernel_functions",
     "thread_idx",
 ]
+"""`__all__` less the catalog's builtins (`__all__` itself adds them, on first use)."""

@@ -96,12 +96,12 @@ class AtomicTensor(_TensorMarker):
 # --------------------------------------------------------------------------- device-side functions
 
 KERNEL_FUNCTIONS = (
-    "load_tile_like", "load", "gather", "zeros", "ones", "full", "arange", "where", "maximum", "minimum",
-    "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "abs", "floor", "ceil",
+    "load_tile_like", "load", "gather", "zeros", "ones", "full", "arange", "where", "maximum", "minimum", "abs",
     "sum", "max", "min", "prod", "reshape", "permute", "transpose", "broadcast_to", "bid", "num_tiles",
     "atomic_add", "atomic_max", "atomic_min", "dot",
 )  # fmt: skip
-"""Functions of this module that only mean something inside a `@tile.kernel`."""
+"""Functions of this module that only mean something inside a `@tile.kernel`, besides the elementwise
+builtins of `warpforge.dialects.math_catalog` (`tile.exp`, `tile.cdiv`, …; `kernel_functions()` gives all)."""
 
 
 def _device_only(name: str) -> Any:
@@ -137,19 +137,8 @@ maximum = _device_only("maximum")
 maximum.__doc__ = """`tile.maximum(a, b)`: elementwise maximum; NaN propagates (`numpy.maximum`)."""
 minimum = _device_only("minimum")
 minimum.__doc__ = """`tile.minimum(a, b)`: elementwise minimum; NaN propagates (`numpy.minimum`)."""
-exp = _device_only("exp")
-exp.__doc__ = """`tile.exp(t)`: f32 uses `ex2.approx(x·log2 e)` (about 2 ulp + |x|·2⁻²⁴, subnormal results flush to 0)."""
-exp2 = _device_only("exp2")
-log = _device_only("log")
-log2 = _device_only("log2")
-sqrt = _device_only("sqrt")
-rsqrt = _device_only("rsqrt")
-sin = _device_only("sin")
-cos = _device_only("cos")
-tanh = _device_only("tanh")
 abs = _device_only("abs")  # noqa: A001 - tile.abs, as numpy.abs
-floor = _device_only("floor")
-ceil = _device_only("ceil")
+abs.__doc__ = """`tile.abs(t)`: elementwise absolute value (`numpy.abs`; `abs(INT_MIN)` wraps, bool tiles unchanged)."""
 sum = _device_only("sum")  # noqa: A001
 sum.__doc__ = """`tile.sum(t, axis=None, keepdims=False)`: the sum over `axis` (all axes when None)."""
 max = _device_only("max")  # noqa: A001
@@ -179,6 +168,45 @@ atomic_add.__doc__ = """`tile.atomic_add(x, offsets, values, mask=None)`: atomic
 `tile.AtomicTensor` `x` at its row-major offset (masked-off or out-of-range elements: nothing)."""
 atomic_max = _device_only("atomic_max")
 atomic_min = _device_only("atomic_min")
+
+
+_BUILTIN_STUBS: dict[str, Any] | None = None
+_BUILTIN_STUBS_LOCK = threading.Lock()
+
+
+def _builtin_stubs() -> dict[str, Any]:
+    """The stubs of the elementwise builtins with a tile form (`tile.exp`, `tile.cdiv`, …), from the
+    catalog (`warpforge.dialects.math_catalog`), made once on first use (the catalog loads xDSL)."""
+    global _BUILTIN_STUBS
+    with _BUILTIN_STUBS_LOCK:
+        if _BUILTIN_STUBS is None:
+            from warpforge.dialects.math_catalog import TILE_FORMS
+
+            stubs: dict[str, Any] = {}
+            for b in TILE_FORMS:
+                for name in b.tile:
+                    stubs[name] = _device_only(name)
+                    stubs[name].__doc__ = b.docstring(f"tile.{name}")
+                    stubs[name].__module__ = __name__
+            _BUILTIN_STUBS = stubs
+        return _BUILTIN_STUBS
+
+
+def kernel_functions() -> tuple[str, ...]:
+    """Every function of this module that only means something inside a `@tile.kernel`."""
+    return (*KERNEL_FUNCTIONS, *_builtin_stubs())
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: the catalog's stubs, on first use
+    if name == "__all__":
+        return [*_STATIC_ALL, *_builtin_stubs()]
+    if not name.startswith("_") and name in _builtin_stubs():
+        return _builtin_stubs()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_builtin_stubs()})
 
 
 # --------------------------------------------------------------------------- specs for ahead-of-time compilation
@@ -361,12 +389,14 @@ def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True)
     return wrap(fn) if fn is not None else wrap
 
 
-__all__ = [
+_STATIC_ALL = [
     "AtomicTensor",
     "Spec",
     "Tensor",
     "TileKernel",
     "kernel",
+    "kernel_functions",
     "spec",
     *KERNEL_FUNCTIONS,
 ]
+"""`__all__` less the catalog's builtins (`__all__` itself adds them, on first use)."""

@@ -1,0 +1,291 @@
+"""The elementwise builtins' catalog (`warpforge.dialects.math_catalog`): every record, in every model
+it has a form in, run on fresh seeded random inputs against its NumPy reference — on the CPU
+simulator always and on the GPU (marked `gpu`); the simulator interprets every op the lowerings emit
+at every element type (or the record names the exception); and the stubs, tile ops and docs the
+records derive.
+
+The records are run in batches, one kernel per (model, type rule, arity, dtype): row k of a 2-D
+launch (SIMT) or tile row k (tile) applies builtin k to its own inputs, drawn from its record's
+`domain`. A new record is picked up by every test here; its own edge cases go at the end.
+"""
+
+import importlib.util
+import math
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import warpforge as wf
+from warpforge import simt, tile
+from warpforge.dialects.math_catalog import BUILTINS, BY_PYTHON_NAME, TILE_FORMS, Builtin, reference
+
+from kernel_runner import Backend, backend, poisoned  # noqa: F401 (backend is the fixture)
+
+N = 256
+"""Elements per builtin: two blocks of 128 threads (SIMT), two tiles of 128 (tile)."""
+
+RUN_DTYPES = {"float": ("f32", "f64"), "round": ("f32", "f64"), "int": ("i32", "u32", "i64")}
+"""The element types every record runs at against NumPy, by type rule (f16/bf16: `test_half_*`)."""
+
+LOWER_DTYPES = {"float": ("f16", "bf16", "f32", "f64"), "round": ("f16", "bf16", "f32", "f64"), "int": ("i8", "u16", "i32", "u64")}
+"""The element types whose `gpu`-level IR the coverage test reads."""
+
+_DIR = Path(tempfile.mkdtemp(prefix="wf-builtin-kernels-"))
+
+
+def _models(b: Builtin) -> list[str]:
+    simt_form = bool(b.simt) or (b.math and hasattr(math, b.name))
+    return (["simt"] if simt_form else []) + (["tile"] if b.tile else [])
+
+
+def _spelling(b: Builtin, model: str) -> str:
+    """How a kernel of `model` calls `b` (`simt.cdiv`, `math.exp2`, `tile.exp`)."""
+    if model == "tile":
+        return f"tile.{b.tile[0]}"
+    return f"simt.{b.simt[0]}" if b.simt else f"math.{b.name}"
+
+
+def _groups(model: str) -> dict[tuple[str, int], list[Builtin]]:
+    groups: dict[tuple[str, int], list[Builtin]] = {}
+    for b in BUILTINS:
+        if model in _models(b):
+            groups.setdefault((b.rule, b.arity), []).append(b)
+    return groups
+
+
+def _np_dtype(name: str) -> np.dtype:
+    return np.dtype(getattr(wf, name).np)
+
+
+def _out_dtype(rule: str, model: str, dtype: str) -> str:
+    return "i64" if rule == "round" and model == "simt" else dtype
+
+
+def _batch_kernel(model: str, rule: str, arity: int, dtype: str, records: list[Builtin]) -> Any:
+    """One kernel applying `records[k]` to row k of its inputs (generated source, imported from a file:
+    the frontend reads kernels' source)."""
+    params = "abc"[:arity]
+    lines = ["import math", "import warpforge as wf", "from warpforge import simt, tile", ""]
+    if model == "simt":
+        lines += ["@simt.kernel", f"def batch({', '.join(f'{p}: simt.Slice' for p in params)}, out: simt.DisjointSlice):"]
+        lines += [f"    idx = simt.index_2d({N})", "    i = idx.get()", "    k = idx.row"]
+        for k, b in enumerate(records):
+            args = ", ".join(f"{p}[i]" for p in params)
+            lines += [f"    {'if' if k == 0 else 'elif'} k == {k}:", f"        out[idx] = {_spelling(b, model)}({args})"]
+    else:
+        out = _out_dtype(rule, model, dtype)
+        lines += ["@tile.kernel", f"def batch(z: tile.Tensor[wf.{out}, (1, 'B')], {', '.join(f'{p}: tile.Tensor[wf.{dtype}, (-1, -1)]' for p in params)}):"]
+        lines += [f"    {p}t = tile.load_tile_like({p}, z, padding=1)" for p in params]
+        lines += ["    k = tile.bid(0)"]
+        for k, b in enumerate(records):
+            args = ", ".join(f"{p}t" for p in params)
+            lines += [f"    {'if' if k == 0 else 'elif'} k == {k}:", f"        z.store({_spelling(b, model)}({args}))"]
+    path = _DIR / f"batch_{model}_{rule}_{arity}_{dtype}.py"
+    path.write_text("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.batch
+
+
+def _inputs(b: Builtin, dtype: str, arity: int, seed: int) -> list[np.ndarray]:
+    """`arity` fresh arrays of `dtype` inside `b.domain`, seeded per record, dtype and model."""
+    rng = np.random.default_rng(seed)
+    lo, hi = b.domain
+    dt = _np_dtype(dtype)
+    out = []
+    for k in range(arity):
+        if dt.kind in "fV":  # V: ml_dtypes' bfloat16
+            x = rng.uniform(lo, hi, N)
+        else:
+            x = rng.integers(max(int(lo), 0) if dt.kind == "u" else int(lo), int(hi), N, endpoint=True)
+            if b.name == "cdiv" and k == 1:
+                x = np.where(x == 0, 7, x)  # a divisor of 0 has its own test
+        out.append(x.astype(dt))
+    return out
+
+
+def _seed(b: Builtin, dtype: str, model: str) -> int:
+    return sum(map(ord, f"{b.name}/{dtype}/{model}")) * 7919
+
+
+def _expected(b: Builtin, xs: list[np.ndarray], out_dtype: np.dtype) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return np.asarray(reference(b)(*xs)).astype(out_dtype)
+
+
+def _run_batch(backend: Backend, model: str, rule: str, arity: int, dtype: str, records: list[Builtin]) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+    """Run the batch; returns the (len(records), N) output and each record's inputs."""
+    inputs = [_inputs(b, dtype, arity, _seed(b, dtype, model)) for b in records]
+    stacked = [np.concatenate([xs[p] for xs in inputs]) for p in range(arity)]
+    out_name = _out_dtype(rule, model, dtype)
+    out_dt = _np_dtype(out_name)
+    kernel = _batch_kernel(model, rule, arity, dtype, records)
+    k = len(records)
+    if model == "simt":
+        out = backend.run(kernel, (N // 128, k), (128, 1, 1), *stacked, poisoned(k * N, out_dt))[-1]
+    else:
+        stream = backend.device.create_stream()
+        z = wf.full((k, N), np.nan if out_dt.kind == "f" else 7, getattr(wf, out_name)).partition((1, 128))
+        args = [wf.from_host(x.reshape(k, N)) for x in stacked]
+        out = kernel(z, *args).first().unpartition().to_host().sync_on(stream)
+    return np.asarray(out).reshape(k, N), inputs
+
+
+def _tolerance(dt: np.dtype) -> dict[str, float]:
+    """libdevice is within a few ulp of the correctly rounded result (`ex2.approx`, `rsqrt.approx`:
+    2 ulp); the simulator rounds once from f64."""
+    if dt.kind not in "fV":
+        return {"rtol": 0, "atol": 0}
+    eps = float(np.finfo(dt).eps)
+    return {"rtol": 16 * eps, "atol": 16 * eps}
+
+
+def _run_cases() -> list[Any]:
+    return [
+        pytest.param(model, rule, arity, dtype, id=f"{model}-{rule}{arity}-{dtype}")
+        for model in ("simt", "tile")
+        for (rule, arity) in _groups(model)
+        for dtype in RUN_DTYPES[rule]
+    ]
+
+
+@pytest.mark.parametrize(("model", "rule", "arity", "dtype"), _run_cases())
+def test_every_builtin_matches_numpy(backend: Backend, model: str, rule: str, arity: int, dtype: str) -> None:
+    records = _groups(model)[(rule, arity)]
+    out, inputs = _run_batch(backend, model, rule, arity, dtype, records)
+    wrong = []
+    for k, (b, xs) in enumerate(zip(records, inputs)):
+        want = _expected(b, xs, out.dtype)
+        try:
+            np.testing.assert_allclose(out[k].astype(np.float64) if out.dtype.kind == "V" else out[k], want, **_tolerance(out.dtype))
+        except AssertionError as e:
+            wrong.append(f"{_spelling(b, model)} at {dtype}: {str(e).strip().splitlines()[-3:]}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("model", ["simt", "tile"])
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_half_precision_builtins_round_once_from_f32(backend: Backend, model: str, dtype: str) -> None:
+    """f16/bf16 compute in f32 and round once (the type rule): against NumPy's f32 result, rounded."""
+    records = [b for b in _groups(model)[("float", 1)] if b.name in ("exp", "exp2", "log", "sqrt", "rsqrt", "tanh", "erf", "sin")]
+    out, inputs = _run_batch(backend, model, "float", 1, dtype, records)
+    half = _np_dtype(dtype)
+    for k, (b, xs) in enumerate(zip(records, inputs)):
+        want = _expected(b, [xs[0].astype(np.float32)], np.dtype(np.float32))
+        got = out[k].astype(np.float32)
+        ulp = float(ml_dtypes.finfo(half).eps)  # results are O(1): one ulp of the half type, plus f32's error
+        np.testing.assert_allclose(got, want, rtol=1.01 * ulp, atol=ulp, err_msg=f"{_spelling(b, model)} at {dtype}")
+
+
+# --------------------------------------------------------------------------- the simulator covers every lowering
+
+
+STRUCTURE = {"builtin.module", "gpu.module", "gpu.func", "func.func"}
+"""Ops the simulator reads as the program's structure, not as instructions."""
+
+
+def _gpu_level_ops(model: str, rule: str, arity: int, dtype: str, records: list[Builtin]) -> set[str]:
+    """The op names, and `call @__nv_*` for libdevice calls, in the `gpu`-level IR (what the simulator
+    runs) of the batch kernel."""
+    from xdsl.dialects import func
+
+    from warpforge.context import parse_module
+
+    kernel = _batch_kernel(model, rule, arity, dtype, records)
+    xs = [np.zeros(len(records) * N, _np_dtype(dtype)) for _ in range(arity)]
+    out_name = _out_dtype(rule, model, dtype)
+    if model == "simt":
+        text = kernel.specialize(*xs, np.zeros(len(records) * N, _np_dtype(out_name))).ir("gpu")
+    else:
+        z = wf.empty((len(records), N), getattr(wf, out_name)).partition((1, 128))
+        text = kernel.ir("gpu", z, *(wf.from_host(x.reshape(len(records), N)) for x in xs))
+    names = set()
+    for op in parse_module(text).walk():
+        if isinstance(op, func.CallOp) and op.callee.string_value().startswith("__nv_"):
+            names.add(f"call @{op.callee.string_value()}")
+        else:
+            names.add(op.name)
+    return names
+
+
+def _lower_cases() -> list[Any]:
+    return [
+        pytest.param(model, rule, arity, dtype, id=f"{model}-{rule}{arity}-{dtype}")
+        for model in ("simt", "tile")
+        for (rule, arity) in _groups(model)
+        for dtype in LOWER_DTYPES[rule]
+    ]
+
+
+@pytest.mark.parametrize(("model", "rule", "arity", "dtype"), _lower_cases())
+def test_the_simulator_interprets_every_op_the_builtins_lower_to(model: str, rule: str, arity: int, dtype: str) -> None:
+    """Every op (and libdevice function) in the `gpu`-level IR of every builtin, at every element type
+    its rule takes, is one the simulator runs — or the record's `simulator` field names the gap."""
+    from warpforge import simulator
+    from warpforge.simulator.math import LIBDEVICE
+
+    records = _groups(model)[(rule, arity)]
+    supported = set(simulator.supported_ops()) | STRUCTURE
+    missing = set()
+    for name in _gpu_level_ops(model, rule, arity, dtype, records):
+        if name.startswith("call @__nv_"):
+            base = name.removeprefix("call @__nv_").removeprefix("fast_")
+            if base not in LIBDEVICE and base.removesuffix("f") not in LIBDEVICE:
+                missing.add(name)
+        elif name not in supported:
+            missing.add(name)
+    excused = {b.name: b.simulator for b in records if b.simulator}
+    assert not missing or excused, f"the simulator does not interpret {sorted(missing)} ({model}, {rule}, {dtype}): implement them or name the gap in the record's `simulator`"
+
+
+# --------------------------------------------------------------------------- what the records derive
+
+
+def test_every_record_gives_its_stubs_with_docstrings_and_its_ops() -> None:
+    from warpforge.dialects import get_all_dialects
+    from warpforge.dialects.math_catalog import KERNEL_OPS
+    from warpforge.dialects.tile import BUILTIN_OPS
+
+    kernel_ops = {op.name for op in get_all_dialects()["kernel"]().operations}
+    tile_ops = {op.name: op for op in get_all_dialects()["tile"]().operations}
+    assert {op.name for op in KERNEL_OPS} <= kernel_ops
+    for b in BUILTINS:
+        assert isinstance(b.op, type) and b.op.name in kernel_ops | {op.name for op in get_all_dialects()["math"]().operations}
+        for name in b.simt:
+            stub = getattr(simt, name)
+            assert name in simt.kernel_functions() and name in simt.__all__ and name in dir(simt)
+            assert stub.__doc__.startswith(f"`simt.{name}(") and b.doc in stub.__doc__
+            with pytest.raises(wf.UsageError, match=f"simt.{name}.. can only be used inside"):
+                stub(1)
+        for name in b.tile:
+            stub = getattr(tile, name)
+            assert name in tile.kernel_functions() and name in tile.__all__
+            assert stub.__doc__.startswith(f"`tile.{name}(") and b.doc in stub.__doc__
+        if b.tile:
+            op = BUILTIN_OPS[b]
+            assert tile_ops[b.tile_op_name] is op and op.SCALAR is b.op and op.BUILTIN is b
+        for spelling in b.python_names():
+            assert BY_PYTHON_NAME[spelling] is b
+    assert len({n for b in BUILTINS for n in b.python_names()}) == sum(len(b.python_names()) for b in BUILTINS), "a name in two records"
+    assert not hasattr(simt, "no_such_builtin")
+
+
+def test_every_tile_form_prints_and_parses() -> None:
+    """Each generated tile op round-trips through `warpforge-opt`'s parser and printer."""
+    from warpforge.context import parse_module
+
+    for b in TILE_FORMS:
+        t = "!tile.tile<16xf32>" if b.rule != "int" else "!tile.tile<16xsi32>"
+        args = ", ".join(f"%x{k}" for k in range(b.arity))
+        text = f"func.func @f({', '.join(f'%x{k}: {t}' for k in range(b.arity))}) -> {t} {{\n  %r = {b.tile_op_name} {args} : {t}\n  func.return %r : {t}\n}}\n"
+        module = parse_module(text)
+        assert f"{b.tile_op_name} %" in str(module)
+        wrong = "!tile.tile<16xsi32>" if b.rule != "int" else "!tile.tile<16xf32>"
+        with pytest.raises(Exception, match=f"'{b.tile_op_name}' op is not defined on (integer|float) tiles"):
+            parse_module(text.replace(t, wrong))
