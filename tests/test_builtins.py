@@ -244,6 +244,39 @@ def test_the_simulator_interprets_every_op_the_builtins_lower_to(model: str, rul
     assert not missing or excused, f"the simulator does not interpret {sorted(missing)} ({model}, {rule}, {dtype}): implement them or name the gap in the record's `simulator`"
 
 
+PTX_DTYPES = {"float": ("f16", "f32", "f64"), "round": ("bf16", "f64"), "int": ("i8", "i32", "u64")}
+
+
+def _ptx_cases() -> list[Any]:
+    return [
+        pytest.param(model, rule, arity, dtype, id=f"{model}-{rule}{arity}-{dtype}")
+        for model in ("simt", "tile")
+        for (rule, arity) in _groups(model)
+        for dtype in PTX_DTYPES[rule]
+    ]
+
+
+@pytest.mark.parametrize(("model", "rule", "arity", "dtype"), _ptx_cases())
+def test_every_builtin_assembles_with_ptxas(model: str, rule: str, arity: int, dtype: str) -> None:
+    """The PTX of every builtin (the batch kernels) assembles for sm_90, and no intrinsic or libdevice
+    function is left as an `.extern .func` call."""
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    if find_ptxas() is None:
+        pytest.skip("needs ptxas")
+    records = _groups(model)[(rule, arity)]
+    kernel = _batch_kernel(model, rule, arity, dtype, records)
+    xs = [np.zeros(len(records) * N, _np_dtype(dtype)) for _ in range(arity)]
+    out_name = _out_dtype(rule, model, dtype)
+    if model == "simt":
+        ptx = kernel.specialize(*xs, np.zeros(len(records) * N, _np_dtype(out_name))).compile("sm_90").ptx
+    else:
+        z = wf.empty((len(records), N), getattr(wf, out_name)).partition((1, 128))
+        ptx = kernel.compile(z, *(wf.from_host(x.reshape(len(records), N)) for x in xs)).kernel.ptx
+    assert ".extern .func" not in ptx
+    run_ptxas(ptx, "sm_90", verbose=False)
+
+
 # --------------------------------------------------------------------------- what the records derive
 
 
@@ -289,3 +322,162 @@ def test_every_tile_form_prints_and_parses() -> None:
         wrong = "!tile.tile<16xsi32>" if b.rule != "int" else "!tile.tile<16xf32>"
         with pytest.raises(Exception, match=f"'{b.tile_op_name}' op is not defined on (integer|float) tiles"):
             parse_module(text.replace(t, wrong))
+
+
+# --------------------------------------------------------------------------- cdiv, popc, clz: the edges
+
+
+@simt.kernel
+def cdiv_i32(a: simt.Slice[wf.i32], b: simt.Slice[wf.i32], out: simt.DisjointSlice[wf.i32]):
+    idx = simt.index_1d()
+    i = idx.get()
+    out[idx] = simt.cdiv(a[i], b[i])
+
+
+@simt.kernel
+def cdiv_u64(a: simt.Slice[wf.u64], b: simt.Slice[wf.u64], out: simt.DisjointSlice[wf.u64]):
+    idx = simt.index_1d()
+    i = idx.get()
+    out[idx] = simt.cdiv(a[i], b[i])
+
+
+@simt.kernel(checks=False)
+def cdiv_unchecked(a: simt.Slice[wf.i64], b: simt.Slice[wf.i64], out: simt.DisjointSlice[wf.i64]):
+    idx = simt.index_1d()
+    i = idx.get()
+    out[idx] = simt.cdiv(a[i], b[i])
+
+
+def _py_cdiv(a: int, b: int, bits: int, signed: bool) -> int:
+    """Python's exact ⌈a / b⌉, wrapped to the width (only INT_MIN / -1 wraps)."""
+    r = -(-a // b) % 2**bits
+    return r - 2**bits if signed and r >= 2 ** (bits - 1) else r
+
+
+def test_cdiv_is_exact_at_the_extremes(backend: Backend) -> None:
+    lo, hi = -(2**31), 2**31 - 1
+    pairs = [(lo, -1), (lo, 1), (lo, 2), (lo, -2), (lo, 3), (hi, 2), (hi, -2), (hi, hi), (lo, lo), (hi, lo), (lo, hi), (-1, lo),
+             (7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (-6, 3), (0, 5), (0, -5), (1, hi), (-1, hi), (hi - 1, hi)]  # fmt: skip
+    rng = np.random.default_rng(4242)
+    extra = rng.integers(lo, hi, (128 - len(pairs), 2), endpoint=True)
+    extra[:, 1] = np.where(extra[:, 1] == 0, 3, extra[:, 1])
+    a = np.array([p[0] for p in pairs] + list(extra[:, 0]), np.int32)
+    b = np.array([p[1] for p in pairs] + list(extra[:, 1]), np.int32)
+    (got,) = backend.run(cdiv_i32, 1, 128, a, b, poisoned(128, np.int32))[2:]
+    np.testing.assert_array_equal(got, [_py_cdiv(int(x), int(y), 32, True) for x, y in zip(a, b)])
+
+
+def test_cdiv_of_unsigned_64_bit_values_never_overflows(backend: Backend) -> None:
+    top = 2**64 - 1
+    pairs = [(top, 1), (top, 2), (top, top), (top - 1, top), (top, 2**63), (2**63 + 1, 2**63), (1, top), (0, top), (5, 3)]
+    rng = np.random.default_rng(777)
+    a = np.array([p[0] for p in pairs] + list(rng.integers(0, 2**64, 64 - len(pairs), dtype=np.uint64)), np.uint64)
+    b = np.array([p[1] for p in pairs] + list(rng.integers(1, 2**40, 64 - len(pairs), dtype=np.uint64)), np.uint64)
+    (got,) = backend.run(cdiv_u64, 1, 64, a, b, poisoned(64, np.uint64))[2:]
+    np.testing.assert_array_equal(got, np.array([_py_cdiv(int(x), int(y), 64, False) for x, y in zip(a, b)], np.uint64))
+
+
+def test_cdiv_by_zero_is_a_kernel_error_and_gives_zero_unchecked(backend: Backend) -> None:
+    rng = np.random.default_rng(99)
+    a = rng.integers(-100, 100, 64).astype(np.int32)
+    b = rng.integers(1, 9, 64).astype(np.int32)
+    b[17] = 0
+    with pytest.raises(wf.KernelError, match="division by zero") as info:
+        backend.run(cdiv_i32, 1, 64, a, b, poisoned(64, np.int32))
+    assert "simt.cdiv(a[i], b[i])" in str(info.value)
+    (got,) = backend.run(cdiv_unchecked, 1, 64, a.astype(np.int64), b.astype(np.int64), poisoned(64, np.int64))[2:]
+    want = np.array([0 if y == 0 else _py_cdiv(int(x), int(y), 64, True) for x, y in zip(a, b)], np.int64)
+    np.testing.assert_array_equal(got, want)
+
+
+@tile.kernel
+def tile_cdiv(z: tile.Tensor[wf.i32, ("B",)], n: tile.Tensor[wf.i32, ("B",)], a: tile.Tensor[wf.i32, (-1,)], b: tile.Tensor[wf.i32, (-1,)], size: wf.i32):
+    x = tile.load_tile_like(a, z)
+    z.store(tile.cdiv(x, tile.load_tile_like(b, z, padding=1)) + tile.cdiv(x, 3))  # tile / tile and tile / scalar
+    n.store(tile.full((128,), tile.cdiv(size, 128), wf.i32) + tile.cdiv(1000, 7))  # scalars: scalar results
+
+
+def test_tile_cdiv_broadcasts_and_takes_scalars(backend: Backend) -> None:
+    rng = np.random.default_rng(5150)
+    a = rng.integers(-(2**31), 2**31, 256, dtype=np.int64).astype(np.int32)
+    b = rng.integers(-50, 50, 256).astype(np.int32)
+    b = np.where(b == 0, -3, b)
+    stream = backend.device.create_stream()
+    res = tile_cdiv(wf.full((256,), 7, wf.i32).partition((128,)), wf.full((256,), 7, wf.i32).partition((128,)), wf.from_host(a), wf.from_host(b), 1000)
+    z, n = (r.unpartition().to_host().sync_on(stream) for r in (res[0], res[1]))
+    want = np.array([(_py_cdiv(int(x), int(y), 32, True) + _py_cdiv(int(x), 3, 32, True) + 2**31) % 2**32 - 2**31 for x, y in zip(a, b)], np.int32)
+    np.testing.assert_array_equal(z, want)
+    np.testing.assert_array_equal(n, np.full(256, 8 + 143, np.int32))
+
+
+@simt.kernel
+def bits(a: simt.Slice[wf.i32], b: simt.Slice[wf.u64], o1: simt.DisjointSlice[wf.i32], o2: simt.DisjointSlice[wf.i32], o3: simt.DisjointSlice[wf.u64], o4: simt.DisjointSlice[wf.u64]):
+    idx = simt.index_1d()
+    i = idx.get()
+    o1[idx] = simt.popc(a[i])
+    o2[idx] = simt.clz(a[i])
+    o3[idx] = simt.popc(b[i])
+    o4[idx] = simt.clz(b[i])
+
+
+def test_popc_and_clz_count_two_complement_bits(backend: Backend) -> None:
+    rng = np.random.default_rng(31337)
+    a = np.concatenate([np.array([0, -1, 1, -(2**31), 2**31 - 1, 2**16], np.int32), rng.integers(-(2**31), 2**31, 58, dtype=np.int64).astype(np.int32)])
+    b = np.concatenate([np.array([0, 2**64 - 1, 1, 2**63, 2**32, 2**63 - 1], np.uint64), rng.integers(0, 2**64, 58, dtype=np.uint64)])
+    o1, o2, o3, o4 = backend.run(bits, 1, 64, a, b, *(poisoned(64, t) for t in (np.int32, np.int32, np.uint64, np.uint64)))[2:]
+    np.testing.assert_array_equal(o1, [bin(int(x) % 2**32).count("1") for x in a])
+    np.testing.assert_array_equal(o2, [32 - (int(x) % 2**32).bit_length() for x in a])
+    np.testing.assert_array_equal(o3, np.array([bin(int(x)).count("1") for x in b], np.uint64))
+    np.testing.assert_array_equal(o4, np.array([64 - int(x).bit_length() for x in b], np.uint64))
+
+
+# --------------------------------------------------------------------------- compile-time rules and diagnostics
+
+
+def _compile_error(body: str, annotation: str = "simt.Slice[wf.f32]") -> str:
+    source = f"import math\nimport warpforge as wf\nfrom warpforge import simt\n\n@simt.kernel\ndef k(a: {annotation}, out: simt.DisjointSlice[wf.i64]):\n    idx = simt.index_1d()\n    x = a[idx.get()]\n    out[idx] = {body}\n"
+    path = _DIR / f"error_{abs(hash(body))}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(wf.CompileError) as info:
+        module.k.ir("kernel")
+    assert f"{path}:9:" in str(info.value), str(info.value)  # located at the call's line
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("body", "annotation", "message"),
+    [
+        ("simt.cdiv(x, 2)", "simt.Slice[wf.f32]", r"simt.cdiv\(\) needs integers, got f32"),
+        ("simt.popc(x)", "simt.Slice[wf.f64]", r"simt.popc\(\) needs integers, got f64"),
+        ("simt.clz(x > 0)", "simt.Slice[wf.i32]", r"simt.clz\(\) needs integers, got bool \(convert with int\(\) first\)"),
+        ("simt.cdiv(7, 0)", "simt.Slice[wf.i32]", "division by zero in the constant expression 'simt.cdiv.7, 0.'"),
+        ("simt.cdiv(x)", "simt.Slice[wf.i32]", r"simt.cdiv\(\) takes 2 argument\(s\), got 1"),
+        ("simt.cdiv(x, 2.5)", "simt.Slice[wf.i32]", r"simt.cdiv\(\) needs integers, got f64"),
+        ("math.sqrt(x, x)", "simt.Slice[wf.f32]", r"math.sqrt\(\) takes 1 argument\(s\), got 2"),
+    ],
+)
+def test_builtin_misuse_is_a_located_compile_error(body: str, annotation: str, message: str) -> None:
+    import re
+
+    assert re.search(message, _compile_error(body, annotation))
+
+
+def test_constant_arguments_fold_to_compile_time_constants() -> None:
+    """`simt.cdiv(N, 128)` of constants is a constant (usable where one is needed, e.g. a shape)."""
+    total = 1000
+
+    @simt.kernel
+    def folded(out: simt.DisjointSlice[wf.i64]):
+        idx = simt.index_1d()
+        s = simt.shared_array((simt.cdiv(total, 128),), wf.i64)  # a shape: must be a compile-time int
+        s[0] = simt.cdiv(-7, 2) + math.floor(2.5) + len(s)
+        out[idx] = s[0]
+
+    text = folded.ir("kernel")
+    assert "!kernel.shared<8xsi64>" in text and "kernel.ceildiv" not in text
+    got = Backend("simulator").run(folded, 1, 32, poisoned(32, np.int64))[0]
+    np.testing.assert_array_equal(got, np.full(32, -3 + 2 + 8))
