@@ -76,13 +76,12 @@ class ClzOp(_UnaryOp):
     ALLOWED: ClassVar[str] = "i"
 
 
-KERNEL_OPS: tuple[type[Operation], ...] = (CeilDivOp, ClzOp, PopcOp)
-"""The `kernel` ops defined here (registered into the `kernel` dialect by `extend_kernel`)."""
+@irdl_op_definition
+class CtzOp(_UnaryOp):
+    """`simt.ctz(x)`: trailing zero bits, in x's type; `ctz(0)` is the bit width (`math.cttz`)."""
 
-
-def extend_kernel(kernel_dialect: Dialect) -> Dialect:
-    """`kernel_dialect` with the builtins' own ops (`KERNEL_OPS`) added."""
-    return Dialect(kernel_dialect.name, [*kernel_dialect.operations, *KERNEL_OPS], list(kernel_dialect.attributes))
+    name = "kernel.ctz"
+    ALLOWED: ClassVar[str] = "i"
 
 
 # --------------------------------------------------------------------------- records
@@ -298,8 +297,24 @@ BUILTINS: tuple[Builtin, ...] = (
         "clz", ClzOp, 1, "int", "the number of leading zero bits of x (PTX `clz`, CUDA `__clz`), in x's type; `clz(0)` is the bit width, a negative x gives 0.",
         simt=("clz",), tile=("clz",), lowers_to=math.CountLeadingZerosOp, reference=_clz, domain=(-1000.0, 1000.0),
     ),
+    Builtin(
+        "ctz", CtzOp, 1, "int", "the number of trailing zero bits of x, in x's type; `ctz(0)` is the bit width.",
+        simt=("ctz",), tile=("ctz",), lowers_to=math.CountTrailingZerosOp,
+        reference=lambda x: np.where(x == 0, 8 * x.dtype.itemsize, np.bitwise_count(((x & -x) - 1).view(np.dtype(f"u{x.dtype.itemsize}")))).astype(x.dtype),
+        domain=(-1000.0, 1000.0),
+    ),
 )  # fmt: skip
 """Every elementwise builtin."""
+
+KERNEL_OPS: tuple[type[Operation], ...] = tuple(sorted({b.op for b in BUILTINS if b.op.__module__ == __name__}, key=lambda op: op.name))
+"""The `kernel` ops defined in this module, found from the records (registered into the `kernel`
+dialect by `extend_kernel`)."""
+
+
+def extend_kernel(kernel_dialect: Dialect) -> Dialect:
+    """`kernel_dialect` with the builtins' own ops (`KERNEL_OPS`) added."""
+    return Dialect(kernel_dialect.name, [*kernel_dialect.operations, *KERNEL_OPS], list(kernel_dialect.attributes))
+
 
 BY_PYTHON_NAME: dict[str, Builtin] = {n: b for b in BUILTINS for n in b.python_names()}
 """`math.exp2` / `simt.cdiv` / `tile.cdiv` → its record."""

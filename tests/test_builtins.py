@@ -415,20 +415,24 @@ def bits(a: simt.Slice[wf.i32], b: simt.Slice[wf.u64], o1: simt.DisjointSlice[wf
     idx = simt.index_1d()
     i = idx.get()
     o1[idx] = simt.popc(a[i])
-    o2[idx] = simt.clz(a[i])
+    o2[idx] = simt.clz(a[i]) * 100 + simt.ctz(a[i])
     o3[idx] = simt.popc(b[i])
-    o4[idx] = simt.clz(b[i])
+    o4[idx] = simt.clz(b[i]) * 100 + simt.ctz(b[i])
 
 
-def test_popc_and_clz_count_two_complement_bits(backend: Backend) -> None:
+def _ctz(v: int, bits: int) -> int:
+    return bits if v == 0 else (v & -v).bit_length() - 1
+
+
+def test_popc_clz_and_ctz_count_two_complement_bits(backend: Backend) -> None:
     rng = np.random.default_rng(31337)
     a = np.concatenate([np.array([0, -1, 1, -(2**31), 2**31 - 1, 2**16], np.int32), rng.integers(-(2**31), 2**31, 58, dtype=np.int64).astype(np.int32)])
     b = np.concatenate([np.array([0, 2**64 - 1, 1, 2**63, 2**32, 2**63 - 1], np.uint64), rng.integers(0, 2**64, 58, dtype=np.uint64)])
     o1, o2, o3, o4 = backend.run(bits, 1, 64, a, b, *(poisoned(64, t) for t in (np.int32, np.int32, np.uint64, np.uint64)))[2:]
     np.testing.assert_array_equal(o1, [bin(int(x) % 2**32).count("1") for x in a])
-    np.testing.assert_array_equal(o2, [32 - (int(x) % 2**32).bit_length() for x in a])
+    np.testing.assert_array_equal(o2, [(32 - (int(x) % 2**32).bit_length()) * 100 + _ctz(int(x) % 2**32, 32) for x in a])
     np.testing.assert_array_equal(o3, np.array([bin(int(x)).count("1") for x in b], np.uint64))
-    np.testing.assert_array_equal(o4, np.array([64 - int(x).bit_length() for x in b], np.uint64))
+    np.testing.assert_array_equal(o4, np.array([(64 - int(x).bit_length()) * 100 + _ctz(int(x), 64) for x in b], np.uint64))
 
 
 # --------------------------------------------------------------------------- compile-time rules and diagnostics
