@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from warpforge import mma, unsafe
+from warpforge.builtin_stubs import BuiltinStubs
 from warpforge.errors import UsageError
 from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation
 from warpforge.frontend.device_function import device
@@ -170,45 +171,22 @@ for _name, _doc in _DOCS.items():
     globals()[_name] = _device_only(_name)
     globals()[_name].__doc__ = _doc
 
-_BUILTIN_STUBS: dict[str, Any] | None = None
-_BUILTIN_STUBS_LOCK = threading.Lock()
-
-
-def _builtin_stubs() -> dict[str, Any]:
-    """The stubs of the elementwise builtins (`simt.cdiv`, `simt.rsqrt`, …), one per name in the
-    catalog (`warpforge.dialects.math_catalog`), made once on first use: the catalog holds op classes,
-    so it loads xDSL, which `import warpforge` does not."""
-    global _BUILTIN_STUBS
-    with _BUILTIN_STUBS_LOCK:
-        if _BUILTIN_STUBS is None:
-            from warpforge.dialects.math_catalog import BUILTINS
-
-            stubs: dict[str, Any] = {}
-            for b in BUILTINS:
-                for name in b.simt:
-                    stubs[name] = _device_only(name)
-                    stubs[name].__doc__ = b.docstring(f"simt.{name}")
-                    stubs[name].__module__ = __name__
-            _BUILTIN_STUBS = stubs
-        return _BUILTIN_STUBS
+_BUILTIN_STUBS = BuiltinStubs(__name__, "simt", lambda b: b.simt, _device_only)
+"""The catalog's elementwise builtins in this module (`simt.cdiv`, …), made on first use."""
 
 
 def kernel_functions() -> tuple[str, ...]:
     """Every function of this module that only means something inside a kernel (`KERNEL_FUNCTIONS`
     and the catalog's elementwise builtins)."""
-    return (*KERNEL_FUNCTIONS, *_builtin_stubs())
+    return (*KERNEL_FUNCTIONS, *_BUILTIN_STUBS.stubs())
 
 
 def __getattr__(name: str) -> Any:  # PEP 562: the catalog's stubs, on first use
-    if name == "__all__":
-        return [*_STATIC_ALL, *_builtin_stubs()]
-    if not name.startswith("_") and name in _builtin_stubs():
-        return _builtin_stubs()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _BUILTIN_STUBS.module_getattr(name, _STATIC_ALL)
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_builtin_stubs()})
+    return _BUILTIN_STUBS.module_dir(globals())
 
 
 @dataclass(frozen=True)

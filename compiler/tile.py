@@ -40,6 +40,7 @@ from typing import Any
 
 from warpforge import dtypes
 from warpforge.dtypes import DType
+from warpforge.builtin_stubs import BuiltinStubs
 from warpforge.errors import UsageError
 
 # --------------------------------------------------------------------------- annotations
@@ -170,43 +171,21 @@ atomic_max = _device_only("atomic_max")
 atomic_min = _device_only("atomic_min")
 
 
-_BUILTIN_STUBS: dict[str, Any] | None = None
-_BUILTIN_STUBS_LOCK = threading.Lock()
-
-
-def _builtin_stubs() -> dict[str, Any]:
-    """The stubs of the elementwise builtins with a tile form (`tile.exp`, `tile.cdiv`, …), from the
-    catalog (`warpforge.dialects.math_catalog`), made once on first use (the catalog loads xDSL)."""
-    global _BUILTIN_STUBS
-    with _BUILTIN_STUBS_LOCK:
-        if _BUILTIN_STUBS is None:
-            from warpforge.dialects.math_catalog import TILE_FORMS
-
-            stubs: dict[str, Any] = {}
-            for b in TILE_FORMS:
-                for name in b.tile:
-                    stubs[name] = _device_only(name)
-                    stubs[name].__doc__ = b.docstring(f"tile.{name}")
-                    stubs[name].__module__ = __name__
-            _BUILTIN_STUBS = stubs
-        return _BUILTIN_STUBS
+_BUILTIN_STUBS = BuiltinStubs(__name__, "tile", lambda b: b.tile, _device_only)
+"""The catalog's elementwise builtins in this module (`tile.cdiv`, …), made on first use."""
 
 
 def kernel_functions() -> tuple[str, ...]:
     """Every function of this module that only means something inside a `@tile.kernel`."""
-    return (*KERNEL_FUNCTIONS, *_builtin_stubs())
+    return (*KERNEL_FUNCTIONS, *_BUILTIN_STUBS.stubs())
 
 
 def __getattr__(name: str) -> Any:  # PEP 562: the catalog's stubs, on first use
-    if name == "__all__":
-        return [*_STATIC_ALL, *_builtin_stubs()]
-    if not name.startswith("_") and name in _builtin_stubs():
-        return _builtin_stubs()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _BUILTIN_STUBS.module_getattr(name, _STATIC_ALL)
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_builtin_stubs()})
+    return _BUILTIN_STUBS.module_dir(globals())
 
 
 # --------------------------------------------------------------------------- specs for ahead-of-time compilation

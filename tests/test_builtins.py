@@ -84,13 +84,30 @@ def _batch_kernel(model: str, rule: str, arity: int, dtype: str, records: list[B
         for k, b in enumerate(records):
             args = ", ".join(f"{p}t" for p in params)
             lines += [f"    {'if' if k == 0 else 'elif'} k == {k}:", f"        z.store({_spelling(b, model)}({args}))"]
-    path = _DIR / f"batch_{model}_{rule}_{arity}_{dtype}.py"
-    path.write_text("\n".join(lines) + "\n")
+    return _import(_DIR / f"batch_{model}_{rule}_{arity}_{dtype}.py", "\n".join(lines) + "\n").batch
+
+
+def _import(path: Path, source: str) -> Any:
+    """`source` written to `path` and imported as a module (the frontend reads kernels' source)."""
+    path.write_text(source)
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.batch
+    return module
+
+
+def _specialized(model: str, rule: str, arity: int, dtype: str, records: list[Builtin]) -> tuple[Any, tuple[Any, ...]]:
+    """The batch kernel and arguments to compile it with (zeros: only their dtypes and shapes count);
+    SIMT: the specialization and no arguments."""
+    kernel = _batch_kernel(model, rule, arity, dtype, records)
+    k = len(records)
+    xs = [np.zeros(k * N, _np_dtype(dtype)) for _ in range(arity)]
+    out_name = _out_dtype(rule, model, dtype)
+    if model == "simt":
+        return kernel.specialize(*xs, np.zeros(k * N, _np_dtype(out_name))), ()
+    z = wf.empty((k, N), getattr(wf, out_name)).partition((1, 128))
+    return kernel, (z, *(wf.from_host(x.reshape(k, N)) for x in xs))
 
 
 def _inputs(b: Builtin, dtype: str, arity: int, seed: int) -> list[np.ndarray]:
@@ -146,16 +163,17 @@ def _tolerance(dt: np.dtype) -> dict[str, float]:
     return {"rtol": 16 * eps, "atol": 16 * eps}
 
 
-def _run_cases() -> list[Any]:
+def _batches(dtypes_by_rule: dict[str, tuple[str, ...]]) -> list[Any]:
+    """One test case per batch: (model, rule, arity) group and element type."""
     return [
         pytest.param(model, rule, arity, dtype, id=f"{model}-{rule}{arity}-{dtype}")
         for model in ("simt", "tile")
         for (rule, arity) in _groups(model)
-        for dtype in RUN_DTYPES[rule]
+        for dtype in dtypes_by_rule[rule]
     ]
 
 
-@pytest.mark.parametrize(("model", "rule", "arity", "dtype"), _run_cases())
+@pytest.mark.parametrize(("model", "rule", "arity", "dtype"), _batches(RUN_DTYPES))
 def test_every_builtin_matches_numpy(backend: Backend, model: str, rule: str, arity: int, dtype: str) -> None:
     records = _groups(model)[(rule, arity)]
     out, inputs = _run_batch(backend, model, rule, arity, dtype, records)
@@ -197,14 +215,8 @@ def _gpu_level_ops(model: str, rule: str, arity: int, dtype: str, records: list[
 
     from warpforge.context import parse_module
 
-    kernel = _batch_kernel(model, rule, arity, dtype, records)
-    xs = [np.zeros(len(records) * N, _np_dtype(dtype)) for _ in range(arity)]
-    out_name = _out_dtype(rule, model, dtype)
-    if model == "simt":
-        text = kernel.specialize(*xs, np.zeros(len(records) * N, _np_dtype(out_name))).ir("gpu")
-    else:
-        z = wf.empty((len(records), N), getattr(wf, out_name)).partition((1, 128))
-        text = kernel.ir("gpu", z, *(wf.from_host(x.reshape(len(records), N)) for x in xs))
+    kernel, args = _specialized(model, rule, arity, dtype, records)
+    text = kernel.ir("gpu", *args)
     names = set()
     for op in parse_module(text).walk():
         if isinstance(op, func.CallOp) and op.callee.string_value().startswith("__nv_"):
@@ -214,16 +226,7 @@ def _gpu_level_ops(model: str, rule: str, arity: int, dtype: str, records: list[
     return names
 
 
-def _lower_cases() -> list[Any]:
-    return [
-        pytest.param(model, rule, arity, dtype, id=f"{model}-{rule}{arity}-{dtype}")
-        for model in ("simt", "tile")
-        for (rule, arity) in _groups(model)
-        for dtype in LOWER_DTYPES[rule]
-    ]
-
-
-@pytest.mark.parametrize(("model", "rule", "arity", "dtype"), _lower_cases())
+@pytest.mark.parametrize(("model", "rule", "arity", "dtype"), _batches(LOWER_DTYPES))
 def test_the_simulator_interprets_every_op_the_builtins_lower_to(model: str, rule: str, arity: int, dtype: str) -> None:
     """Every op (and libdevice function) in the `gpu`-level IR of every builtin, at every element type
     its rule takes, is one the simulator runs — or the record's `simulator` field names the gap."""
@@ -247,16 +250,7 @@ def test_the_simulator_interprets_every_op_the_builtins_lower_to(model: str, rul
 PTX_DTYPES = {"float": ("f16", "f32", "f64"), "round": ("bf16", "f64"), "int": ("i8", "i32", "u64")}
 
 
-def _ptx_cases() -> list[Any]:
-    return [
-        pytest.param(model, rule, arity, dtype, id=f"{model}-{rule}{arity}-{dtype}")
-        for model in ("simt", "tile")
-        for (rule, arity) in _groups(model)
-        for dtype in PTX_DTYPES[rule]
-    ]
-
-
-@pytest.mark.parametrize(("model", "rule", "arity", "dtype"), _ptx_cases())
+@pytest.mark.parametrize(("model", "rule", "arity", "dtype"), _batches(PTX_DTYPES))
 def test_every_builtin_assembles_with_ptxas(model: str, rule: str, arity: int, dtype: str) -> None:
     """The PTX of every builtin (the batch kernels) assembles for sm_90, and no intrinsic or libdevice
     function is left as an `.extern .func` call."""
@@ -265,14 +259,8 @@ def test_every_builtin_assembles_with_ptxas(model: str, rule: str, arity: int, d
     if find_ptxas() is None:
         pytest.skip("needs ptxas")
     records = _groups(model)[(rule, arity)]
-    kernel = _batch_kernel(model, rule, arity, dtype, records)
-    xs = [np.zeros(len(records) * N, _np_dtype(dtype)) for _ in range(arity)]
-    out_name = _out_dtype(rule, model, dtype)
-    if model == "simt":
-        ptx = kernel.specialize(*xs, np.zeros(len(records) * N, _np_dtype(out_name))).compile("sm_90").ptx
-    else:
-        z = wf.empty((len(records), N), getattr(wf, out_name)).partition((1, 128))
-        ptx = kernel.compile(z, *(wf.from_host(x.reshape(len(records), N)) for x in xs)).kernel.ptx
+    kernel, args = _specialized(model, rule, arity, dtype, records)
+    ptx = kernel.compile(*args, chip="sm_90").ptx if model == "simt" else kernel.compile(*args, chip="sm_90").kernel.ptx
     assert ".extern .func" not in ptx
     run_ptxas(ptx, "sm_90", verbose=False)
 
@@ -441,11 +429,7 @@ def test_popc_clz_and_ctz_count_two_complement_bits(backend: Backend) -> None:
 def _compile_error(body: str, annotation: str = "simt.Slice[wf.f32]") -> str:
     source = f"import math\nimport warpforge as wf\nfrom warpforge import simt\n\n@simt.kernel\ndef k(a: {annotation}, out: simt.DisjointSlice[wf.i64]):\n    idx = simt.index_1d()\n    x = a[idx.get()]\n    out[idx] = {body}\n"
     path = _DIR / f"error_{abs(hash(body))}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _import(path, source)
     with pytest.raises(wf.CompileError) as info:
         module.k.ir("kernel")
     assert f"{path}:9:" in str(info.value), str(info.value)  # located at the call's line
