@@ -273,6 +273,7 @@ def verify_module(module: Operation) -> None:
 
 def _verify_structure(op: Operation) -> None:
     from xdsl.ir import ErasedSSAValue
+    from xdsl.dialects.builtin import UnregisteredOp
     from xdsl.traits import IsTerminator
 
     if any(isinstance(v, ErasedSSAValue) for v in op.operands):
@@ -293,7 +294,7 @@ def _verify_structure(op: Operation) -> None:
             raise VerifyException(
                 f"yields ({', '.join(map(str, yields))}) but its parent '{owner.name}' has results of types ({', '.join(map(str, wants))})"
             )
-    if block is not None and block.last_op is not op and op.has_trait(IsTerminator):
+    if block is not None and block.last_op is not op and op.has_trait(IsTerminator) and not isinstance(op, UnregisteredOp):
         # MLIR's verifier; xDSL 0.75 lets it through and LLVM then aborts on the phis ("Broken module")
         raise VerifyException("must be the last operation in the parent block")
     if block is not None and region is not None and block.last_op is op:
