@@ -273,6 +273,7 @@ def verify_module(module: Operation) -> None:
 
 def _verify_structure(op: Operation) -> None:
     from xdsl.ir import ErasedSSAValue
+    from xdsl.dialects.builtin import UnregisteredOp
     from xdsl.traits import IsTerminator
 
     if any(isinstance(v, ErasedSSAValue) for v in op.operands):
@@ -284,6 +285,18 @@ def _verify_structure(op: Operation) -> None:
             raise VerifyException("has successors, so it must terminate its block")
         if any(succ.parent is not region for succ in op.successors):
             raise VerifyException("branches to a block of another region")
+    owner = block.parent_op() if block is not None else None
+    if op.name == "scf.yield" and owner is not None and owner.name in ("scf.if", "scf.for"):
+        # MLIR's region-branch verifier; xDSL 0.75 accepts `scf.if ... -> (f32)` whose else yields nothing
+        # (its implicit terminator), and LLVM then aborts the process on the phis ("Broken module")
+        yields, wants = [v.type for v in op.operands], [r.type for r in owner.results]
+        if yields != wants:
+            raise VerifyException(
+                f"yields ({', '.join(map(str, yields))}) but its parent '{owner.name}' has results of types ({', '.join(map(str, wants))})"
+            )
+    if block is not None and block.last_op is not op and op.has_trait(IsTerminator) and not isinstance(op, UnregisteredOp):
+        # MLIR's verifier; xDSL 0.75 lets it through and LLVM then aborts on the phis ("Broken module")
+        raise VerifyException("must be the last operation in the parent block")
     if block is not None and region is not None and block.last_op is op:
         parent = region.parent
         needs_terminator = len(region.blocks) > 1 or (parent is not None and not parent.has_trait(NoTerminator))

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from warpforge import mma, unsafe
+from warpforge.builtin_stubs import BuiltinStubs
 from warpforge.errors import UsageError
 from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation, TensorMap
 from warpforge.frontend.device_function import device
@@ -40,8 +41,8 @@ KERNEL_FUNCTIONS = (
     # warp collectives
     "shfl_xor", "shfl_up", "shfl_down", "shfl_idx", "vote_any", "vote_all", "ballot", "active_mask",
     "lane_id", "match_any", "warp_sum", "warp_min", "warp_max", "warp_and", "warp_or", "warp_xor",
-    # math beyond Python's `math`, loops
-    "rsqrt", "fma", "static_range",
+    # loops (the elementwise builtins, `simt.rsqrt`, `simt.cdiv`, …, come from the catalog: `kernel_functions()`)
+    "static_range",
     # tensor cores and asynchronous copies (warpforge.mma)
     "mma_fragment", "mma_sync", "mma_coords", "ldmatrix", "cp_async", "cp_async_commit", "cp_async_wait",
     # Hopper warpgroup control (sm_90 / sm_90a)
@@ -51,7 +52,8 @@ KERNEL_FUNCTIONS = (
     "mbarrier", "mbarrier_init", "mbarrier_arrive", "mbarrier_arrive_expect_tx", "mbarrier_try_wait", "mbarrier_wait",
     "tma_load", "tma_store", "tma_store_commit", "tma_store_wait",
 )  # fmt: skip
-"""Functions of this module that only mean something inside a kernel."""
+"""Functions of this module that only mean something inside a kernel, besides the elementwise builtins
+of `warpforge.dialects.math_catalog` (`kernel_functions()` gives all of them)."""
 
 WARP_SIZE = 32
 """Threads per warp on every NVIDIA GPU (a compile-time constant inside kernels)."""
@@ -131,14 +133,12 @@ index is known after unrolling, else in local memory), zero-initialized. Bounds-
     "warp_and": "`simt.warp_and(x)`: bitwise and over the warp (integers).",
     "warp_or": "`simt.warp_or(x)`: bitwise or over the warp (integers).",
     "warp_xor": "`simt.warp_xor(x)`: bitwise xor over the warp (integers).",
-    "rsqrt": "`simt.rsqrt(x)`: 1 / sqrt(x) (libdevice `__nv_rsqrt[f]`).",
     "static_range": """`for i in simt.static_range(n)` (or `(start, stop, step)`, compile-time ints): the loop is
 unrolled, `i` a constant in each copy — for register arrays (`simt.local_array`) indexed by `i`, and
 code that must see constants. It reaches LLVM as a loop marked `llvm.loop.unroll.full` (compiled once,
 whatever its trip count), which LLVM unrolls, keeping register arrays in registers; where the body needs
 `i` as a Python constant (a shuffle offset, `if i == 0`, a fresh array per iteration, `i` after the
 loop) the frontend unrolls it instead. Same results either way. At most 1024 iterations; no break/continue.""",
-    "fma": "`simt.fma(a, b, c)`: a * b + c with one rounding (Python 3.13's `math.fma`).",
     "mma_fragment": """`simt.mma_fragment(operand, dtype, fill=0, count=None)`: this lane's part of an `mma.sync`
 operand, every element `fill`: operand "a"/"b" of f16, bf16 (m16n8k16: 8/4 elements), f32 (as tf32,
 m16n8k8: 4/2) or i8/u8 (m16n8k32: 16/8); "c" (the 16x8 accumulator, 4 elements) of f32, f16 or i32.
@@ -215,6 +215,23 @@ kernel using them is launched only with blocks of a multiple of 32 threads)."""
 for _name, _doc in _DOCS.items():
     globals()[_name] = _device_only(_name)
     globals()[_name].__doc__ = _doc
+
+_BUILTIN_STUBS = BuiltinStubs(__name__, "simt", lambda b: b.simt, _device_only)
+"""The catalog's elementwise builtins in this module (`simt.cdiv`, …), made on first use."""
+
+
+def kernel_functions() -> tuple[str, ...]:
+    """Every function of this module that only means something inside a kernel (`KERNEL_FUNCTIONS`
+    and the catalog's elementwise builtins)."""
+    return (*KERNEL_FUNCTIONS, *_BUILTIN_STUBS.stubs())
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: the catalog's stubs, on first use
+    return _BUILTIN_STUBS.module_getattr(name, _STATIC_ALL)
+
+
+def __dir__() -> list[str]:
+    return _BUILTIN_STUBS.module_dir(globals())
 
 
 @dataclass(frozen=True)
@@ -588,7 +605,7 @@ def kernel(
     return wrap(fn) if fn is not None else wrap
 
 
-__all__ = [
+_STATIC_ALL = [
     *_DOCS,
     "WARP_SIZE",
     "AtomicSlice",
@@ -605,5 +622,7 @@ __all__ = [
     "index_1d",
     "index_2d",
     "kernel",
+    "kernel_functions",
     "thread_idx",
 ]
+"""`__all__` less the catalog's builtins (`__all__` itself adds them, on first use)."""

@@ -40,6 +40,7 @@ from typing import Any
 
 from warpforge import dtypes
 from warpforge.dtypes import DType
+from warpforge.builtin_stubs import BuiltinStubs
 from warpforge.errors import UsageError
 
 # --------------------------------------------------------------------------- annotations
@@ -96,12 +97,12 @@ class AtomicTensor(_TensorMarker):
 # --------------------------------------------------------------------------- device-side functions
 
 KERNEL_FUNCTIONS = (
-    "load_tile_like", "load", "gather", "zeros", "ones", "full", "arange", "where", "maximum", "minimum",
-    "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh", "abs", "floor", "ceil",
+    "load_tile_like", "load", "gather", "zeros", "ones", "full", "arange", "where", "maximum", "minimum", "abs",
     "sum", "max", "min", "prod", "reshape", "permute", "transpose", "broadcast_to", "bid", "num_tiles",
     "atomic_add", "atomic_max", "atomic_min", "dot", "argmax", "argmin", "cumsum",
 )  # fmt: skip
-"""Functions of this module that only mean something inside a `@tile.kernel`."""
+"""Functions of this module that only mean something inside a `@tile.kernel`, besides the elementwise
+builtins of `warpforge.dialects.math_catalog` (`tile.exp`, `tile.cdiv`, …; `kernel_functions()` gives all)."""
 
 
 def _device_only(name: str) -> Any:
@@ -137,19 +138,8 @@ maximum = _device_only("maximum")
 maximum.__doc__ = """`tile.maximum(a, b)`: elementwise maximum; NaN propagates (`numpy.maximum`)."""
 minimum = _device_only("minimum")
 minimum.__doc__ = """`tile.minimum(a, b)`: elementwise minimum; NaN propagates (`numpy.minimum`)."""
-exp = _device_only("exp")
-exp.__doc__ = """`tile.exp(t)`: f32 uses `ex2.approx(x·log2 e)` (about 2 ulp + |x|·2⁻²⁴, subnormal results flush to 0)."""
-exp2 = _device_only("exp2")
-log = _device_only("log")
-log2 = _device_only("log2")
-sqrt = _device_only("sqrt")
-rsqrt = _device_only("rsqrt")
-sin = _device_only("sin")
-cos = _device_only("cos")
-tanh = _device_only("tanh")
 abs = _device_only("abs")  # noqa: A001 - tile.abs, as numpy.abs
-floor = _device_only("floor")
-ceil = _device_only("ceil")
+abs.__doc__ = """`tile.abs(t)`: elementwise absolute value (`numpy.abs`; `abs(INT_MIN)` wraps, bool tiles unchanged)."""
 sum = _device_only("sum")  # noqa: A001
 sum.__doc__ = """`tile.sum(t, axis=None, keepdims=False)`: the sum over `axis` (all axes when None)."""
 max = _device_only("max")  # noqa: A001
@@ -189,6 +179,23 @@ cumsum = _device_only("cumsum")
 cumsum.__doc__ = """`tile.cumsum(t, axis=None)` (also `t.cumsum(...)`): `numpy.cumsum`, the inclusive prefix sum
 along `axis` (of the flattened tile when None); bool and integers narrower than 64 bits sum in int64
 (uint64), floats in their own type (a parallel scan: a few ulp from NumPy's sequential sums)."""
+
+
+_BUILTIN_STUBS = BuiltinStubs(__name__, "tile", lambda b: b.tile, _device_only)
+"""The catalog's elementwise builtins in this module (`tile.cdiv`, …), made on first use."""
+
+
+def kernel_functions() -> tuple[str, ...]:
+    """Every function of this module that only means something inside a `@tile.kernel`."""
+    return (*KERNEL_FUNCTIONS, *_BUILTIN_STUBS.stubs())
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: the catalog's stubs, on first use
+    return _BUILTIN_STUBS.module_getattr(name, _STATIC_ALL)
+
+
+def __dir__() -> list[str]:
+    return _BUILTIN_STUBS.module_dir(globals())
 
 
 # --------------------------------------------------------------------------- specs for ahead-of-time compilation
@@ -381,7 +388,7 @@ def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True)
 
 from warpforge.autotune import AutotunedKernel, Config, autotune  # noqa: E402  (@tile.autotune, tile.Config)
 
-__all__ = [
+_STATIC_ALL = [
     "AutotunedKernel",
     "Config",
     "autotune",
@@ -390,6 +397,8 @@ __all__ = [
     "Tensor",
     "TileKernel",
     "kernel",
+    "kernel_functions",
     "spec",
     *KERNEL_FUNCTIONS,
 ]
+"""`__all__` less the catalog's builtins (`__all__` itself adds them, on first use)."""

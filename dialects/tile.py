@@ -83,7 +83,9 @@ from warpforge.dialects._common import (
     shape_text,
 )
 from warpforge.dialects.tile_layout import LAYOUT_ATTRS, LayoutEncodingAttr
+from warpforge.dialects import kernel
 from warpforge.dialects.kernel import SI64, check_scalar, is_float_type, is_int_type, is_signed
+from warpforge.dialects.math_catalog import ALLOWED_KINDS, TILE_FORMS, Builtin
 
 # --------------------------------------------------------------------------- helpers
 
@@ -989,11 +991,14 @@ def _check_allowed(op: IRDLOperation, t: Attribute, allowed: str) -> None:
 
 class ElementwiseBinaryOp(SameTypeBinaryOp):
     """`%r = tile.<op> %lhs, %rhs : !tile.tile<…xT>`: both operands and the result have one tile type;
-    the semantics per element are those of the `kernel` op named by `SCALAR`."""
+    the semantics per element are those of the scalar op `SCALAR` (a class)."""
 
     ALLOWED: ClassVar[str] = "bif"
-    SCALAR: ClassVar[str] = ""
-    """The `kernel` scalar op with the same semantics (used by `tile-to-gpu`)."""
+    SCALAR: ClassVar[type[Operation]]
+    """The scalar op with the same semantics per element (`tile-to-gpu` applies `kernel-to-gpu`'s
+    lowering of it to each register)."""
+    BUILTIN: ClassVar[Builtin | None] = None
+    """The catalog record of a builtin's tile op (`warpforge.dialects.math_catalog`), None for operators."""
 
     def verify_(self) -> None:
         if not isinstance(self.result.type, TileType):
@@ -1007,7 +1012,7 @@ class AddOp(ElementwiseBinaryOp):
 
     name = "tile.add"
     ALLOWED: ClassVar[str] = "if"
-    SCALAR: ClassVar[str] = "kernel.add"
+    SCALAR: ClassVar[type[Operation]] = kernel.AddOp
 
 
 @irdl_op_definition
@@ -1016,7 +1021,7 @@ class SubOp(ElementwiseBinaryOp):
 
     name = "tile.sub"
     ALLOWED: ClassVar[str] = "if"
-    SCALAR: ClassVar[str] = "kernel.sub"
+    SCALAR: ClassVar[type[Operation]] = kernel.SubOp
 
 
 @irdl_op_definition
@@ -1025,7 +1030,7 @@ class MulOp(ElementwiseBinaryOp):
 
     name = "tile.mul"
     ALLOWED: ClassVar[str] = "if"
-    SCALAR: ClassVar[str] = "kernel.mul"
+    SCALAR: ClassVar[type[Operation]] = kernel.MulOp
 
 
 @irdl_op_definition
@@ -1034,7 +1039,7 @@ class TrueDivOp(ElementwiseBinaryOp):
 
     name = "tile.truediv"
     ALLOWED: ClassVar[str] = "f"
-    SCALAR: ClassVar[str] = "kernel.truediv"
+    SCALAR: ClassVar[type[Operation]] = kernel.TrueDivOp
 
 
 @irdl_op_definition
@@ -1043,7 +1048,7 @@ class FloorDivOp(ElementwiseBinaryOp):
 
     name = "tile.floordiv"
     ALLOWED: ClassVar[str] = "if"
-    SCALAR: ClassVar[str] = "kernel.floordiv"
+    SCALAR: ClassVar[type[Operation]] = kernel.FloorDivOp
 
 
 @irdl_op_definition
@@ -1052,7 +1057,7 @@ class ModOp(ElementwiseBinaryOp):
 
     name = "tile.mod"
     ALLOWED: ClassVar[str] = "if"
-    SCALAR: ClassVar[str] = "kernel.mod"
+    SCALAR: ClassVar[type[Operation]] = kernel.ModOp
 
 
 @irdl_op_definition
@@ -1061,7 +1066,7 @@ class PowOp(ElementwiseBinaryOp):
 
     name = "tile.pow"
     ALLOWED: ClassVar[str] = "f"
-    SCALAR: ClassVar[str] = "kernel.pow"
+    SCALAR: ClassVar[type[Operation]] = kernel.PowOp
 
 
 @irdl_op_definition
@@ -1070,7 +1075,7 @@ class AndOp(ElementwiseBinaryOp):
 
     name = "tile.and"
     ALLOWED: ClassVar[str] = "bi"
-    SCALAR: ClassVar[str] = "kernel.and"
+    SCALAR: ClassVar[type[Operation]] = kernel.AndOp
 
 
 @irdl_op_definition
@@ -1079,7 +1084,7 @@ class OrOp(ElementwiseBinaryOp):
 
     name = "tile.or"
     ALLOWED: ClassVar[str] = "bi"
-    SCALAR: ClassVar[str] = "kernel.or"
+    SCALAR: ClassVar[type[Operation]] = kernel.OrOp
 
 
 @irdl_op_definition
@@ -1088,7 +1093,7 @@ class XorOp(ElementwiseBinaryOp):
 
     name = "tile.xor"
     ALLOWED: ClassVar[str] = "bi"
-    SCALAR: ClassVar[str] = "kernel.xor"
+    SCALAR: ClassVar[type[Operation]] = kernel.XorOp
 
 
 @irdl_op_definition
@@ -1097,7 +1102,7 @@ class LShiftOp(ElementwiseBinaryOp):
 
     name = "tile.lshift"
     ALLOWED: ClassVar[str] = "i"
-    SCALAR: ClassVar[str] = "kernel.lshift"
+    SCALAR: ClassVar[type[Operation]] = kernel.LShiftOp
 
 
 @irdl_op_definition
@@ -1106,7 +1111,7 @@ class RShiftOp(ElementwiseBinaryOp):
 
     name = "tile.rshift"
     ALLOWED: ClassVar[str] = "i"
-    SCALAR: ClassVar[str] = "kernel.rshift"
+    SCALAR: ClassVar[type[Operation]] = kernel.RShiftOp
 
 
 @irdl_op_definition
@@ -1115,7 +1120,7 @@ class MaximumOp(ElementwiseBinaryOp):
 
     name = "tile.maximum"
     ALLOWED: ClassVar[str] = "bif"
-    SCALAR: ClassVar[str] = "kernel.max"
+    SCALAR: ClassVar[type[Operation]] = kernel.MaxOp
 
 
 @irdl_op_definition
@@ -1124,15 +1129,17 @@ class MinimumOp(ElementwiseBinaryOp):
 
     name = "tile.minimum"
     ALLOWED: ClassVar[str] = "bif"
-    SCALAR: ClassVar[str] = "kernel.min"
+    SCALAR: ClassVar[type[Operation]] = kernel.MinOp
 
 
 class ElementwiseUnaryOp(SameTypeUnaryOp):
     """`%r = tile.<op> %x : !tile.tile<…xT>`."""
 
     ALLOWED: ClassVar[str] = "f"
-    SCALAR: ClassVar[str] = ""
-    """The `kernel` or `math` scalar op with the same semantics (used by `tile-to-gpu`)."""
+    SCALAR: ClassVar[type[Operation]]
+    """The `kernel` or `math` scalar op with the same semantics per element (used by `tile-to-gpu`)."""
+    BUILTIN: ClassVar[Builtin | None] = None
+    """The catalog record of a builtin's tile op, None for operators."""
 
     def verify_(self) -> None:
         if not isinstance(self.result.type, TileType):
@@ -1146,7 +1153,7 @@ class NegOp(ElementwiseUnaryOp):
 
     name = "tile.neg"
     ALLOWED: ClassVar[str] = "if"
-    SCALAR: ClassVar[str] = "kernel.neg"
+    SCALAR: ClassVar[type[Operation]] = kernel.NegOp
 
 
 @irdl_op_definition
@@ -1155,7 +1162,7 @@ class AbsOp(ElementwiseUnaryOp):
 
     name = "tile.abs"
     ALLOWED: ClassVar[str] = "if"
-    SCALAR: ClassVar[str] = "kernel.abs"
+    SCALAR: ClassVar[type[Operation]] = kernel.AbsOp
 
 
 @irdl_op_definition
@@ -1164,7 +1171,7 @@ class InvertOp(ElementwiseUnaryOp):
 
     name = "tile.invert"
     ALLOWED: ClassVar[str] = "bi"
-    SCALAR: ClassVar[str] = "kernel.invert"
+    SCALAR: ClassVar[type[Operation]] = kernel.InvertOp
 
 
 @irdl_op_definition
@@ -1173,96 +1180,32 @@ class NotOp(ElementwiseUnaryOp):
 
     name = "tile.not"
     ALLOWED: ClassVar[str] = "b"
-    SCALAR: ClassVar[str] = "kernel.not"
+    SCALAR: ClassVar[type[Operation]] = kernel.NotOp
 
 
-@irdl_op_definition
-class ExpOp(ElementwiseUnaryOp):
-    """`exp`. f32: `ex2.approx(x · log2 e)` (max error about 2 ulp + |x|·2⁻²⁴ relative, flushing
-    subnormal results), the accuracy of CUDA's `__expf`; other types: libdevice `exp`."""
-
-    name = "tile.exp"
-    SCALAR: ClassVar[str] = "math.exp"
-
-
-@irdl_op_definition
-class Exp2Op(ElementwiseUnaryOp):
-    """`exp2` (f32: libdevice `exp2f`, which is `ex2.approx`, 2 ulp)."""
-
-    name = "tile.exp2"
-    SCALAR: ClassVar[str] = "math.exp2"
-
-
-@irdl_op_definition
-class LogOp(ElementwiseUnaryOp):
-    """Natural logarithm (libdevice)."""
-
-    name = "tile.log"
-    SCALAR: ClassVar[str] = "math.log"
+def _builtin_op(b: Builtin) -> type[ElementwiseUnaryOp | ElementwiseBinaryOp]:
+    """The tile op of catalog record `b`: `tile.<mnemonic>`, elementwise by `b.op`."""
+    base = ElementwiseUnaryOp if b.arity == 1 else ElementwiseBinaryOp
+    mnemonic = b.mnemonic or b.name
+    cls_name = "".join(part.capitalize() for part in mnemonic.split("_")) + "Op"
+    doc = f"`{b.tile_op_name}`: {b.doc}" + (f" {b.tile_approx.doc}" if b.tile_approx is not None else "")
+    doc += f"\n\nThe tile form of the builtin `{b.name}` (`warpforge.dialects.math_catalog`), per element `{b.op.name}`."
+    namespace = {
+        "name": b.tile_op_name,
+        "ALLOWED": ALLOWED_KINDS[b.rule],
+        "SCALAR": b.op,
+        "BUILTIN": b,
+        "__doc__": doc,
+        "__module__": __name__,
+        "__qualname__": cls_name,
+        "__annotations__": {"ALLOWED": ClassVar[str], "SCALAR": ClassVar[type[Operation]], "BUILTIN": ClassVar[Builtin | None]},
+    }
+    return irdl_op_definition(type(cls_name, (base,), namespace))
 
 
-@irdl_op_definition
-class Log2Op(ElementwiseUnaryOp):
-    """Base-2 logarithm (libdevice)."""
-
-    name = "tile.log2"
-    SCALAR: ClassVar[str] = "math.log2"
-
-
-@irdl_op_definition
-class SqrtOp(ElementwiseUnaryOp):
-    """Square root, correctly rounded (`sqrt.rn`)."""
-
-    name = "tile.sqrt"
-    SCALAR: ClassVar[str] = "math.sqrt"
-
-
-@irdl_op_definition
-class RsqrtOp(ElementwiseUnaryOp):
-    """1 / sqrt(x) (libdevice `rsqrt`, `rsqrt.approx`: 2 ulp)."""
-
-    name = "tile.rsqrt"
-    SCALAR: ClassVar[str] = "math.rsqrt"
-
-
-@irdl_op_definition
-class SinOp(ElementwiseUnaryOp):
-    """Sine (libdevice)."""
-
-    name = "tile.sin"
-    SCALAR: ClassVar[str] = "math.sin"
-
-
-@irdl_op_definition
-class CosOp(ElementwiseUnaryOp):
-    """Cosine (libdevice)."""
-
-    name = "tile.cos"
-    SCALAR: ClassVar[str] = "math.cos"
-
-
-@irdl_op_definition
-class TanhOp(ElementwiseUnaryOp):
-    """Hyperbolic tangent (libdevice)."""
-
-    name = "tile.tanh"
-    SCALAR: ClassVar[str] = "math.tanh"
-
-
-@irdl_op_definition
-class FloorOp(ElementwiseUnaryOp):
-    """`numpy.floor` (stays a float)."""
-
-    name = "tile.floor"
-    SCALAR: ClassVar[str] = "math.floor"
-
-
-@irdl_op_definition
-class CeilOp(ElementwiseUnaryOp):
-    """`numpy.ceil` (stays a float)."""
-
-    name = "tile.ceil"
-    SCALAR: ClassVar[str] = "math.ceil"
+BUILTIN_OPS: dict[Builtin, type[ElementwiseUnaryOp | ElementwiseBinaryOp]] = {b: _builtin_op(b) for b in TILE_FORMS}
+"""The tile op of every catalog record with a tile form (`tile.exp`, `tile.ceildiv`, …)."""
+globals().update({op.__name__: op for op in BUILTIN_OPS.values()})  # tile.ExpOp, tile.CeildivOp, …
 
 
 @irdl_op_definition
@@ -1456,9 +1399,10 @@ class ReduceOp(IRDLOperation):
 
 ELEMENTWISE_BINARY: tuple[type[ElementwiseBinaryOp], ...] = (
     AddOp, SubOp, MulOp, TrueDivOp, FloorDivOp, ModOp, PowOp, AndOp, OrOp, XorOp, LShiftOp, RShiftOp, MaximumOp, MinimumOp,
+    *(op for op in BUILTIN_OPS.values() if issubclass(op, ElementwiseBinaryOp)),
 )  # fmt: skip
 ELEMENTWISE_UNARY: tuple[type[ElementwiseUnaryOp], ...] = (
-    NegOp, AbsOp, InvertOp, NotOp, ExpOp, Exp2Op, LogOp, Log2Op, SqrtOp, RsqrtOp, SinOp, CosOp, TanhOp, FloorOp, CeilOp,
+    NegOp, AbsOp, InvertOp, NotOp, *(op for op in BUILTIN_OPS.values() if issubclass(op, ElementwiseUnaryOp)),
 )  # fmt: skip
 
 Tile = Dialect(

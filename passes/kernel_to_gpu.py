@@ -71,6 +71,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, kernel, kernel_hopper, nvgpu_hopper
+from warpforge.dialects.math_catalog import BUILTINS, CeilDivOp
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.rewriting import inherit_location
 
@@ -462,6 +463,43 @@ def _floordiv_mod(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValu
     else:
         res = emit(arith.SelectOp(is_minus_one, zero, res))
     return emit(arith.SelectOp(is_zero, zero, res))
+
+
+@lowers(CeilDivOp)
+def _ceildiv(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
+    """⌈a / b⌉ = the truncating quotient, plus 1 where the remainder is non-zero and the exact quotient
+    positive (the remainder has a's sign: same sign as b). Never `(a + b - 1) / b` (it overflows);
+    division by zero as `//` (checked error, result 0), `a / -1` is `-a` (wrapping)."""
+    lhs, rhs = op.operands
+    typ = signless(lhs.type)
+    a, b = fl.v(lhs), fl.v(rhs)
+    safe_b, is_zero = _checked_divisor(fl, op, emit, a, b, typ)
+    zero, one = emit.const(0, typ), emit.const(1, typ)
+    if _kind(lhs.type) == "u":
+        q = emit(arith.DivUIOp(a, safe_b))
+        r_nonzero = emit(arith.CmpiOp(emit(arith.RemUIOp(a, safe_b)), zero, "ne"))
+        res = emit(arith.SelectOp(r_nonzero, emit(arith.AddiOp(q, one)), q))
+        return res if is_zero is None else emit(arith.SelectOp(is_zero, zero, res))
+    q = emit(arith.DivSIOp(a, safe_b))
+    r = emit(arith.RemSIOp(a, safe_b))
+    r_nonzero = emit(arith.CmpiOp(r, zero, "ne"))
+    same_sign = emit(arith.CmpiOp(emit(arith.XOrIOp(r, safe_b)), zero, "sge"))
+    res = emit(arith.SelectOp(emit(arith.AndIOp(r_nonzero, same_sign)), emit(arith.AddiOp(q, one)), q))
+    if is_zero is None:  # a constant divisor other than 0 and -1
+        return res
+    is_minus_one = emit(arith.CmpiOp(b, emit.const(-1, typ), "eq"))
+    res = emit(arith.SelectOp(is_minus_one, emit(arith.SubiOp(zero, a)), res))
+    return emit(arith.SelectOp(is_zero, zero, res))
+
+
+_UPSTREAM: dict[type[Operation], type[Operation]] = {b.op: b.lowers_to for b in BUILTINS if b.lowers_to is not None}
+"""`kernel` ops of the builtin catalog whose semantics are an upstream op's on signless operands
+(`kernel.popc` → `math.ctpop`), from the records' `lowers_to`."""
+
+
+@lowers(*_UPSTREAM)
+def _upstream(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
+    return emit(_UPSTREAM[type(op)](*(fl.v(o) for o in op.operands)))
 
 
 def _float_floordiv_mod(fl: FunctionLowering, emit: Emitter, a: SSAValue, b: SSAValue, typ: Attribute, is_div: bool) -> SSAValue:

@@ -9,12 +9,13 @@ from collections.abc import Callable
 from math import prod
 
 from xdsl.dialects import math as mathd
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 
 from warpforge import dtypes
 from warpforge.dialects import kernel
 from warpforge.dtypes import DType
 from warpforge.frontend.builder import FunctionCompilerBase
+from warpforge.frontend.builtins import BY_PYTHON_NAME, scalar_call
 from warpforge.frontend.values import (
     ArrayValue,
     BlockIndexValue,
@@ -35,24 +36,6 @@ from warpforge.frontend.values import (
     Value,
     ViewValue,
 )
-
-_UNARY_MATH: dict[str, type[Operation]] = {
-    "sqrt": mathd.SqrtOp, "exp": mathd.ExpOp, "exp2": mathd.Exp2Op, "expm1": mathd.ExpM1Op,
-    "log": mathd.LogOp, "log2": mathd.Log2Op, "log10": mathd.Log10Op, "log1p": mathd.Log1pOp,
-    "sin": mathd.SinOp, "cos": mathd.CosOp, "tan": mathd.TanOp, "asin": mathd.AsinOp,
-    "acos": mathd.AcosOp, "atan": mathd.AtanOp, "sinh": mathd.SinhOp, "cosh": mathd.CoshOp,
-    "tanh": mathd.TanhOp, "asinh": mathd.AsinhOp, "acosh": mathd.AcoshOp, "atanh": mathd.AtanhOp,
-    "erf": mathd.ErfOp, "fabs": mathd.AbsFOp, "cbrt": mathd.CbrtOp,
-}  # fmt: skip
-"""`math.<name>(x)` → the `math` dialect op (lowered to libdevice or an LLVM intrinsic)."""
-
-_BINARY_MATH: dict[str, type[Operation]] = {
-    "atan2": mathd.Atan2Op, "pow": mathd.PowFOp, "copysign": mathd.CopySignOp, "fmod": kernel.FmodOp,
-}  # fmt: skip
-
-_ROUNDING: dict[str, type[Operation]] = {"floor": mathd.FloorOp, "ceil": mathd.CeilOp, "trunc": mathd.TruncOp}
-"""`math.floor/ceil/trunc` return an int in Python (i64 here, saturating) from the float op."""
-
 
 _REQUIRED = object()
 
@@ -139,6 +122,8 @@ class CallMixin(FunctionCompilerBase):
                 return Scalar(self.emit(kernel.BlockIndexGetOp(callee.receiver.ssa), node), dtypes.i64)
             if isinstance(callee.receiver, SliceValue) and callee.name in ("row", "column", "tile"):
                 return self.make_view(callee.receiver, callee.name, node, args)
+        if isinstance(callee, Builtin) and callee.name in BY_PYTHON_NAME:  # the elementwise builtins' catalog
+            return scalar_call(self, BY_PYTHON_NAME[callee.name], callee.name, node, args)
         if isinstance(callee, Builtin):
             handler: Callable[[ast.Call, list[Value]], Value] | None = getattr(self, "call_" + callee.name.replace(".", "_"), None)
             if handler is None:
@@ -379,31 +364,7 @@ class CallMixin(FunctionCompilerBase):
         return x if x.dtype.is_float else self.cast(x, dtypes.f64, node)
 
     def call_math(self, name: str, node: ast.Call, args: list[Value]) -> Value:
-        if all(isinstance(a, Literal) for a in args) and name not in ("isnan", "isinf", "isfinite"):
-            try:
-                if name == "rsqrt":
-                    return Literal(1.0 / math.sqrt(args[0].value))  # pyright: ignore[reportAttributeAccessIssue]
-                if name == "fma":
-                    a, b, c = (x.value for x in args)  # pyright: ignore[reportAttributeAccessIssue]
-                    return Literal(float(a) * float(b) + float(c)) if not hasattr(math, "fma") else Literal(math.fma(a, b, c))  # pyright: ignore[reportAttributeAccessIssue]
-                return Literal(getattr(math, name)(*(a.value for a in args)))  # pyright: ignore[reportAttributeAccessIssue]
-            except (ValueError, OverflowError, TypeError, ZeroDivisionError) as e:
-                self.error(node, f"math.{name}{tuple(a.value for a in args)}: {e}")  # pyright: ignore[reportAttributeAccessIssue]
-        if name in _UNARY_MATH:
-            self.arity(node, args, 1, f"math.{name}")
-            x = self.float_arg(args[0], node)
-            return Scalar(self.emit(_UNARY_MATH[name](x.ssa), node), x.dtype)
-        if name in _BINARY_MATH:
-            self.arity(node, args, 2, f"math.{name}")
-            x, y = self.float_arg(args[0], node), self.float_arg(args[1], node)
-            dt = dtypes.promote(x.dtype, y.dtype)
-            x, y = self.cast(x, dt, node), self.cast(y, dt, node)
-            return Scalar(self.emit(_BINARY_MATH[name](x.ssa, y.ssa), node), dt)
-        if name in _ROUNDING:
-            self.arity(node, args, 1, f"math.{name}")
-            x = self.float_arg(args[0], node)
-            rounded = Scalar(self.emit(_ROUNDING[name](x.ssa), node), x.dtype)
-            return self.cast(rounded, dtypes.i64, node)
+        """`math.isnan/isinf/isfinite` (the other `math.*` functions are catalog builtins: `scalar_call`)."""
         if name in ("isnan", "isinf", "isfinite"):
             self.arity(node, args, 1, f"math.{name}")
             if isinstance(args[0], Literal):
@@ -417,31 +378,9 @@ class CallMixin(FunctionCompilerBase):
             mag = Scalar(self.emit(mathd.AbsFOp(x.ssa), node), x.dtype)
             pred = "eq" if name == "isinf" else "lt"
             return Scalar(self.emit(kernel.CmpOp(pred, mag.ssa, inf.ssa), node), dtypes.bool_)
-        if name == "rsqrt":
-            self.arity(node, args, 1, "simt.rsqrt")
-            x = self.float_arg(args[0], node)
-            return Scalar(self.emit(mathd.RsqrtOp(x.ssa), node), x.dtype)
-        if name == "fma":
-            self.arity(node, args, 3, "math.fma")
-            xs = [self.float_arg(a, node) for a in args]
-            dt = dtypes.promote(dtypes.promote(xs[0].dtype, xs[1].dtype), xs[2].dtype)
-            xs = [self.cast(x, dt, node) for x in xs]
-            return Scalar(self.emit(mathd.FmaOp(*(x.ssa for x in xs)), node), dt)
-        if name == "hypot":
-            self.arity(node, args, 2, "math.hypot")
-            x, y = self.float_arg(args[0], node), self.float_arg(args[1], node)
-            dt = dtypes.promote(x.dtype, y.dtype)
-            x, y = self.cast(x, dt, node), self.cast(y, dt, node)
-            return Scalar(self.emit(kernel.HypotOp(x.ssa, y.ssa), node), dt)
         self.error(node, f"math.{name} is not supported in kernels")
 
     # ------------------------------------------------------------------ simt
-
-    def call_simt_rsqrt(self, node: ast.Call, args: list[Value]) -> Value:
-        return self.call_math("rsqrt", node, args)
-
-    def call_simt_fma(self, node: ast.Call, args: list[Value]) -> Value:
-        return self.call_math("fma", node, args)
 
     def call_simt_index_1d(self, node: ast.Call, args: list[Value]) -> Value:
         self.arity(node, args, 0, "simt.index_1d")

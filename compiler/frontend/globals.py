@@ -13,15 +13,13 @@ import math
 import types
 from typing import Any
 
+from warpforge.dialects.math_catalog import BUILTINS
 from warpforge.dtypes import DType
 from warpforge.frontend.values import Builtin, DTypeRef, Literal, Namespace, Value
 
-MATH_FUNCTIONS = (
-    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
-    "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "pow", "fabs", "floor",
-    "ceil", "trunc", "copysign", "isnan", "isinf", "isfinite", "fma", "hypot", "cbrt", "fmod",
-)  # fmt: skip
-"""Functions of Python's `math` module usable in kernels (those that exist in this Python)."""
+MATH_FUNCTIONS = ("isnan", "isinf", "isfinite", *(b.name for b in BUILTINS if b.math))
+"""Functions of Python's `math` module usable in kernels (those that exist in this Python): the
+catalog's (`warpforge.dialects.math_catalog`) and the three tests."""
 
 MATH_CONSTANTS = ("pi", "e", "tau", "inf", "nan")
 
@@ -38,7 +36,7 @@ def _function_names() -> dict[int, str]:
     for name in MATH_FUNCTIONS:
         if hasattr(math, name):
             names[id(getattr(math, name))] = f"math.{name}"
-    for name in simt.KERNEL_FUNCTIONS:
+    for name in simt.kernel_functions():
         names[id(getattr(simt, name))] = f"simt.{name}"
     return names
 

@@ -312,3 +312,62 @@ kernel.func @unsigned(%a: ui64, %b: ui32) attributes {kernel} {
   kernel.print "{} {:<6} {:08x}\n", %a, %b, %a : ui64, ui32, ui64
   kernel.return
 }
+
+// -----
+
+// Ceiling division (simt.cdiv): a zero divisor is reported as for //; the truncating quotient gets +1
+// where the remainder is non-zero and has the divisor's sign; a / -1 is -a (no divsi overflow).
+// CHECK-LABEL: gpu.func @ceildiv(
+// CHECK-SAME: kind = "integer division by zero", text = "simt.cdiv(a, b)"
+// CHECK: %[[Z:.*]] = arith.cmpi eq, %[[B:.*]], %{{.*}} : i32
+// CHECK: scf.if %[[Z]] {
+// CHECK: func.call @__wf_report_error
+// CHECK: %[[Q:.*]] = arith.divsi %[[A:.*]], %[[SAFE:.*]] : i32
+// CHECK: %[[R:.*]] = arith.remsi %[[A]], %[[SAFE]] : i32
+// CHECK: arith.xori %[[R]], %[[SAFE]] : i32
+// CHECK: arith.cmpi sge
+// CHECK: %[[UP:.*]] = arith.addi %[[Q]], %{{.*}} : i32
+// CHECK: arith.select %{{.*}}, %[[UP]], %[[Q]] : i32
+// CHECK: arith.subi %{{.*}}, %[[A]] : i32
+builtin.module {
+  kernel.func @ceildiv(%a: si32, %b: si32, %out: !kernel.disjoint_slice<si32>) attributes {kernel} {
+    %q = kernel.ceildiv %a, %b {text = "simt.cdiv(a, b)"} : si32
+    %idx = kernel.index_1d : !kernel.thread_index
+    kernel.store %q, %out[%idx] : si32, !kernel.disjoint_slice<si32>, !kernel.thread_index
+    kernel.return
+  }
+}
+
+// -----
+
+// Unsigned: divui/remui, +1 where the remainder is non-zero.
+// CHECK-LABEL: gpu.func @ceildiv_unsigned(
+// CHECK: %[[Q:.*]] = arith.divui
+// CHECK: %[[R:.*]] = arith.remui
+// CHECK: %[[NZ:.*]] = arith.cmpi ne, %[[R]], %{{.*}} : i64
+// CHECK: %[[UP:.*]] = arith.addi %[[Q]], %{{.*}} : i64
+// CHECK: arith.select %[[NZ]], %[[UP]], %[[Q]] : i64
+builtin.module {
+  kernel.func @ceildiv_unsigned(%a: ui64, %b: ui64, %out: !kernel.disjoint_slice<ui64>) attributes {kernel} {
+    %q = kernel.ceildiv %a, %b {text = "simt.cdiv(a, b)"} : ui64
+    %idx = kernel.index_1d : !kernel.thread_index
+    kernel.store %q, %out[%idx] : ui64, !kernel.disjoint_slice<ui64>, !kernel.thread_index
+    kernel.return
+  }
+}
+
+// -----
+
+// popc and clz are math.ctpop and math.ctlz on the signless type (the catalog's lowers_to).
+// CHECK-LABEL: gpu.func @bits(
+// CHECK: %[[P:.*]] = math.ctpop %{{.*}} : i32
+// CHECK: math.ctlz %[[P]] : i32
+builtin.module {
+  kernel.func @bits(%a: si32, %out: !kernel.disjoint_slice<si32>) attributes {kernel} {
+    %p = kernel.popc %a : si32
+    %c = kernel.clz %p : si32
+    %idx = kernel.index_1d : !kernel.thread_index
+    kernel.store %c, %out[%idx] : si32, !kernel.disjoint_slice<si32>, !kernel.thread_index
+    kernel.return
+  }
+}

@@ -133,6 +133,35 @@ kernel.func @bcast(%o: !tile.tensor_view<?x?xsi32>) attributes {kernel, tile, ti
 
 // -----
 
+// The catalog's tile ops lower per register by their scalar op: tile.ceildiv by kernel.ceildiv's
+// lowering (a checked division: the error record stays), tile.popc by math.ctpop, tile.erf by
+// math.erf; tile.exp on f32 is ex2.approx(x·log2 e): math.exp2 of a product, never math.exp.
+// CHECK-LABEL: gpu.func @builtins(
+// CHECK-SAME: kernel.error_sites = [{kind = "integer division by zero", text = "tile.cdiv(x, x)"
+// CHECK: arith.divsi
+// CHECK: arith.remsi
+// CHECK: math.ctpop %{{.*}} : i32
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: math.exp2 %[[P]] : f32
+// CHECK-NOT: math.exp %
+// CHECK: math.erf %{{.*}} : f32
+kernel.func @builtins(%o: !tile.tensor_view<?xsi32>, %f: !tile.tensor_view<?xf32>) attributes {kernel, tile, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16>}, {align = 16 : i64, divisibility = array<i64: 16>}]} {
+  %op = tile.make_partition_view %o : !tile.tensor_view<?xsi32> -> !tile.partition_view<[128], !tile.tensor_view<?xsi32>, padding = 0 : si32>
+  %fp = tile.make_partition_view %f : !tile.tensor_view<?xf32> -> !tile.partition_view<[128], !tile.tensor_view<?xf32>, padding = 0.000000e+00 : f32>
+  %c = tile.block_coord %op[0] : !tile.partition_view<[128], !tile.tensor_view<?xsi32>, padding = 0 : si32>
+  %x = tile.iota : !tile.tile<128xsi32>
+  %q = tile.ceildiv %x, %x {text = "tile.cdiv(x, x)"} : !tile.tile<128xsi32>
+  %p = tile.popc %q : !tile.tile<128xsi32>
+  tile.store %p, %op[%c] : !tile.tile<128xsi32>, !tile.partition_view<[128], !tile.tensor_view<?xsi32>, padding = 0 : si32>, si64
+  %y = tile.cast %x : !tile.tile<128xsi32> to !tile.tile<128xf32>
+  %e = tile.exp %y : !tile.tile<128xf32>
+  %r = tile.erf %e : !tile.tile<128xf32>
+  tile.store %r, %fp[%c] : !tile.tile<128xf32>, !tile.partition_view<[128], !tile.tensor_view<?xf32>, padding = 0.000000e+00 : f32>, si64
+  kernel.return
+}
+
+// -----
+
 // kernel.print of a tile: each element prints once, from the first replica of the thread holding it,
 // with its index in the tile ("[i] value"); 4 elements over 32 threads: owner tid >> 3, replica
 // tid & 7. A print of scalars only comes from thread 0 (once per tile block).

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, builtin, math
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import i1, i64
 from xdsl.ir import Operation, SSAValue
 
 from warpforge.dialects import kernel, tile
 from warpforge.passes.kernel_to_gpu import Emitter, cast_value, signless
-from warpforge.passes.tile_to_gpu.lowering import Dist, LOG2E, _TileFunctionLowering, lowers
+from warpforge.passes.tile_to_gpu.layouts import canonical_layout
+from warpforge.passes.tile_to_gpu.lowering import Dist, _TileFunctionLowering, lowers
 
 
 # --------------------------------------------------------------------------- making tiles
@@ -67,44 +68,25 @@ def _extract(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
 # --------------------------------------------------------------------------- elementwise
 
 
-_SCALAR_OPS: dict[str, type[Operation]] = {
-    "kernel.add": kernel.AddOp, "kernel.sub": kernel.SubOp, "kernel.mul": kernel.MulOp, "kernel.truediv": kernel.TrueDivOp,
-    "kernel.floordiv": kernel.FloorDivOp, "kernel.mod": kernel.ModOp, "kernel.pow": kernel.PowOp, "kernel.and": kernel.AndOp,
-    "kernel.or": kernel.OrOp, "kernel.xor": kernel.XorOp, "kernel.lshift": kernel.LShiftOp, "kernel.rshift": kernel.RShiftOp,
-    "kernel.max": kernel.MaxOp, "kernel.min": kernel.MinOp, "kernel.neg": kernel.NegOp, "kernel.abs": kernel.AbsOp,
-    "kernel.invert": kernel.InvertOp, "kernel.not": kernel.NotOp,
-}  # fmt: skip
-"""The `SCALAR` names of the elementwise tile ops → the `kernel` op whose lowering gives their semantics."""
-
-_MATH_OPS: dict[str, type[Operation]] = {
-    "math.exp": math.ExpOp, "math.exp2": math.Exp2Op, "math.log": math.LogOp, "math.log2": math.Log2Op,
-    "math.sqrt": math.SqrtOp, "math.rsqrt": math.RsqrtOp, "math.sin": math.SinOp, "math.cos": math.CosOp,
-    "math.tanh": math.TanhOp, "math.floor": math.FloorOp, "math.ceil": math.CeilOp,
-}  # fmt: skip
-
-
 @lowers(*tile.ELEMENTWISE_BINARY)
 def _binary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ElementwiseBinaryOp)
     a, b = _operand(fl, e, op.lhs, op), _operand(fl, e, op.rhs, op)
-    make = _SCALAR_OPS[op.SCALAR]
-    regs = [fl.scalar(e, make, [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
+    regs = [fl.scalar(e, op.SCALAR, [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
     return Dist(a.layout, regs, a.elem)
 
 
 @lowers(*tile.ELEMENTWISE_UNARY)
 def _unary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
+    """Per register by the scalar op's lowering, or by the catalog's faster form for one element type
+    (`tile.exp` on f32: exp(x) = 2^(x·log2 e), `ex2.approx`: libdevice exp2f, the accuracy of `__expf`)."""
     assert isinstance(op, tile.ElementwiseUnaryOp)
     a = _operand(fl, e, op.operand, op)
-    if op.SCALAR in _SCALAR_OPS:
-        make = _SCALAR_OPS[op.SCALAR]
-        return Dist(a.layout, [fl.scalar(e, make, [a.elem], [x]) for x in a.regs], a.elem)
-    if isinstance(op, tile.ExpOp) and a.elem == builtin.f32:
-        # exp(x) = 2^(x·log2 e): ex2.approx (libdevice exp2f), the accuracy of CUDA's __expf
-        k = e.const(LOG2E, builtin.f32)
-        return Dist(a.layout, [e(math.Exp2Op(e(arith.MulfOp(x, k)))) for x in a.regs], a.elem)
-    make = _MATH_OPS[op.SCALAR]
-    return Dist(a.layout, [e(make(x)) for x in a.regs], a.elem)
+    approx = op.BUILTIN.tile_approx if op.BUILTIN is not None else None
+    if approx is not None and a.elem == approx.elem:
+        k = e.const(approx.scale, a.elem)
+        return Dist(a.layout, [e(approx.op(e(arith.MulfOp(x, k)))) for x in a.regs], a.elem)
+    return Dist(a.layout, [fl.scalar(e, op.SCALAR, [a.elem], [x]) for x in a.regs], a.elem)
 
 
 @lowers(tile.CmpOp)

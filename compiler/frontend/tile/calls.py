@@ -13,15 +13,10 @@ from warpforge import dtypes
 from warpforge.dialects import tile as tiled
 from warpforge.dialects import kernel_tile as ktile
 from warpforge.dtypes import DType
+from warpforge.frontend.builtins import BY_PYTHON_NAME, tile_call
 from warpforge.frontend.tile.expressions import TileExpressionMixin, _fmt
 from warpforge.frontend.tile.values import NoneValue, TensorValue, TileDType, TupleValue, elem_of, is_tile, shape_of
 from warpforge.frontend.values import BoundMethod, Builtin, DTypeRef, Literal, Scalar, Value
-
-_MATH: dict[str, type[tiled.ElementwiseUnaryOp]] = {
-    "exp": tiled.ExpOp, "exp2": tiled.Exp2Op, "log": tiled.LogOp, "log2": tiled.Log2Op, "sqrt": tiled.SqrtOp,
-    "rsqrt": tiled.RsqrtOp, "sin": tiled.SinOp, "cos": tiled.CosOp, "tanh": tiled.TanhOp,
-}  # fmt: skip
-"""`tile.<name>(t)` (and `math.<name>(t)`) → the float op; integer tiles become f64 first (NumPy)."""
 
 _REDUCE = {"sum": "sum", "max": "max", "min": "min", "prod": "prod"}
 
@@ -43,6 +38,10 @@ class TileCallMixin(TileExpressionMixin):
             return self.tensor_method(callee.receiver, callee.name, node, args, kwargs)
         if isinstance(callee, BoundMethod) and is_tile(callee.receiver):
             return self.tile_method(callee.receiver, callee.name, node, args, kwargs)  # pyright: ignore[reportArgumentType]
+        if isinstance(callee, Builtin) and callee.name in BY_PYTHON_NAME and (callee.name.startswith("tile.") or any(is_tile(a) for a in args)):
+            if callee.name != "math.fabs":  # math.fabs of a tile is tile.abs (below)
+                self.no_keywords(node, kwargs)
+                return tile_call(self, BY_PYTHON_NAME[callee.name], callee.name, node, args)
         if isinstance(callee, Builtin) and callee.name.startswith("tile."):
             handler: Handler | None = getattr(self, "tcall_" + callee.name.removeprefix("tile."), None)
             assert handler is not None, callee.name
@@ -55,11 +54,8 @@ class TileCallMixin(TileExpressionMixin):
             self.no_keywords(node, kwargs)
             if callee.name in ("abs", "min", "max"):
                 return {"abs": self.tcall_abs, "min": self.tcall_minimum, "max": self.tcall_maximum}[callee.name](node, args, {})
-            if callee.name.startswith("math.") and callee.name.removeprefix("math.") in _MATH:
-                return self.tile_math(callee.name.removeprefix("math."), node, args)
-            if callee.name in ("math.floor", "math.ceil", "math.fabs"):
-                name = callee.name.removeprefix("math.")
-                return getattr(self, f"tcall_{'abs' if name == 'fabs' else name}")(node, args, {})
+            if callee.name == "math.fabs":
+                return self.tcall_abs(node, args, {})
             if callee.name in ("int", "float", "bool"):
                 return self.cast(args[0], {"int": dtypes.i64, "float": dtypes.f64, "bool": dtypes.bool_}[callee.name], node)  # pyright: ignore[reportArgumentType]
             self.error(node, f"{callee.name}() does not take tiles")
@@ -341,34 +337,6 @@ class TileCallMixin(TileExpressionMixin):
         self.no_keywords(node, kwargs)
         return self.minmax(node, args, "min")
 
-    def tile_math(self, name: str, node: ast.Call, args: list[Value]) -> Value:
-        self.arity(node, args, 1, f"tile.{name}")  # pyright: ignore[reportAttributeAccessIssue]
-        t = args[0]
-        if isinstance(t, Literal) or not is_tile(t):
-            t = self.to_tile(t, elem_of(self.float_arg(t, node).dtype), (1,), node) if not is_tile(t) else t  # pyright: ignore[reportAttributeAccessIssue]
-        elem = elem_of(t.dtype)  # pyright: ignore[reportAttributeAccessIssue]
-        if not elem.is_float:
-            t = self.to_tile(t, dtypes.f64, shape_of(t), node)
-            elem = dtypes.f64
-        return self.new_tile(_MATH[name](t.ssa), elem, shape_of(t), node)  # pyright: ignore[reportAttributeAccessIssue]
-
-    def _math_handler(name: str) -> Handler:  # noqa: N805 - a factory used in the class body
-        def handler(self: TileCallMixin, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Value:
-            self.no_keywords(node, kwargs)
-            return self.tile_math(name, node, args)
-
-        return handler  # pyright: ignore[reportReturnType]
-
-    tcall_exp = _math_handler("exp")
-    tcall_exp2 = _math_handler("exp2")
-    tcall_log = _math_handler("log")
-    tcall_log2 = _math_handler("log2")
-    tcall_sqrt = _math_handler("sqrt")
-    tcall_rsqrt = _math_handler("rsqrt")
-    tcall_sin = _math_handler("sin")
-    tcall_cos = _math_handler("cos")
-    tcall_tanh = _math_handler("tanh")
-
     def tcall_abs(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Value:
         self.no_keywords(node, kwargs)
         self.arity(node, args, 1, "tile.abs")  # pyright: ignore[reportAttributeAccessIssue]
@@ -377,21 +345,6 @@ class TileCallMixin(TileExpressionMixin):
         if elem.is_bool:
             return t
         return self.new_tile(tiled.AbsOp(t.ssa), elem, shape_of(t), node)
-
-    def rounding(self, op: type[tiled.ElementwiseUnaryOp], name: str, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Value:
-        self.no_keywords(node, kwargs)
-        self.arity(node, args, 1, name)  # pyright: ignore[reportAttributeAccessIssue]
-        t = self.as_tile(args[0], node, f"{name}'s argument")
-        elem = elem_of(t.dtype)
-        if not elem.is_float:
-            return t  # numpy.floor of integers: unchanged values (NumPy returns floats; warpforge keeps the type)
-        return self.new_tile(op(t.ssa), elem, shape_of(t), node)
-
-    def tcall_floor(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Value:
-        return self.rounding(tiled.FloorOp, "tile.floor", node, args, kwargs)
-
-    def tcall_ceil(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Value:
-        return self.rounding(tiled.CeilOp, "tile.ceil", node, args, kwargs)
 
     # ------------------------------------------------------------------ reductions
 

@@ -80,7 +80,7 @@ class TileExpressionMixin(FunctionCompilerBase):
             return Namespace("tile", tile_module)
         if isinstance(obj, tuple) and all(isinstance(v, bool | int | float) for v in obj):
             return TupleValue(tuple(Literal(v) for v in obj))  # a shape defined outside the kernel
-        for fname in tile_module.KERNEL_FUNCTIONS:
+        for fname in tile_module.kernel_functions():
             if obj is getattr(tile_module, fname):
                 return Builtin(f"tile.{fname}")
         return None
@@ -101,7 +101,7 @@ class TileExpressionMixin(FunctionCompilerBase):
         if isinstance(base, Namespace) and base.name == "tile":
             from warpforge import tile as tile_module
 
-            if node.attr in tile_module.KERNEL_FUNCTIONS:
+            if node.attr in tile_module.kernel_functions():
                 return Builtin(f"tile.{node.attr}")
             self.error(node, f"'tile.{node.attr}' is not available inside tile kernels")
         if isinstance(base, TensorValue):

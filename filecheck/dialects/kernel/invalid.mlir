@@ -209,3 +209,16 @@ kernel.func @k() attributes {kernel, tile} {
 kernel.func @k(%x: !kernel.tensor<?x?xf32, strides = [1, 4]>) attributes {kernel, tile} {
   kernel.return
 }
+// -----
+// CASE: the builtins' integer ops refuse floats (the frontend says so first: simt.cdiv() needs integers)
+kernel.func @k(%a: f32) attributes {kernel} {
+  // expected-error @+1 {{'kernel.ceildiv' op is not defined on floats (f32)}}
+  %c = kernel.ceildiv %a, %a : f32
+  kernel.return
+}
+// -----
+kernel.func @k(%a: f64) attributes {kernel} {
+  // expected-error @+1 {{'kernel.popc' op is not defined on f64}}
+  %c = kernel.popc %a : f64
+  kernel.return
+}

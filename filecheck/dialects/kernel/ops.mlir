@@ -76,6 +76,12 @@ kernel.func @everything(%a: !kernel.slice<f32>, %c: !kernel.disjoint_slice<f32>,
   %nt = kernel.not %lt : i1
   // CHECK: kernel.abs
   %ab = kernel.abs %sr : si32
+  // CHECK: kernel.ceildiv %{{.*}}, %{{.*}} {text = "simt.cdiv(a, n)"} : si32
+  %cd = kernel.ceildiv %ab, %n {text = "simt.cdiv(a, n)"} : si32
+  // CHECK: kernel.popc %{{.*}} : ui8
+  %pc = kernel.popc %u : ui8
+  // CHECK: kernel.clz %{{.*}} : si32
+  %cz = kernel.clz %cd : si32
   // CHECK: kernel.cast %{{.*}} : ui8 to f32
   %cv = kernel.cast %iv : ui8 to f32
   // CHECK: kernel.select %{{.*}}, %{{.*}}, %{{.*}} : f32

@@ -104,6 +104,14 @@ kernel.func @compute(%a: !tile.tile<8x16xf32>, %i: !tile.tile<128xsi32>, %u: !ti
   %s4 = tile.floor %s3 : !tile.tile<8x16xf32>
   // CHECK: tile.ceil
   %s5 = tile.ceil %s4 : !tile.tile<8x16xf32>
+  // CHECK: tile.erf %{{.*}} : !tile.tile<8x16xf32>
+  %e1 = tile.erf %s5 : !tile.tile<8x16xf32>
+  // CHECK: tile.atan2 %{{.*}}, %{{.*}} : !tile.tile<8x16xf32>
+  %e2 = tile.atan2 %e1, %s5 : !tile.tile<8x16xf32>
+  // CHECK: tile.ceildiv %{{.*}}, %{{.*}} : !tile.tile<128xsi32>
+  %e3 = tile.ceildiv %16, %15 : !tile.tile<128xsi32>
+  // CHECK: tile.popc %{{.*}} : !tile.tile<128xsi32>
+  %e4 = tile.popc %e3 : !tile.tile<128xsi32>
   // CHECK: %[[M:.*]] = tile.cmp lt, %{{.*}}, %{{.*}} : !tile.tile<8x16xf32> -> !tile.tile<8x16xi1>
   %23 = tile.cmp lt, %a, %s5 : !tile.tile<8x16xf32> -> !tile.tile<8x16xi1>
   // CHECK: tile.not %[[M]] : !tile.tile<8x16xi1>

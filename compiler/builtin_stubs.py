@@ -1,0 +1,51 @@
+"""The public stubs of the elementwise builtins (`simt.cdiv`, `tile.exp`, …), made from their catalog
+(`warpforge.dialects.math_catalog`) on first use.
+
+The catalog holds op classes, so it loads xDSL, which `import warpforge` does not: `warpforge.simt`
+and `warpforge.tile` serve these stubs from a module `__getattr__` (PEP 562) and list them in
+`__dir__` and `__all__`. A stub raises `UsageError` when called outside a kernel; its docstring
+comes from the record (`help(simt.cdiv)`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+class BuiltinStubs:
+    """The catalog stubs of one module: `prefix` ("simt" / "tile"), the names a record has there
+    (`names_of(record)`), and `make(name)`, the module's own kernel-only function factory."""
+
+    def __init__(self, module: str, prefix: str, names_of: Callable[[Any], tuple[str, ...]], make: Callable[[str], Any]):
+        self.module, self.prefix, self.names_of, self.make = module, prefix, names_of, make
+        self._stubs: dict[str, Any] | None = None
+        self._lock = threading.Lock()
+
+    def stubs(self) -> dict[str, Any]:
+        """name → stub, made once (one object per name: the frontend recognizes them by identity)."""
+        with self._lock:
+            if self._stubs is None:
+                from warpforge.dialects.math_catalog import BUILTINS
+
+                stubs: dict[str, Any] = {}
+                for b in BUILTINS:
+                    for name in self.names_of(b):
+                        stub = self.make(name)
+                        stub.__doc__ = b.docstring(f"{self.prefix}.{name}")
+                        stub.__module__ = self.module
+                        stubs[name] = stub
+                self._stubs = stubs
+            return self._stubs
+
+    def module_getattr(self, name: str, static_all: list[str]) -> Any:
+        """The module's `__getattr__`: a stub, or `__all__` with the stubs' names."""
+        if name == "__all__":
+            return [*static_all, *self.stubs()]
+        if not name.startswith("_") and name in self.stubs():
+            return self.stubs()[name]
+        raise AttributeError(f"module {self.module!r} has no attribute {name!r}")
+
+    def module_dir(self, module_globals: dict[str, Any]) -> list[str]:
+        return sorted({*module_globals, *self.stubs()})
