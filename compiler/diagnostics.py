@@ -195,7 +195,8 @@ def loc_from_attr(loc: Attribute | None) -> SourceLoc | None:
     """The file:line:col inside a location attribute (`loc("f.py":3:5)`, or the first one found inside a
     `NameLoc`, `CallSiteLoc` (the callee) or `FusedLoc`), else None."""
     if isinstance(loc, FileLineColLoc):
-        return SourceLoc(loc.filename.data, loc.line.data, loc.column.data)
+        # `loc("":3:5)` names no file: no use to a reader (the position in the input is, instead)
+        return SourceLoc(loc.filename.data, loc.line.data, loc.column.data) if loc.filename.data else None
     if isinstance(loc, NameLoc):
         return loc_from_attr(loc.location)
     if isinstance(loc, CallSiteLoc):
@@ -375,7 +376,10 @@ def parse_mlir(ctx: object, text: str, filename: str = "<stdin>", *, first_line:
     parser = None
     try:
         parser = _LocatingParser(ctx, padded, filename)  # lexes the first token: may already fail
-        return parser.parse_module()
+        module = parser.parse_module()
+        if module not in _POSITIONS:  # an implicit module (ops at top level) is where its input starts
+            record_position(module, SourceLoc(filename, first_line, 1))
+        return module
     except ParseError as e:
         raise parse_error_diagnostic(e) from None
     except IRDiagnosticError:
