@@ -87,6 +87,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from warpforge.dialects.element_types import bit_width, is_float, is_integer, is_signed, scalar_kind
 from warpforge.dialects._common import (
     COMPARE_PREDICATES,  # noqa: F401 (re-exported: kernel.COMPARE_PREDICATES)
     SameTypeBinaryOp,
@@ -106,22 +107,14 @@ SI64 = IntegerType(64, Signedness.SIGNED)
 
 def is_scalar_type(t: Attribute) -> bool:
     """bool (`i1`), signed/unsigned integers of 8–64 bits, and f16/bf16/f32/f64."""
-    if isinstance(t, IntegerType):
-        return t.width.data == 1 or (t.width.data in (8, 16, 32, 64) and t.signedness.data != Signedness.SIGNLESS)
-    return isinstance(t, AnyFloat)
+    kind = scalar_kind(t)
+    return kind in ("bool", "float") or (kind in ("signed", "unsigned") and bit_width(t) in (8, 16, 32, 64))
 
 
-def is_int_type(t: Attribute) -> bool:
-    """A signed or unsigned integer (not bool)."""
-    return isinstance(t, IntegerType) and t.width.data != 1
-
-
-def is_float_type(t: Attribute) -> bool:
-    return isinstance(t, AnyFloat)
-
-
-def is_signed(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.signedness.data == Signedness.SIGNED
+is_int_type = is_integer
+"""A signed or unsigned integer (not bool): `element_types.is_integer`, the name the kernel ops use."""
+is_float_type = is_float
+"""A float type: `element_types.is_float`, the name the kernel ops use."""
 
 
 def check_scalar(t: Attribute, what: str) -> None:
@@ -940,7 +933,7 @@ def atomic_type_error(kind: str, t: Attribute) -> str | None:
     """Why atomic `kind` is not defined on element type `t` on any GPU (None: it is). PTX ISA §9.7.13.5:
     `atom` works on 32/64-bit integers; float add on f16/bf16/f32/f64; exch on 32/64-bit; no float
     and/or/xor; float min/max become a compare-and-swap loop (f32/f64)."""
-    width = t.width.data if isinstance(t, IntegerType) else (t.bitwidth if isinstance(t, AnyFloat) else 0)
+    width = bit_width(t) if scalar_kind(t) not in (None, "index") else 0
     if t == i1:
         return "atomics on bool are not supported (use an integer dtype)"
     if isinstance(t, AnyFloat):
