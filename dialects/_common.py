@@ -161,3 +161,21 @@ class SameTypeUnaryOp(IRDLOperation):
 
     def __init__(self, operand: SSAValue | Operation):
         super().__init__(operands=[operand], result_types=[SSAValue.get(operand).type])
+
+
+class ResultOnlyOp(IRDLOperation):
+    """`%r = <dialect>.<op> : T` — no operands, one result (a thread's index, a lane mask, an array
+    allocation). Syntax and builder only: each op declares `result = result_def(C)`; `Op()` builds it
+    with the type `C` determines (`ui32`, `!kernel.thread_index`), `Op(T)` with type `T`."""
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: Attribute | None = None):
+        if result_type is None:
+            from xdsl.irdl.constraints import InferenceContext
+
+            constr = type(self).get_irdl_definition().results[0][1].constr
+            if not constr.can_infer(set(), length_known=True):
+                raise TypeError(f"{self.name} needs its result type")
+            (result_type,) = constr.infer(InferenceContext(), length=1)
+        super().__init__(result_types=[result_type])

@@ -89,7 +89,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from warpforge.dialects.element_types import bit_width, is_float, is_integer, is_signed, scalar_kind
 from warpforge.dialects._common import (
-    COMPARE_PREDICATES,  # noqa: F401 (re-exported: kernel.COMPARE_PREDICATES)
+    COMPARE_PREDICATES,
+    ResultOnlyOp,  # noqa: F401 (re-exported: kernel.COMPARE_PREDICATES)
     SameTypeBinaryOp,
     SameTypeUnaryOp,
     check_compare_predicate,
@@ -677,7 +678,7 @@ class GridDimOp(_SpecialOp):
 
 
 @irdl_op_definition
-class Index1DOp(IRDLOperation):
+class Index1DOp(ResultOnlyOp):
     """`%idx = kernel.index_1d : !kernel.thread_index`: `block_idx.x * block_dim.x + thread_idx.x`,
     unique per thread in a 1-D launch (the runtime refuses launches with y or z extents ≠ 1)."""
 
@@ -686,11 +687,6 @@ class Index1DOp(IRDLOperation):
     result = result_def(ThreadIndexType)
 
     traits = traits_def(Pure())
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[ThreadIndexType()])
 
 
 @irdl_op_definition
@@ -888,7 +884,7 @@ class StoreOp(IRDLOperation):
 
 
 @irdl_op_definition
-class BlockIndex1DOp(IRDLOperation):
+class BlockIndex1DOp(ResultOnlyOp):
     """`%b = kernel.block_index_1d : !kernel.block_index`: `simt.block_index_1d()`, this block's linear
     index in the grid, `(block_idx.z * grid_dim.y + block_idx.y) * grid_dim.x + block_idx.x` (unique
     per block for any grid shape; `block_idx.x` in a 1-D grid)."""
@@ -898,11 +894,6 @@ class BlockIndex1DOp(IRDLOperation):
     result = result_def(BlockIndexType)
 
     traits = traits_def(Pure())
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[BlockIndexType()])
 
 
 @irdl_op_definition
@@ -1275,7 +1266,7 @@ AnyArray = SharedArrayType | LocalArrayType
 
 
 @irdl_op_definition
-class SharedArrayOp(IRDLOperation):
+class SharedArrayOp(ResultOnlyOp):
     """`%s = kernel.shared_array : !kernel.shared<32x33xf32>`: `simt.shared_array(shape, dtype)`, one
     static allocation of the block's shared memory per op (16-byte aligned; contents undefined until
     written, as in CUDA)."""
@@ -1284,11 +1275,6 @@ class SharedArrayOp(IRDLOperation):
 
     result = result_def(SharedArrayType)
 
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self, typ: SharedArrayType):
-        super().__init__(result_types=[typ])
-
     def verify_(self) -> None:
         assert isinstance(self.result.type, SharedArrayType)
         if DYNAMIC in self.result.type.dims:
@@ -1296,7 +1282,7 @@ class SharedArrayOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DynamicSharedOp(IRDLOperation):
+class DynamicSharedOp(ResultOnlyOp):
     """`%s = kernel.dynamic_shared : !kernel.shared<?xf32>`: `simt.dynamic_shared(dtype)`, the launch's
     dynamic shared memory (`LaunchConfig.shmem_size` bytes) as `shmem_size // sizeof(T)` elements."""
 
@@ -1306,10 +1292,8 @@ class DynamicSharedOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
-    assembly_format = "attr-dict `:` type($result)"
-
     def __init__(self, element_type: Attribute):
-        super().__init__(result_types=[SharedArrayType([DYNAMIC], element_type)])
+        super().__init__(SharedArrayType([DYNAMIC], element_type))
 
     def verify_(self) -> None:
         assert isinstance(self.result.type, SharedArrayType)
@@ -1318,18 +1302,13 @@ class DynamicSharedOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LocalArrayOp(IRDLOperation):
+class LocalArrayOp(ResultOnlyOp):
     """`%l = kernel.local_array : !kernel.local<8xf32>`: `simt.local_array(shape, dtype)`, this thread's
     own array, zero-initialized."""
 
     name = "kernel.local_array"
 
     result = result_def(LocalArrayType)
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self, typ: LocalArrayType):
-        super().__init__(result_types=[typ])
 
 
 def _check_indices(indices: Sequence[SSAValue], rank: int, what: str) -> None:
@@ -1679,17 +1658,12 @@ class BallotOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ActiveMaskOp(IRDLOperation):
+class ActiveMaskOp(ResultOnlyOp):
     """`%m = kernel.active_mask : ui32`: `simt.active_mask()`, the lanes executing together now."""
 
     name = "kernel.active_mask"
 
     result = result_def(UI32)
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[UI32])
 
 
 @irdl_op_definition
@@ -1712,7 +1686,7 @@ class MatchAnyOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LaneIdOp(IRDLOperation):
+class LaneIdOp(ResultOnlyOp):
     """`%l = kernel.lane_id : si64`: `simt.lane_id()`, this thread's lane in its warp (0–31)."""
 
     name = "kernel.lane_id"
@@ -1720,11 +1694,6 @@ class LaneIdOp(IRDLOperation):
     result = result_def(SI64)
 
     traits = traits_def(Pure())
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[SI64])
 
 
 # --------------------------------------------------------------------------- owned views

@@ -57,3 +57,29 @@ def test_the_kernel_dialect_loads_in_any_import_order() -> None:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         assert int(proc.stdout) == len(_defined(KERNEL_MODULES, "kernel.")[0])
+
+
+def test_result_only_ops_share_one_base_and_round_trip() -> None:
+    from xdsl.dialects.builtin import f32
+
+    from warpforge.context import make_context
+    from warpforge.diagnostics import parse_mlir
+    from warpforge.dialects import gpu, kernel
+    from warpforge.dialects._common import ResultOnlyOp
+
+    inferred = [kernel.Index1DOp, kernel.BlockIndex1DOp, kernel.ActiveMaskOp, kernel.LaneIdOp, gpu.ActiveMaskOp, gpu.LaneIdOp]
+    built = [op() for op in inferred] + [
+        kernel.SharedArrayOp(kernel.SharedArrayType([4, 4], f32)),
+        kernel.LocalArrayOp(kernel.LocalArrayType([8], f32)),
+        kernel.DynamicSharedOp(f32),
+        gpu.DynamicSharedMemoryOp(),
+    ]
+    for op in built:
+        assert isinstance(op, ResultOnlyOp) and not op.operands and len(op.results) == 1
+        op.verify()
+        text = str(op)
+        (parsed,) = parse_mlir(make_context(), text, "t.mlir").ops
+        assert type(parsed) is type(op) and parsed.results[0].type == op.results[0].type, text
+    for op in (kernel.SharedArrayOp, kernel.LocalArrayOp):  # a parametrized result type must be given
+        with pytest.raises(TypeError, match="needs its result type"):
+            op()
