@@ -90,12 +90,11 @@ from xdsl.utils.exceptions import VerifyException
 from warpforge.dialects.element_types import bit_width, is_float, is_integer, is_signed, scalar_kind
 from warpforge.dialects._common import (
     COMPARE_PREDICATES,
-    ResultOnlyOp,  # noqa: F401 (re-exported: kernel.COMPARE_PREDICATES)
+    ResultOnlyOp,
+    ShapedType,  # noqa: F401 (re-exported: kernel.COMPARE_PREDICATES)
     SameTypeBinaryOp,
     SameTypeUnaryOp,
     check_compare_predicate,
-    int_array,
-    int_tuple,
     parse_compare,
     print_compare,
 )
@@ -1198,33 +1197,11 @@ class CallOp(IRDLOperation):
 # --------------------------------------------------------------------------- shared and local arrays
 
 
-class _ArrayType(ParametrizedAttribute, TypeAttribute):
+class _ArrayType(ShapedType):
     """`!kernel.<name><16x17xf32>`: an on-chip array of a static shape (`?` for a dynamic extent)."""
 
     shape: ArrayAttr[IntAttr]
     element_type: Attribute
-
-    def __init__(self, shape: Sequence[int], element_type: Attribute):
-        super().__init__(int_array(shape), element_type)
-
-    @property
-    def dims(self) -> tuple[int, ...]:
-        """The extents; `DYNAMIC` for a dynamic one."""
-        return int_tuple(self.shape)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        parser.parse_punctuation("<")
-        dims, elem = parser.parse_ranked_shape()
-        parser.parse_punctuation(">")
-        return [int_array(dims), elem]
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        for d in self.dims:
-            printer.print_string(f"{'?' if d == DYNAMIC else d}x")
-        printer.print_attribute(self.element_type)
-        printer.print_string(">")
 
     def verify(self) -> None:
         check_scalar(self.element_type, f"the element type of {self.name}")
