@@ -87,6 +87,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from warpforge.dialects.gpu import FenceScope, FenceScopeAttr, ShuffleMode, ShuffleModeAttr
 from warpforge.dialects.element_types import bit_width, is_float, is_integer, is_signed, scalar_kind
 from warpforge.dialects._common import (
     COMPARE_PREDICATES,
@@ -1416,7 +1417,7 @@ class BarrierReduceOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
 
-FENCE_SCOPES = ("block", "device", "system")
+FENCE_SCOPES = tuple(FenceScope)  # block, device, system: the scopes of gpu.thread_fence
 
 
 @irdl_op_definition
@@ -1426,25 +1427,12 @@ class ThreadFenceOp(IRDLOperation):
 
     name = "kernel.thread_fence"
 
-    scope = prop_def(StringAttr)
+    scope = prop_def(FenceScopeAttr)
+
+    assembly_format = "$scope attr-dict"
 
     def __init__(self, scope: str):
-        super().__init__(properties={"scope": StringAttr(scope)})
-
-    def verify_(self) -> None:
-        if self.scope.data not in FENCE_SCOPES:
-            raise VerifyException(f"unknown fence scope '{self.scope.data}', expected one of {', '.join(FENCE_SCOPES)}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ThreadFenceOp:
-        scope = parser.parse_keyword_in(FENCE_SCOPES, " (fence scope)")
-        op = cls(scope)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.scope.data}")
-        printer.print_op_attributes(self.attributes)
+        super().__init__(properties={"scope": FenceScopeAttr(FenceScope(scope))})
 
 
 @irdl_op_definition
@@ -1467,7 +1455,7 @@ class WarpSyncOp(IRDLOperation):
 
 # --------------------------------------------------------------------------- warp collectives
 
-SHUFFLE_MODES = ("xor", "up", "down", "idx")
+SHUFFLE_MODES = tuple(ShuffleMode)  # xor, up, down, idx: the modes of gpu.shuffle (MLIR's)
 
 
 @irdl_op_definition
@@ -1482,7 +1470,7 @@ class ShuffleOp(IRDLOperation):
     name = "kernel.shuffle"
 
     T: ClassVar = VarConstraint("T", AnyAttr())
-    mode = prop_def(StringAttr)
+    mode = prop_def(ShuffleModeAttr)
     width = prop_def(IntegerAttr)
     value = operand_def(T)
     offset = operand_def()
@@ -1493,12 +1481,10 @@ class ShuffleOp(IRDLOperation):
         super().__init__(
             operands=[value, offset],
             result_types=[SSAValue.get(value).type, i1],
-            properties={"mode": StringAttr(mode), "width": IntegerAttr(width, i32)},
+            properties={"mode": ShuffleModeAttr(ShuffleMode(mode)), "width": IntegerAttr(width, i32)},
         )
 
     def verify_(self) -> None:
-        if self.mode.data not in SHUFFLE_MODES:
-            raise VerifyException(f"unknown shuffle mode '{self.mode.data}', expected one of {', '.join(SHUFFLE_MODES)}")
         w = self.width.value.data
         if w < 1 or w > 32 or w & (w - 1):
             raise VerifyException(f"the shuffle width must be a power of two from 1 to 32, got {w}")
