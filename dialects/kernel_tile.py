@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntAttr, IntegerAttr, StringAttr
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -48,7 +48,9 @@ from warpforge.dialects._common import (
     int_array,
     int_tuple,
     parse_axis_query,
+    parse_shape_and_type,
     print_axis_query,
+    shape_text,
 )
 from warpforge.dialects.kernel import SI64, check_scalar, is_int_type
 from warpforge.dialects.tile import TileType, check_tile_shape
@@ -64,6 +66,18 @@ class TensorType(ShapedType):
 
     shape: ArrayAttr[IntAttr]
     element_type: Attribute
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        parser.parse_punctuation("<")
+        dims, elem = parse_shape_and_type(parser)
+        parser.parse_punctuation(">")
+        return [int_array(dims), elem]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{shape_text(self.dims)}x")
+        printer.print_attribute(self.element_type)
+        printer.print_string(">")
 
     def verify(self) -> None:
         check_scalar(self.element_type, "the element type of !kernel.tensor")
