@@ -215,7 +215,9 @@ class Resources:
 def resources(module: ModuleOp) -> Resources:
     """The `Resources` of a gpu-level module (after `kernel-to-gpu`)."""
     from xdsl.dialects import memref
-    from xdsl.dialects.builtin import IntegerAttr, IntegerType, MemRefType
+    from xdsl.dialects.builtin import IntegerAttr, MemRefType
+
+    from warpforge.dialects.element_types import byte_size
 
     shared = 0
     full_warps = False
@@ -226,7 +228,7 @@ def resources(module: ModuleOp) -> Resources:
             space = op.type.memory_space
             if isinstance(space, IntegerAttr) and space.value.data == 3:
                 elem = op.type.element_type
-                size = max(1, (elem.width.data if isinstance(elem, IntegerType) else elem.bitwidth) // 8)  # pyright: ignore[reportAttributeAccessIssue]
+                size = byte_size(elem)
                 count = 1
                 for d in op.type.get_shape():
                     count *= d

@@ -195,7 +195,10 @@ def loc_from_attr(loc: Attribute | None) -> SourceLoc | None:
     """The file:line:col inside a location attribute (`loc("f.py":3:5)`, or the first one found inside a
     `NameLoc`, `CallSiteLoc` (the callee) or `FusedLoc`), else None."""
     if isinstance(loc, FileLineColLoc):
-        return SourceLoc(loc.filename.data, loc.line.data, loc.column.data)
+        # `loc("":3:5)`, or a name with a newline in it, names no file a reader can find (the
+        # position in the input is, instead)
+        name = loc.filename.data
+        return SourceLoc(name, loc.line.data, loc.column.data) if name and name.isprintable() else None
     if isinstance(loc, NameLoc):
         return loc_from_attr(loc.location)
     if isinstance(loc, CallSiteLoc):
@@ -272,6 +275,7 @@ def verify_module(module: Operation) -> None:
 
 
 def _verify_structure(op: Operation) -> None:
+    from xdsl.dialects.builtin import IndexType, IntegerAttr
     from xdsl.ir import ErasedSSAValue
     from xdsl.dialects.builtin import UnregisteredOp
     from xdsl.traits import IsTerminator
@@ -302,6 +306,10 @@ def _verify_structure(op: Operation) -> None:
         needs_terminator = len(region.blocks) > 1 or (parent is not None and not parent.has_trait(NoTerminator))
         if needs_terminator and not op.has_trait(IsTerminator):
             raise VerifyException(f"ends a block of '{parent.name if parent else 'a region'}' but is not a terminator")
+    for attr in (*op.properties.values(), *op.attributes.values()):
+        # xDSL parses `arith.constant 10^30 : index`; its passes then fail building an i64 from it
+        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType) and not -(1 << 63) <= attr.value.data < 1 << 64:
+            raise VerifyException(f"index value {attr.value.data} does not fit in 64 bits (index is 64-bit on NVPTX)")
     for r in op.regions:
         if len(r.blocks) == 1 and r.block.first_op is None and not op.has_trait(NoTerminator):
             raise VerifyException("has an empty block in a single-block region that expects at least a terminator")
@@ -388,7 +396,10 @@ def parse_mlir(ctx: object, text: str, filename: str = "<stdin>", *, first_line:
     parser = None
     try:
         parser = _LocatingParser(ctx, padded, filename)  # lexes the first token: may already fail
-        return parser.parse_module()
+        module = parser.parse_module()
+        if module not in _POSITIONS:  # an implicit module (ops at top level) is where its input starts
+            record_position(module, SourceLoc(filename, first_line, 1))
+        return module
     except ParseError as e:
         raise parse_error_diagnostic(e) from None
     except IRDiagnosticError:

@@ -38,13 +38,9 @@ def _arith() -> Dialect:
 
 
 def _kernel() -> Dialect:
-    from warpforge.dialects.kernel import Kernel
-    from warpforge.dialects.kernel_hopper import extend_kernel as with_hopper  # mbarriers, TMA
-    from warpforge.dialects.kernel_mma import extend_kernel as with_mma  # tensor cores, cp.async
-    from warpforge.dialects.kernel_tile import extend_kernel  # the tile-kernel ops and types
-    from warpforge.dialects.math_catalog import extend_kernel as with_builtins  # cdiv, popc, clz
+    from warpforge.dialects.kernel import Kernel  # the whole dialect, its tile-kernel and tensor-core ops too
 
-    return with_builtins(with_hopper(with_mma(extend_kernel(Kernel))))
+    return Kernel
 
 
 def _nvgpu() -> Dialect:

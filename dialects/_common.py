@@ -48,11 +48,19 @@ def parse_shape_and_type(parser: AttrParser) -> tuple[list[int], Attribute]:
     return dims, elem
 
 
+def print_shape_and_type(printer: Printer, shape: Sequence[int], element_type: Attribute) -> None:
+    """Print `128x64xf32`, `?x1024xf32` or `f32` (rank 0), the inverse of `parse_shape_and_type`."""
+    if shape:
+        printer.print_string(shape_text(shape) + "x")
+    printer.print_attribute(element_type)
+
+
 class ShapedType(ParametrizedAttribute, TypeAttribute):
-    """A type with a shape and an element type (`!tile.tile`, `!kernel.tensor`): the builder and
-    `dims`/`rank`. Each type declares its parameters `shape: ArrayAttr[IntAttr]` and
-    `element_type: Attribute` itself (xDSL compares attributes by the parameters their own class
-    declares), and its own syntax and verifier."""
+    """A type with a shape and an element type (`!tile.tile`, `!kernel.tensor`, `!kernel.shared`):
+    the builder, `dims`/`rank` and the syntax `<128x64xf32>` (`?` for a dynamic extent). Each type
+    declares its parameters `shape: ArrayAttr[IntAttr]` and `element_type: Attribute` itself (xDSL
+    compares attributes by the parameters their own class declares), and its own verifier; a type
+    with more parameters overrides the syntax."""
 
     def __init__(self, shape: Sequence[int], element_type: Attribute):
         super().__init__(int_array(shape), element_type)
@@ -65,6 +73,18 @@ class ShapedType(ParametrizedAttribute, TypeAttribute):
     @property
     def rank(self) -> int:
         return len(self.shape.data)  # pyright: ignore[reportAttributeAccessIssue]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        parser.parse_punctuation("<")
+        dims, elem = parse_shape_and_type(parser)
+        parser.parse_punctuation(">")
+        return [int_array(dims), elem]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        print_shape_and_type(printer, self.dims, self.element_type)  # pyright: ignore[reportAttributeAccessIssue]
+        printer.print_string(">")
 
 
 # --------------------------------------------------------------------------- `pred, %lhs, %rhs : T`
@@ -161,3 +181,21 @@ class SameTypeUnaryOp(IRDLOperation):
 
     def __init__(self, operand: SSAValue | Operation):
         super().__init__(operands=[operand], result_types=[SSAValue.get(operand).type])
+
+
+class ResultOnlyOp(IRDLOperation):
+    """`%r = <dialect>.<op> : T` — no operands, one result (a thread's index, a lane mask, an array
+    allocation). Syntax and builder only: each op declares `result = result_def(C)`; `Op()` builds it
+    with the type `C` determines (`ui32`, `!kernel.thread_index`), `Op(T)` with type `T`."""
+
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self, result_type: Attribute | None = None):
+        if result_type is None:
+            from xdsl.irdl.constraints import InferenceContext
+
+            constr = type(self).get_irdl_definition().results[0][1].constr
+            if not constr.can_infer(set(), length_known=True):
+                raise TypeError(f"{self.name} needs its result type")
+            (result_type,) = constr.infer(InferenceContext(), length=1)
+        super().__init__(result_types=[result_type])

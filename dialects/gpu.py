@@ -88,6 +88,8 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from warpforge.dialects._common import ResultOnlyOp
+
 # --------------------------------------------------------------------------- attributes
 
 
@@ -361,7 +363,7 @@ class GlobalIdOp(_DimensionOp):
 
 
 @irdl_op_definition
-class LaneIdOp(IRDLOperation):
+class LaneIdOp(ResultOnlyOp):
     """Lane within the warp, 0–31 (PTX `%laneid`)."""
 
     name = "gpu.lane_id"
@@ -370,10 +372,7 @@ class LaneIdOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
-    assembly_format = "attr-dict"
-
-    def __init__(self):
-        super().__init__(result_types=[IndexType()])
+    assembly_format = "attr-dict"  # MLIR's syntax: the type is always index
 
 
 # --------------------------------------------------------------------------- synchronization
@@ -787,18 +786,13 @@ class BallotOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ActiveMaskOp(IRDLOperation):
+class ActiveMaskOp(ResultOnlyOp):
     """`%m = gpu.active_mask : i32`: the lanes of the warp executing this instruction together (PTX
     `activemask.b32`, CUDA `__activemask()`). warpforge's op."""
 
     name = "gpu.active_mask"
 
     result = result_def(i32)
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[i32])
 
 
 @irdl_op_definition
@@ -908,7 +902,7 @@ WORKGROUP = 3
 
 
 @irdl_op_definition
-class DynamicSharedMemoryOp(IRDLOperation):
+class DynamicSharedMemoryOp(ResultOnlyOp):
     """`%m = gpu.dynamic_shared_memory : memref<?xi8, 3 : i32>` — MLIR's op, with warpforge's integer
     memory space 3 for MLIR's `#gpu.address_space<workgroup>`.
 
@@ -923,10 +917,8 @@ class DynamicSharedMemoryOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
-    assembly_format = "attr-dict `:` type($result)"
-
     def __init__(self):
-        super().__init__(result_types=[MemRefType(IntegerType(8), [DYNAMIC_INDEX], memory_space=IntegerAttr(WORKGROUP, i32))])
+        super().__init__(MemRefType(IntegerType(8), [DYNAMIC_INDEX], memory_space=IntegerAttr(WORKGROUP, i32)))
 
     def verify_(self) -> None:
         t = self.result.type

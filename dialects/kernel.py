@@ -87,13 +87,15 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from warpforge.dialects.gpu import FenceScope, FenceScopeAttr, ShuffleMode, ShuffleModeAttr
+from warpforge.dialects.element_types import bit_width, is_float, is_integer, is_signed, scalar_kind
 from warpforge.dialects._common import (
-    COMPARE_PREDICATES,  # noqa: F401 (re-exported: kernel.COMPARE_PREDICATES)
+    COMPARE_PREDICATES,
+    ResultOnlyOp,
+    ShapedType,  # noqa: F401 (re-exported: kernel.COMPARE_PREDICATES)
     SameTypeBinaryOp,
     SameTypeUnaryOp,
     check_compare_predicate,
-    int_array,
-    int_tuple,
     parse_compare,
     print_compare,
 )
@@ -106,22 +108,14 @@ SI64 = IntegerType(64, Signedness.SIGNED)
 
 def is_scalar_type(t: Attribute) -> bool:
     """bool (`i1`), signed/unsigned integers of 8–64 bits, and f16/bf16/f32/f64."""
-    if isinstance(t, IntegerType):
-        return t.width.data == 1 or (t.width.data in (8, 16, 32, 64) and t.signedness.data != Signedness.SIGNLESS)
-    return isinstance(t, AnyFloat)
+    kind = scalar_kind(t)
+    return kind in ("bool", "float") or (kind in ("signed", "unsigned") and bit_width(t) in (8, 16, 32, 64))
 
 
-def is_int_type(t: Attribute) -> bool:
-    """A signed or unsigned integer (not bool)."""
-    return isinstance(t, IntegerType) and t.width.data != 1
-
-
-def is_float_type(t: Attribute) -> bool:
-    return isinstance(t, AnyFloat)
-
-
-def is_signed(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and t.signedness.data == Signedness.SIGNED
+is_int_type = is_integer
+"""A signed or unsigned integer (not bool): `element_types.is_integer`, the name the kernel ops use."""
+is_float_type = is_float
+"""A float type: `element_types.is_float`, the name the kernel ops use."""
 
 
 def check_scalar(t: Attribute, what: str) -> None:
@@ -684,7 +678,7 @@ class GridDimOp(_SpecialOp):
 
 
 @irdl_op_definition
-class Index1DOp(IRDLOperation):
+class Index1DOp(ResultOnlyOp):
     """`%idx = kernel.index_1d : !kernel.thread_index`: `block_idx.x * block_dim.x + thread_idx.x`,
     unique per thread in a 1-D launch (the runtime refuses launches with y or z extents ≠ 1)."""
 
@@ -693,11 +687,6 @@ class Index1DOp(IRDLOperation):
     result = result_def(ThreadIndexType)
 
     traits = traits_def(Pure())
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[ThreadIndexType()])
 
 
 @irdl_op_definition
@@ -895,7 +884,7 @@ class StoreOp(IRDLOperation):
 
 
 @irdl_op_definition
-class BlockIndex1DOp(IRDLOperation):
+class BlockIndex1DOp(ResultOnlyOp):
     """`%b = kernel.block_index_1d : !kernel.block_index`: `simt.block_index_1d()`, this block's linear
     index in the grid, `(block_idx.z * grid_dim.y + block_idx.y) * grid_dim.x + block_idx.x` (unique
     per block for any grid shape; `block_idx.x` in a 1-D grid)."""
@@ -905,11 +894,6 @@ class BlockIndex1DOp(IRDLOperation):
     result = result_def(BlockIndexType)
 
     traits = traits_def(Pure())
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[BlockIndexType()])
 
 
 @irdl_op_definition
@@ -940,7 +924,7 @@ def atomic_type_error(kind: str, t: Attribute) -> str | None:
     """Why atomic `kind` is not defined on element type `t` on any GPU (None: it is). PTX ISA §9.7.13.5:
     `atom` works on 32/64-bit integers; float add on f16/bf16/f32/f64; exch on 32/64-bit; no float
     and/or/xor; float min/max become a compare-and-swap loop (f32/f64)."""
-    width = t.width.data if isinstance(t, IntegerType) else (t.bitwidth if isinstance(t, AnyFloat) else 0)
+    width = bit_width(t) if scalar_kind(t) not in (None, "index") else 0
     if t == i1:
         return "atomics on bool are not supported (use an integer dtype)"
     if isinstance(t, AnyFloat):
@@ -1214,33 +1198,11 @@ class CallOp(IRDLOperation):
 # --------------------------------------------------------------------------- shared and local arrays
 
 
-class _ArrayType(ParametrizedAttribute, TypeAttribute):
+class _ArrayType(ShapedType):
     """`!kernel.<name><16x17xf32>`: an on-chip array of a static shape (`?` for a dynamic extent)."""
 
     shape: ArrayAttr[IntAttr]
     element_type: Attribute
-
-    def __init__(self, shape: Sequence[int], element_type: Attribute):
-        super().__init__(int_array(shape), element_type)
-
-    @property
-    def dims(self) -> tuple[int, ...]:
-        """The extents; `DYNAMIC` for a dynamic one."""
-        return int_tuple(self.shape)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        parser.parse_punctuation("<")
-        dims, elem = parser.parse_ranked_shape()
-        parser.parse_punctuation(">")
-        return [int_array(dims), elem]
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        for d in self.dims:
-            printer.print_string(f"{'?' if d == DYNAMIC else d}x")
-        printer.print_attribute(self.element_type)
-        printer.print_string(">")
 
     def verify(self) -> None:
         check_scalar(self.element_type, f"the element type of {self.name}")
@@ -1282,7 +1244,7 @@ AnyArray = SharedArrayType | LocalArrayType
 
 
 @irdl_op_definition
-class SharedArrayOp(IRDLOperation):
+class SharedArrayOp(ResultOnlyOp):
     """`%s = kernel.shared_array : !kernel.shared<32x33xf32>`: `simt.shared_array(shape, dtype)`, one
     static allocation of the block's shared memory per op (16-byte aligned; contents undefined until
     written, as in CUDA)."""
@@ -1291,11 +1253,6 @@ class SharedArrayOp(IRDLOperation):
 
     result = result_def(SharedArrayType)
 
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self, typ: SharedArrayType):
-        super().__init__(result_types=[typ])
-
     def verify_(self) -> None:
         assert isinstance(self.result.type, SharedArrayType)
         if DYNAMIC in self.result.type.dims:
@@ -1303,7 +1260,7 @@ class SharedArrayOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DynamicSharedOp(IRDLOperation):
+class DynamicSharedOp(ResultOnlyOp):
     """`%s = kernel.dynamic_shared : !kernel.shared<?xf32>`: `simt.dynamic_shared(dtype)`, the launch's
     dynamic shared memory (`LaunchConfig.shmem_size` bytes) as `shmem_size // sizeof(T)` elements."""
 
@@ -1313,10 +1270,8 @@ class DynamicSharedOp(IRDLOperation):
 
     traits = traits_def(Pure())
 
-    assembly_format = "attr-dict `:` type($result)"
-
     def __init__(self, element_type: Attribute):
-        super().__init__(result_types=[SharedArrayType([DYNAMIC], element_type)])
+        super().__init__(SharedArrayType([DYNAMIC], element_type))
 
     def verify_(self) -> None:
         assert isinstance(self.result.type, SharedArrayType)
@@ -1325,18 +1280,13 @@ class DynamicSharedOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LocalArrayOp(IRDLOperation):
+class LocalArrayOp(ResultOnlyOp):
     """`%l = kernel.local_array : !kernel.local<8xf32>`: `simt.local_array(shape, dtype)`, this thread's
     own array, zero-initialized."""
 
     name = "kernel.local_array"
 
     result = result_def(LocalArrayType)
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self, typ: LocalArrayType):
-        super().__init__(result_types=[typ])
 
 
 def _check_indices(indices: Sequence[SSAValue], rank: int, what: str) -> None:
@@ -1467,7 +1417,7 @@ class BarrierReduceOp(IRDLOperation):
         printer.print_attribute(self.result.type)
 
 
-FENCE_SCOPES = ("block", "device", "system")
+FENCE_SCOPES = tuple(FenceScope)  # block, device, system: the scopes of gpu.thread_fence
 
 
 @irdl_op_definition
@@ -1477,25 +1427,12 @@ class ThreadFenceOp(IRDLOperation):
 
     name = "kernel.thread_fence"
 
-    scope = prop_def(StringAttr)
+    scope = prop_def(FenceScopeAttr)
+
+    assembly_format = "$scope attr-dict"
 
     def __init__(self, scope: str):
-        super().__init__(properties={"scope": StringAttr(scope)})
-
-    def verify_(self) -> None:
-        if self.scope.data not in FENCE_SCOPES:
-            raise VerifyException(f"unknown fence scope '{self.scope.data}', expected one of {', '.join(FENCE_SCOPES)}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ThreadFenceOp:
-        scope = parser.parse_keyword_in(FENCE_SCOPES, " (fence scope)")
-        op = cls(scope)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.scope.data}")
-        printer.print_op_attributes(self.attributes)
+        super().__init__(properties={"scope": FenceScopeAttr(FenceScope(scope))})
 
 
 @irdl_op_definition
@@ -1518,7 +1455,7 @@ class WarpSyncOp(IRDLOperation):
 
 # --------------------------------------------------------------------------- warp collectives
 
-SHUFFLE_MODES = ("xor", "up", "down", "idx")
+SHUFFLE_MODES = tuple(ShuffleMode)  # xor, up, down, idx: the modes of gpu.shuffle (MLIR's)
 
 
 @irdl_op_definition
@@ -1533,7 +1470,7 @@ class ShuffleOp(IRDLOperation):
     name = "kernel.shuffle"
 
     T: ClassVar = VarConstraint("T", AnyAttr())
-    mode = prop_def(StringAttr)
+    mode = prop_def(ShuffleModeAttr)
     width = prop_def(IntegerAttr)
     value = operand_def(T)
     offset = operand_def()
@@ -1544,12 +1481,10 @@ class ShuffleOp(IRDLOperation):
         super().__init__(
             operands=[value, offset],
             result_types=[SSAValue.get(value).type, i1],
-            properties={"mode": StringAttr(mode), "width": IntegerAttr(width, i32)},
+            properties={"mode": ShuffleModeAttr(ShuffleMode(mode)), "width": IntegerAttr(width, i32)},
         )
 
     def verify_(self) -> None:
-        if self.mode.data not in SHUFFLE_MODES:
-            raise VerifyException(f"unknown shuffle mode '{self.mode.data}', expected one of {', '.join(SHUFFLE_MODES)}")
         w = self.width.value.data
         if w < 1 or w > 32 or w & (w - 1):
             raise VerifyException(f"the shuffle width must be a power of two from 1 to 32, got {w}")
@@ -1686,17 +1621,12 @@ class BallotOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ActiveMaskOp(IRDLOperation):
+class ActiveMaskOp(ResultOnlyOp):
     """`%m = kernel.active_mask : ui32`: `simt.active_mask()`, the lanes executing together now."""
 
     name = "kernel.active_mask"
 
     result = result_def(UI32)
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[UI32])
 
 
 @irdl_op_definition
@@ -1719,7 +1649,7 @@ class MatchAnyOp(IRDLOperation):
 
 
 @irdl_op_definition
-class LaneIdOp(IRDLOperation):
+class LaneIdOp(ResultOnlyOp):
     """`%l = kernel.lane_id : si64`: `simt.lane_id()`, this thread's lane in its warp (0–31)."""
 
     name = "kernel.lane_id"
@@ -1727,11 +1657,6 @@ class LaneIdOp(IRDLOperation):
     result = result_def(SI64)
 
     traits = traits_def(Pure())
-
-    assembly_format = "attr-dict `:` type($result)"
-
-    def __init__(self):
-        super().__init__(result_types=[SI64])
 
 
 # --------------------------------------------------------------------------- owned views
@@ -2158,93 +2083,141 @@ class WhileOp(IRDLOperation):
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
-Kernel = Dialect(
-    "kernel",
-    [
-        AtomicAddPairOp,
-        AtomicCASOp,
-        AtomicOp,
-        BlockIndex1DOp,
-        BlockIndexGetOp,
-        CallOp,
-        ViewLoadOp,
-        ViewStoreOp,
-        AbsOp,
-        ActiveMaskOp,
-        ArrayLoadOp,
-        ArrayStoreOp,
-        BallotOp,
-        BarrierOp,
-        BarrierReduceOp,
-        DynamicSharedOp,
-        LaneIdOp,
-        LocalArrayOp,
-        MatchAnyOp,
-        SharedArrayOp,
-        ShuffleOp,
-        ThreadFenceOp,
-        PrintOp,
-        VoteOp,
-        WarpReduceOp,
-        WarpSyncOp,
-        AddOp,
-        AndOp,
-        BlockDimOp,
-        BlockIdxOp,
-        BreakOp,
-        CastOp,
-        CmpOp,
-        ConditionOp,
-        ConstantOp,
-        ContinueOp,
-        FloorDivOp,
-        FmodOp,
-        HypotOp,
-        ForOp,
-        FuncOp,
-        GridDimOp,
-        IfOp,
-        Index1DOp,
-        Index2DOp,
-        Index3DOp,
-        IndexColOp,
-        IndexPlaneOp,
-        IndexGetOp,
-        IndexRowOp,
-        InvertOp,
-        LShiftOp,
-        LenOp,
-        LoadOp,
-        MaxOp,
-        MinOp,
-        ModOp,
-        MulOp,
-        NegOp,
-        NotOp,
-        OrOp,
-        PowOp,
-        RShiftOp,
-        ReturnOp,
-        SelectOp,
-        StoreOp,
-        SubOp,
-        ThreadIdxOp,
-        TrueDivOp,
-        WhileOp,
-        XorOp,
-        YieldOp,
-    ],
-    [
-        DisjointSliceType,
-        SliceType,
-        ThreadIndexType,
-        SharedArrayType,
-        LocalArrayType,
-        AtomicSliceType,
-        RawSliceType,
-        BlockIndexType,
-    ],
-)
+def _dialect() -> Dialect:
+    """The whole `kernel` dialect: every op and type, sorted by class name (`tests/test_dialect_tables.py`
+    checks it). The tile-kernel ops and types (`kernel_tile.py`) and the tensor-core ops
+    (`kernel_mma.py`) are `kernel` ops kept in their own files, which build on this one (and, through
+    `tile`, import it): they are imported when the table is first needed, not at module load."""
+    from warpforge.dialects.kernel_hopper import KERNEL_HOPPER_OPS, KERNEL_HOPPER_TYPES
+    from warpforge.dialects.kernel_mma import CpAsyncCommitOp, CpAsyncOp, CpAsyncWaitOp, LdMatrixOp, MmaSyncOp
+    from warpforge.dialects.math_catalog import KERNEL_OPS as BUILTIN_KERNEL_OPS
+    from warpforge.dialects.kernel_tile import (
+        LoadTileLikeOp,
+        PartLoadOp,
+        PartStoreOp,
+        PartitionType,
+        TensorAtomicOp,
+        TensorDimOp,
+        TensorGatherOp,
+        TensorLoadOp,
+        TensorType,
+        TileCountOp,
+        TileIdOp,
+    )
+
+
+    ops: list[type[IRDLOperation]] = [
+            AbsOp,
+            ActiveMaskOp,
+            AddOp,
+            AndOp,
+            ArrayLoadOp,
+            ArrayStoreOp,
+            AtomicAddPairOp,
+            AtomicCASOp,
+            AtomicOp,
+            BallotOp,
+            BarrierOp,
+            BarrierReduceOp,
+            BlockDimOp,
+            BlockIdxOp,
+            BlockIndex1DOp,
+            BlockIndexGetOp,
+            BreakOp,
+            CallOp,
+            CastOp,
+            CmpOp,
+            ConditionOp,
+            ConstantOp,
+            ContinueOp,
+            CpAsyncCommitOp,
+            CpAsyncOp,
+            CpAsyncWaitOp,
+            DynamicSharedOp,
+            FloorDivOp,
+            FmodOp,
+            ForOp,
+            FuncOp,
+            GridDimOp,
+            HypotOp,
+            IfOp,
+            Index1DOp,
+            Index2DOp,
+            Index3DOp,
+            IndexColOp,
+            IndexGetOp,
+            IndexPlaneOp,
+            IndexRowOp,
+            InvertOp,
+            LShiftOp,
+            LaneIdOp,
+            LdMatrixOp,
+            LenOp,
+            LoadOp,
+            LoadTileLikeOp,
+            LocalArrayOp,
+            MatchAnyOp,
+            MaxOp,
+            MinOp,
+            MmaSyncOp,
+            ModOp,
+            MulOp,
+            NegOp,
+            NotOp,
+            OrOp,
+            PartLoadOp,
+            PartStoreOp,
+            PowOp,
+            PrintOp,
+            RShiftOp,
+            ReturnOp,
+            SelectOp,
+            SharedArrayOp,
+            ShuffleOp,
+            StoreOp,
+            SubOp,
+            TensorAtomicOp,
+            TensorDimOp,
+            TensorGatherOp,
+            TensorLoadOp,
+            ThreadFenceOp,
+            ThreadIdxOp,
+            TileCountOp,
+            TileIdOp,
+            TrueDivOp,
+            ViewLoadOp,
+            ViewStoreOp,
+            VoteOp,
+            WarpReduceOp,
+            WarpSyncOp,
+            WhileOp,
+            XorOp,
+            YieldOp,
+    ]
+    types: list[type[ParametrizedAttribute]] = [
+            AtomicSliceType,
+            BlockIndexType,
+            DisjointSliceType,
+            LocalArrayType,
+            PartitionType,
+            RawSliceType,
+            SharedArrayType,
+            SliceType,
+            TensorType,
+            ThreadIndexType,
+    ]
+    # the Hopper (mbarrier, TMA) and builtin-catalog ops live with their own tables; the dialect lists all, sorted
+    ops = sorted({*ops, *KERNEL_HOPPER_OPS, *BUILTIN_KERNEL_OPS}, key=lambda op: op.__name__)
+    types = sorted({*types, *KERNEL_HOPPER_TYPES}, key=lambda t: t.__name__)
+    return Dialect("kernel", ops, types)
+
+
+def __getattr__(name: str) -> object:
+    if name == "Kernel":  # `kernel.Kernel`: the dialect table, built once on first use
+        globals()["Kernel"] = table = _dialect()
+        return table
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 LOOP_OPS = (ForOp, WhileOp)
 """Ops a `kernel.break`/`kernel.continue` refers to (the innermost enclosing one)."""

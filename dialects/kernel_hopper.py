@@ -243,11 +243,3 @@ class ElectSyncOp(IRDLOperation):
 KERNEL_HOPPER_OPS = (ElectSyncOp, MbarrierInitOp, MbarrierArriveOp, MbarrierArriveExpectTxOp, MbarrierTryWaitParityOp, TmaLoadOp, TmaStoreOp)
 KERNEL_HOPPER_TYPES = (TensorMapType,)
 
-
-def extend_kernel(kernel_dialect: Dialect) -> Dialect:
-    """The `kernel` dialect with these ops and types added (the registry's `kernel` factory)."""
-    ops = list(kernel_dialect.operations)
-    ops += [op for op in KERNEL_HOPPER_OPS if op not in ops]
-    attrs = list(kernel_dialect.attributes)
-    attrs += [a for a in KERNEL_HOPPER_TYPES if a not in attrs]
-    return Dialect(kernel_dialect.name, ops, attrs)

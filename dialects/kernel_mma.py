@@ -16,7 +16,7 @@ kernel.cp_async_wait {numGroups = 1 : i32}
 from __future__ import annotations
 
 from xdsl.dialects.builtin import I32, I64, IntegerAttr, StringAttr, UnitAttr, i32, i64
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -112,13 +112,3 @@ class CpAsyncWaitOp(IRDLOperation):
 
     def __init__(self, n: int):
         super().__init__(properties={"numGroups": IntegerAttr(n, i32)})
-
-
-KERNEL_MMA_OPS = (MmaSyncOp, LdMatrixOp, CpAsyncOp, CpAsyncCommitOp, CpAsyncWaitOp)
-
-
-def extend_kernel(kernel_dialect: Dialect) -> Dialect:
-    """The `kernel` dialect with these ops added (the registry's `kernel` factory)."""
-    ops = list(kernel_dialect.operations)
-    ops += [op for op in KERNEL_MMA_OPS if op not in ops]
-    return Dialect(kernel_dialect.name, ops, list(kernel_dialect.attributes))

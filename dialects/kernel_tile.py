@@ -386,26 +386,3 @@ class TensorAtomicOp(IRDLOperation):
 
     def __init__(self, kind: str, source: SSAValue | Operation, offsets: SSAValue | Operation, values: SSAValue | Operation, mask: SSAValue | Operation):
         super().__init__(operands=[source, offsets, values, mask], properties={"kind": StringAttr(kind)})
-
-
-TILE_KERNEL_OPS: tuple[type[Operation], ...] = (
-    LoadTileLikeOp,
-    PartLoadOp,
-    PartStoreOp,
-    TensorAtomicOp,
-    TensorDimOp,
-    TensorGatherOp,
-    TensorLoadOp,
-    TileCountOp,
-    TileIdOp,
-)
-TILE_KERNEL_TYPES: tuple[type[Attribute], ...] = (PartitionType, TensorType)
-
-
-def extend_kernel(kernel_dialect: Dialect) -> Dialect:
-    """The `kernel` dialect with the tile-kernel ops and types added (the registry's `kernel` factory)."""
-    ops = list(kernel_dialect.operations)
-    attrs = list(kernel_dialect.attributes)
-    ops += [op for op in TILE_KERNEL_OPS if op not in ops]
-    attrs += [a for a in TILE_KERNEL_TYPES if a not in attrs]
-    return Dialect(kernel_dialect.name, ops, attrs)

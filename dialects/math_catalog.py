@@ -308,12 +308,8 @@ BUILTINS: tuple[Builtin, ...] = (
 
 KERNEL_OPS: tuple[type[Operation], ...] = tuple(sorted({b.op for b in BUILTINS if b.op.__module__ == __name__}, key=lambda op: op.name))
 """The `kernel` ops defined in this module, found from the records (registered into the `kernel`
-dialect by `extend_kernel`)."""
+dialect by its table, `warpforge.dialects.kernel`)."""
 
-
-def extend_kernel(kernel_dialect: Dialect) -> Dialect:
-    """`kernel_dialect` with the builtins' own ops (`KERNEL_OPS`) added."""
-    return Dialect(kernel_dialect.name, [*kernel_dialect.operations, *KERNEL_OPS], list(kernel_dialect.attributes))
 
 
 BY_PYTHON_NAME: dict[str, Builtin] = {n: b for b in BUILTINS for n in b.python_names()}

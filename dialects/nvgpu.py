@@ -53,6 +53,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.nvvm_catalog import MMA_SHAPES, MMAShape, mma_shape
 
 SHARED_SPACE = 3
@@ -228,7 +229,7 @@ class DeviceAsyncCopyOp(IRDLOperation):
     def byte_count(self) -> int:
         typ = self.dst.type
         assert isinstance(typ, MemRefType)
-        return self.dstElements.value.data * element_bytes(typ.element_type)
+        return self.dstElements.value.data * byte_size(typ.element_type)
 
     def verify_(self) -> None:
         src, dst = self.src.type, self.dst.type
@@ -246,12 +247,6 @@ class DeviceAsyncCopyOp(IRDLOperation):
             raise VerifyException(f"cp.async copies 4, 8 or 16 bytes, got {self.dstElements.value.data} x {dst.element_type} = {nbytes} bytes")
         if self.bypassL1 is not None and nbytes != 16:
             raise VerifyException(f"cp.async.cg (bypassL1) copies 16 bytes only, got {nbytes}")
-
-
-def element_bytes(t: Attribute) -> int:
-    if isinstance(t, IntegerType):
-        return max(1, t.width.data // 8)
-    return t.bitwidth // 8  # pyright: ignore[reportAttributeAccessIssue]
 
 
 @irdl_op_definition

@@ -34,13 +34,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
-    AnyFloat,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
-    Signedness,
     VectorType,
     i1,
 )
@@ -54,6 +52,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from warpforge.dialects import llvm as wllvm
+from warpforge.dialects.element_types import is_float, is_signless
 from warpforge.dialects.arith import IndexCastUIOp
 from warpforge.rewriting import dialect_of, fail, intrinsic_suffix, llvm_fastmath
 from warpforge.rewriting import replace_op
@@ -128,7 +127,7 @@ def _is_llvm_scalar_or_vector(typ: Attribute) -> bool:
     elem = typ.element_type if isinstance(typ, VectorType) else typ
     if isinstance(typ, VectorType) and (typ.get_num_dims() != 1 or typ.get_num_scalable_dims()):
         return False
-    return (isinstance(elem, IntegerType) and elem.signedness.data == Signedness.SIGNLESS) or isinstance(elem, AnyFloat)
+    return is_signless(elem) or is_float(elem)
 
 
 def _check_types(op: Operation) -> None:

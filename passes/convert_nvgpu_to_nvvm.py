@@ -30,6 +30,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from warpforge.dialects import nvgpu, nvvm
+from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.llvm import ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import Descriptor
 from warpforge.rewriting import dialect_of, fail, replace_op
@@ -121,7 +122,7 @@ class ConvertDeviceAsyncCopyOp(RewritePattern):
         args: list[SSAValue] = [dst_ptr, src_ptr]
         suffix = ""
         if op.srcElements is not None:
-            elem_bytes = nvgpu.element_bytes(op.dst.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
+            elem_bytes = byte_size(op.dst.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
             n = ops.add(arith.IndexCastOp(op.srcElements, i32))
             size = ops.add(arith.MuliOp(n, ops.add(arith.ConstantOp(IntegerAttr(elem_bytes, i32)))))
             args.append(size)

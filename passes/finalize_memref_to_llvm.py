@@ -95,6 +95,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from warpforge.dialects import gpu
+from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects.nvvm_catalog import ATOM_OPS
 from warpforge.dialects.llvm import AtomicRMWOp
@@ -264,10 +265,8 @@ def natural_alignment(typ: Attribute) -> int:
     """ABI alignment in bytes of a value of `typ` in memory (its size rounded up to a power of two)."""
     if isinstance(typ, VectorType):
         size = natural_alignment(typ.element_type) * prod(typ.get_shape())
-    elif isinstance(typ, IntegerType):
-        size = max(1, (typ.width.data + 7) // 8)
-    elif isinstance(typ, BFloat16Type | Float16Type | Float32Type | Float64Type):
-        size = typ.bitwidth // 8
+    elif isinstance(typ, IntegerType | BFloat16Type | Float16Type | Float32Type | Float64Type):
+        size = byte_size(typ)
     else:
         size = 8  # pointers
     return 1 << (size - 1).bit_length()

@@ -34,6 +34,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from warpforge.dialects import gpu
+from warpforge.dialects.element_types import bit_width
 
 Range = tuple[int, int]
 
@@ -50,11 +51,8 @@ _MAX_GRID = 2**31 - 1
 
 
 def _width(t: Attribute) -> int | None:
-    if isinstance(t, IndexType):
-        return 64
-    if isinstance(t, IntegerType):
-        return t.width.data
-    return None
+    """Bits of an integer or `index` value (the values this analysis bounds); None for others."""
+    return bit_width(t) if isinstance(t, IntegerType | IndexType) else None
 
 
 def _full(width: int) -> Range:

@@ -72,6 +72,7 @@ from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, kernel, kernel_hopper, nvgpu_hopper
 from warpforge.dialects.math_catalog import BUILTINS, CeilDivOp
+from warpforge.dialects.element_types import bit_width, byte_size, signless  # noqa: F401 (signless, byte_size: used by tile-to-gpu too)
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.rewriting import inherit_location
 
@@ -80,13 +81,6 @@ GLOBAL = IntegerAttr(1, i32)
 
 ERROR_RECORD_TYPE = MemRefType(i64, [8], memory_space=GLOBAL)
 REPORT_ERROR = "__wf_report_error"
-
-
-def signless(t: Attribute) -> Attribute:
-    """`si32`/`ui32` → `i32`; other types unchanged."""
-    if isinstance(t, IntegerType):
-        return IntegerType(t.width.data)
-    return t
 
 
 def convert_type(t: Attribute) -> Attribute:
@@ -627,13 +621,6 @@ def _cast(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     return cast_value(emit, fl.v(op.operand), op.operand.type, op.result.type)
 
 
-def _width(t: Attribute) -> int:
-    if isinstance(t, IntegerType):
-        return t.width.data
-    assert isinstance(t, AnyFloat)
-    return t.bitwidth
-
-
 def cast_value(emit: Emitter, x: SSAValue, src: Attribute, dst: Attribute) -> SSAValue:
     """NumPy conversion semantics between kernel scalar types (see `kernel.cast`)."""
     if src == dst:
@@ -648,9 +635,9 @@ def cast_value(emit: Emitter, x: SSAValue, src: Attribute, dst: Attribute) -> SS
     if sk == "f" and dk == "f":
         if s == d:
             return x
-        if _width(s) < _width(d) or (_width(s) == _width(d)):
+        if bit_width(s) < bit_width(d) or (bit_width(s) == bit_width(d)):
             # f16↔bf16 go through f32
-            if _width(s) == _width(d):
+            if bit_width(s) == bit_width(d):
                 x = emit(arith.ExtFOp(x, builtin.f32))
                 return emit(arith.TruncFOp(x, d))
             return emit(arith.ExtFOp(x, d))
@@ -660,7 +647,7 @@ def cast_value(emit: Emitter, x: SSAValue, src: Attribute, dst: Attribute) -> SS
     if sk == "f":  # float → int: truncate toward zero, saturating, NaN → 0 (lowered as llvm.fptosi.sat)
         return emit(arith.FPToSIOp(x, d) if dk == "i" else arith.FPToUIOp(x, d))
     if dk == "f":
-        if d == builtin.bf16 and _width(s) > 8:
+        if d == builtin.bf16 and bit_width(s) > 8:
             # as ml_dtypes (NumPy's bf16): integer → f32 → bf16, two roundings (exact up to 2^24)
             wide = emit(arith.SIToFPOp(x, builtin.f32) if sk == "i" else arith.UIToFPOp(x, builtin.f32))
             return emit(arith.TruncFOp(wide, d))
@@ -668,7 +655,7 @@ def cast_value(emit: Emitter, x: SSAValue, src: Attribute, dst: Attribute) -> SS
             return emit(arith.SIToFPOp(x, d))
         return emit(arith.UIToFPOp(x, d))  # unsigned and bool (0/1)
     # integer/bool → integer: wrap; extend by the source's signedness
-    sw, dw = _width(s), _width(d)
+    sw, dw = bit_width(s), bit_width(d)
     if sw == dw:
         return x
     if sw > dw:
@@ -850,11 +837,6 @@ def array_memref_type(t: kernel._ArrayType) -> MemRefType:  # pyright: ignore[re
     return MemRefType(signless(t.element_type), shape, memory_space=space)
 
 
-def byte_size(t: Attribute) -> int:
-    """Bytes one element of a signless scalar type takes in memory (bool: 1)."""
-    return max(1, _width(t) // 8)
-
-
 @lowers(kernel.SharedArrayOp)
 def _shared_array(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.SharedArrayOp) and isinstance(op.result.type, kernel.SharedArrayType)
@@ -1032,7 +1014,7 @@ def build_printf(emit: Emitter, pieces: list[PrintPiece]) -> None:
             text.append(escape_percent(piece))
             continue
         spec, t, value = piece
-        kind, bits = _kind(t), _width(t)
+        kind, bits = _kind(t), bit_width(t)
         if kind == "f" and t != builtin.f64:
             value = emit(arith.ExtFOp(value, builtin.f64))
         elif kind in ("i", "u") and bits < 32:
@@ -1066,7 +1048,7 @@ def to_bits(emit: Emitter, x: SSAValue, typ: Attribute) -> tuple[SSAValue, Calla
     into an i32. Returns the value and how to get the original type back."""
     if isinstance(typ, IntegerType) and typ.width.data in (32, 64) or isinstance(typ, AnyFloat) and typ.bitwidth in (32, 64):
         return x, lambda e, v: v
-    width = _width(typ)
+    width = bit_width(typ)
     narrow = IntegerType(width)
     bits = emit(arith.BitcastOp(x, narrow)) if isinstance(typ, AnyFloat) else x
     wide = emit(arith.ExtUIOp(bits, i32))
@@ -1081,7 +1063,7 @@ def to_bits(emit: Emitter, x: SSAValue, typ: Attribute) -> tuple[SSAValue, Calla
 def _i32(fl: FunctionLowering, emit: Emitter, value: SSAValue, typ: Attribute) -> SSAValue:
     """An integer of any width/signedness as i32 (wrapping), for lane numbers and offsets."""
     v = fl.v(value)
-    width = _width(signless(typ))
+    width = bit_width(signless(typ))
     if width == 32:
         return v
     if width > 32:

@@ -214,6 +214,30 @@ def test_bad_targets_never_abort_warpforge_opt(llvm_dialect_ir: str, chip: str, 
     _no_abort(proc, message)
 
 
+@pytest.mark.parametrize(("chip", "features", "message"), [t for t in BAD_TARGETS if t[0] in CHIPS and t[1].startswith("+ptx") and "," not in t[1]])
+def test_bad_module_targets_are_refused_at_the_gpu_module(llvm_dialect_ir: str, chip: str, features: str, message: str) -> None:
+    # the chip/PTX pair read back from the module's #nvvm.target (not given on the command line): refused
+    # before LLVM, located at the gpu.module that carries it
+    import re
+
+    text = re.sub(r"#nvvm\.target<[^>]*>", f'#nvvm.target<chip = "{chip}", features = "{features}">', llvm_dialect_ir)
+    assert f'chip = "{chip}"' in text
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "gpu.module" in t)
+    proc = subprocess.run([str(BIN / "warpforge-opt"), "-t", "ptx"], input=text, capture_output=True, text=True, timeout=300)
+    _no_abort(proc, message)
+    assert re.match(rf"<stdin>:{line}:\d+: error: 'gpu.module' op cannot emit -t ptx: ", proc.stderr), proc.stderr
+
+
+@pytest.mark.parametrize(("chip", "features"), [("sm_100f", "+ptx70"), ("sm_10", ""), ("sm_90", "+ptx60")])
+def test_bad_target_options_are_refused_at_the_option(llvm_dialect_ir: str, chip: str, features: str) -> None:
+    # -t 'ptx{chip=... features=...}': a diagnostic in the target spec (column of the option), as for pipelines
+    spec = f'ptx{{chip={chip} features="{features}"}}' if features else f"ptx{{chip={chip}}}"
+    proc = subprocess.run([str(BIN / "warpforge-opt"), "-t", spec], input=llvm_dialect_ir, capture_output=True, text=True, timeout=300)
+    option = "features" if features else "chip"
+    _no_abort(proc, "error:")
+    assert proc.stderr.startswith(f"target:1:{spec.index(option + '=') + 1}: error: "), proc.stderr
+
+
 @pytest.mark.parametrize(
     ("code", "message"),
     [

@@ -21,7 +21,9 @@ import os
 
 os.environ.setdefault("LLVMLITE_ENABLE_IR_LAYER_TYPED_POINTERS", "0")
 
-from collections.abc import Callable  # noqa: E402
+import re  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from types import MappingProxyType  # noqa: E402
 from typing import Any  # noqa: E402
@@ -129,7 +131,16 @@ _ANNOTATIONS = {"nvvm.reqntid": "reqntid", "nvvm.maxntid": "maxntid"}
 
 class ExportError(WarpforgeError):
     """The `llvm`-dialect module cannot be expressed as LLVM IR (an op or type with no translation),
-    or fails the checks LLVM would abort on (`warpforge.verify.verify_for_export`)."""
+    or fails the checks LLVM would abort on (`warpforge.verify.verify_for_export`).
+
+    `op` is the op that failed (None when unknown), `message` the text without its location;
+    `str()` puts the op's `file:line:col` (or `in @function`) in front. `warpforge-opt` reports it
+    as a diagnostic located at `op`. `diagnostic` holds the located `Diagnostic` when the failure
+    was one already (a dominance or launch-bound check)."""
+
+    def __init__(self, message: str, op: Operation | None = None, *, diagnostic: Any = None):
+        self.message, self.op, self.diagnostic = message, op, diagnostic
+        super().__init__(f"{_where(op)}: {message}" if op is not None else message)
 
 
 # --------------------------------------------------------------------------- custom instructions
@@ -253,6 +264,8 @@ class LLVMExporter:
     """Attach `!dbg` locations from op locations (PTX `.loc` lines)."""
 
     llmod: ir.Module = field(init=False)
+    origins: list[tuple[Any, Operation]] = field(init=False, default_factory=list[tuple[Any, Operation]])
+    """Each LLVM global, function and instruction made, with the op it was made from (`origin_of`)."""
     _files: dict[str, Any] = field(init=False, default_factory=dict[str, Any])
     _compile_unit: Any = field(init=False, default=None)
 
@@ -269,21 +282,52 @@ class LLVMExporter:
             if not isinstance(op, xllvm.GlobalOp | xllvm.FuncOp):
                 raise ExportError(
                     f"'{op.name}' cannot be exported to LLVM IR: only llvm.func and llvm.mlir.global may appear at "
-                    "module level (run the lowering pipeline first, e.g. -p gpu-to-llvm)"
+                    "module level (run the lowering pipeline first, e.g. -p gpu-to-llvm)",
+                    op,
                 )
         if self.debug_info:
             self._init_debug_info(funcs)
         for op in globals_:
-            self._export_global(op)
+            with _translating(op):
+                self._export_global(op)
         for op in funcs:
-            self._declare_function(op)
+            with _translating(op):
+                self._declare_function(op)
         for op in funcs:
             if op.body.blocks:
                 self._export_function(op)
         return self.llmod
 
+    def origin_of(self, llvm_ir: str, message: str) -> Operation | None:
+        """The op an LLVM diagnostic about `llvm_ir` (the text of this exporter's module) is about:
+        the line it names (`<string>:LINE:COL: error: …`, LLVM's IR parser), else a line of IR it
+        quotes (LLVM's verifier prints the offending instructions indented), matched against the
+        instructions, globals and functions this exporter made; None when no line matches."""
+        lines = llvm_ir.split("\n")
+        wanted: list[str] = []
+        for m in re.finditer(r"<string>:(\d+):\d+:", message):
+            n = int(m.group(1))
+            if 0 < n <= len(lines):
+                wanted.append(lines[n - 1].strip())
+        wanted += [line.strip() for line in message.split("\n") if line.startswith("  ") and line.strip()]
+        if not wanted:
+            return None
+        printed: dict[str, Operation] = {}
+        for value, op in self.origins:
+            text = str(value).strip() if isinstance(value, llinstr.Instruction) else str(value).split("\n", 1)[0].strip()
+            printed.setdefault(text, op)
+        for line in wanted:
+            if line in printed:
+                return printed[line]
+        for line in wanted:  # a function's `define`/`declare` line, or a global's definition
+            for value, op in self.origins:
+                if isinstance(value, ir.GlobalValue) and re.search(rf'@"?{re.escape(value.name)}"?[\s(=]', line) and re.match(r"(define|declare|@)", line):
+                    return op
+        return None
+
     def _export_global(self, op: xllvm.GlobalOp) -> None:
         gvar = ir.GlobalVariable(self.llmod, convert_type(op.global_type), op.sym_name.data, addrspace=op.addr_space.value.data)
+        self.origins.append((gvar, op))
         gvar.linkage = op.linkage.linkage.data
         if op.constant is not None:
             gvar.global_constant = True
@@ -307,6 +351,7 @@ class LLVMExporter:
             ir.FunctionType(convert_type(ftype.output), [convert_type(t) for t in ftype.inputs], var_arg=ftype.is_variadic),
             name=op.sym_name.data,
         )
+        self.origins.append((fn, op))
         is_kernel = "nvvm.kernel" in op.attributes
         linkage = op.linkage.linkage.data
         if is_kernel:
@@ -376,7 +421,7 @@ class LLVMExporter:
         block = state.builder.block
         before = len(block.instructions)
         handler = _HANDLERS.get(type(op))
-        try:
+        with _translating(op):
             if handler is not None:
                 handler(self, op, state)
             else:
@@ -386,12 +431,9 @@ class LLVMExporter:
                     branch = state.builder.block.instructions[-1]
                     assert isinstance(branch, ir.ConditionalBranch)
                     branch.set_weights([int(w) for w in weights.get_values()])
-        except NotImplementedError as e:
-            raise ExportError(f"{_where(op)}: '{op.name}' has no LLVM IR translation ({e})") from None
-        except (KeyError, TypeError, AssertionError, ValueError) as e:
-            raise ExportError(f"{_where(op)}: cannot translate '{op.name}' to LLVM IR: {e!r}") from None
         if isinstance(op, xllvm.BrOp) and "llvm.loop_unroll_full" in op.attributes:
             block.instructions[-1].set_metadata("llvm.loop", self._loop_id("llvm.loop.unroll.full", STATIC_LOOP_MARK))
+        self.origins.extend((instr, op) for instr in block.instructions[before:])
         if state.subprogram is not None:
             loc = self._location(op, state)
             for instr in block.instructions[before:]:
@@ -497,18 +539,33 @@ def _func_of(op: Operation) -> Any:
 
 
 def _where(op: Operation) -> str:
-    loc = op.location
-    if isinstance(loc, builtin.FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-    return "<unknown location>"
+    from warpforge.rewriting import where
+
+    return where(op)
 
 
-def export_llvm_ir(module: builtin.ModuleOp, *, debug_info: bool = True) -> ir.Module:
+@contextmanager
+def _translating(op: Operation) -> Iterator[None]:
+    """Turn xDSL's or llvmlite's failure to translate `op` into an `ExportError` about `op`."""
+    try:
+        yield
+    except ExportError as e:
+        if e.op is None:
+            raise ExportError(e.message, op) from None
+        raise
+    except NotImplementedError as e:
+        raise ExportError(f"'{op.name}' has no LLVM IR translation ({e})", op) from None
+    except (KeyError, TypeError, AssertionError, ValueError, IndexError, AttributeError) as e:
+        raise ExportError(f"cannot translate '{op.name}' to LLVM IR: {e!r}", op) from None
+
+
+def export_llvm_ir(module: builtin.ModuleOp, *, debug_info: bool = True, exporter: LLVMExporter | None = None) -> ir.Module:
     """Translate an `llvm`-dialect module to an `llvmlite.ir.Module` for `nvptx64-nvidia-cuda`.
 
     Raises `ExportError` naming the op and its source location when an op has no translation, when a
     use is not dominated by its definition, or when launch bounds are malformed (checked first, since
-    LLVM aborts the process on such IR).
+    LLVM aborts the process on such IR). `exporter`: the `LLVMExporter` to use (its `origin_of`
+    maps an LLVM diagnostic about the result back to an op); by default a new one with `debug_info`.
     """
     from xdsl.utils.exceptions import VerifyException
 
@@ -517,8 +574,8 @@ def export_llvm_ir(module: builtin.ModuleOp, *, debug_info: bool = True) -> ir.M
     try:
         verify_for_export(module)
     except VerifyException as e:
-        raise ExportError(str(e)) from None
-    return LLVMExporter(debug_info=debug_info).export(module)
+        raise ExportError(str(e), diagnostic=getattr(e, "diagnostic", None)) from None
+    return (exporter or LLVMExporter(debug_info=debug_info)).export(module)
 
 
 # --------------------------------------------------------------------------- handlers
@@ -558,7 +615,7 @@ def _refuse_atomic_access(op: xllvm.LoadOp | xllvm.StoreOp) -> None:
     """`llvm.load/store atomic <ordering>` would be exported as a plain access (llvmlite's builder takes
     no sync scope and this exporter no ordering): refuse it rather than drop the ordering."""
     if op.ordering.value.data != 0:
-        raise ExportError(f"{_where(op)}: '{op.name}' is atomic; atomic loads and stores are not exported (use llvm.atomicrmw/cmpxchg)")
+        raise ExportError(f"'{op.name}' is atomic; atomic loads and stores are not exported (use llvm.atomicrmw/cmpxchg)", op)
 
 
 @_handles(xllvm.StoreOp)

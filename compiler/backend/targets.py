@@ -14,20 +14,28 @@ from typing import IO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.utils.target import Target
 
-from warpforge.backend.export import export_llvm_ir
-from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
+from warpforge.backend.export import ExportError, LLVMExporter, export_llvm_ir
+from warpforge.backend.nvptx import CodegenError, NVPTXOptions, compile_ptx
+from warpforge.errors import TargetError
 
 
 def module_target(module: ModuleOp) -> tuple[str, str] | None:
     """(chip, features) of the first `gpu.module`'s `#nvvm.target`, if any."""
+    found = _target_module(module)
+    return (found.target.chip.data, found.target.features.data) if found is not None else None  # pyright: ignore
+
+
+def _target_module(module: ModuleOp) -> Operation | None:
+    """The first `gpu.module` with an `#nvvm.target` (the op a target error is reported at)."""
     from warpforge.dialects.gpu import ModuleOp as GpuModuleOp
     from warpforge.dialects.nvvm import NVVMTargetAttr
 
     for op in module.ops:
         if isinstance(op, GpuModuleOp) and isinstance(op.target, NVVMTargetAttr):
-            return op.target.chip.data, op.target.features.data
+            return op
     return None
 
 
@@ -65,9 +73,20 @@ class PTXTarget(Target):
     debug: bool = True
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        options = resolve_options(module, self.chip, self.features, self.opt)  # TargetError before LLVM
-        llvm_ir = str(export_llvm_ir(module, debug_info=self.debug))
-        output.write(compile_ptx(llvm_ir, options))
+        """Raises `ExportError` naming the op a failure is about: a chip/PTX pair the chip table
+        refuses (at the `gpu.module` whose `#nvvm.target` gave it, checked before LLVM runs), an op
+        with no translation, or IR LLVM rejects (at the op the offending LLVM line came from, else
+        at the module)."""
+        try:
+            options = resolve_options(module, self.chip, self.features, self.opt)  # TargetError before LLVM
+        except TargetError as e:
+            raise ExportError(e.message, _target_module(module) or module) from None
+        exporter = LLVMExporter(debug_info=self.debug)
+        llvm_ir = str(export_llvm_ir(module, debug_info=self.debug, exporter=exporter))
+        try:
+            output.write(compile_ptx(llvm_ir, options))
+        except CodegenError as e:
+            raise ExportError(str(e), exporter.origin_of(llvm_ir, str(e)) or module) from None
 
 
 TARGETS: dict[str, type[Target]] = {"llvm": LLVMIRTarget, "ptx": PTXTarget}

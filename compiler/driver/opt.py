@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from io import StringIO
 from typing import IO
 
-from warpforge.diagnostics import Diagnostic, IRDiagnosticError, SourceLoc
+from warpforge.diagnostics import Diagnostic, IRDiagnosticError, SourceLoc, error_at
 from warpforge.errors import WarpforgeError
 from warpforge.pass_manager import PassCrashError, PassOptions, PipelineSpecError
 
@@ -366,6 +366,16 @@ def _parse_target(spec: str) -> object:
         raise PipelineSpecError(spec, 1, f"bad options for target '{parsed.name}': {e}", source="target") from None
     if getattr(target, "opt", 3) not in (0, 1, 2, 3):
         raise PipelineSpecError(spec, 1, f"target '{parsed.name}': opt must be 0, 1, 2 or 3 (LLVM's -O levels), got {target.opt}", source="target")  # pyright: ignore
+    if getattr(target, "chip", ""):  # a chip/PTX pair given here is refused here, at its option
+        from warpforge.backend.chips import resolve_target
+        from warpforge.errors import TargetError
+
+        try:
+            resolve_target(target.chip, target.features)  # pyright: ignore
+        except TargetError as e:
+            option = "features" if "feature" in e.message or "PTX" in e.message else "chip"
+            col = spec.find(f"{option}=") + 1 or 1
+            raise PipelineSpecError(spec, col, e.message, source="target") from None
     return target
 
 
@@ -384,10 +394,13 @@ def _emit(run: Run, module: object) -> str:
     try:
         run.target.emit(None, module, out)  # pyright: ignore
     except (ExportError, CodegenError, WarpforgeError) as e:
-        message = str(e)
         if isinstance(e, IRDiagnosticError):
             raise
-        raise IRDiagnosticError(Diagnostic("error", f"cannot emit -t {run.args.target}: {message}", None, filename_hint=run.filename)) from None
+        if isinstance(e, ExportError) and isinstance(e.diagnostic, Diagnostic):
+            raise IRDiagnosticError(e.diagnostic, e.op) from None
+        # located at the op that failed (ExportError.op), else at the module (line 1 of the input)
+        at = getattr(e, "op", None) or module
+        raise error_at(at, f"cannot emit -t {run.args.target}: {getattr(e, 'message', None) or e}") from None  # pyright: ignore
     text = out.getvalue()
     return text if text.endswith("\n") else text + "\n"
 

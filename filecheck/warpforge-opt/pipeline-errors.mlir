@@ -35,4 +35,4 @@ func.func @f() {
 // TARGET-OPT: target:1:1: error: target 'ptx': opt must be 0, 1, 2 or 3 (LLVM's -O levels), got 9
 // TARGET-OPTION: target:1:1: error: target 'ptx' has no option 'chp' (did you mean 'chip'?)
 // TARGET:    target:1:1: error: unknown target 'ptz' (did you mean 'ptx'?)
-// NOT-LOWERED: error: cannot emit -t ptx: {{.*}}run the lowering pipeline first
+// NOT-LOWERED: pipeline-errors.mlir:18:1: error: 'func.func' op cannot emit -t ptx: {{.*}}run the lowering pipeline first

@@ -23,9 +23,8 @@ Classes: `ok`, `located` (a diagnostic with line:col), `unlocated` (a diagnostic
 `hang` (past the timeout), `wrong` (a kernel disagreed with NumPy), `accepted` (an invalid API call
 raised nothing), `ptxas` (PTX emitted with exit 0 that ptxas rejects), `verifier-crash` (a verifier
 raised something other than a VerifyException — upstream xDSL's memref.load/store and llvm casts —
-reported as a located diagnostic that says so; counted, not a failure); `elsewhere:<class>` for
-API cases whose fix belongs to other work (the chip/PTX table, pipeline-spec parsing). Everything but `ok`,
-`located` and `refused` is a finding; `--show CLASS,…` prints examples of them. Each finding that
+reported as a located diagnostic that says so; counted, not a failure). Everything but `ok`,
+`located`, `refused` and `verifier-crash` is a finding; `--show CLASS,…` prints examples of them. Each finding that
 was fixed is kept, reduced, in `regressions/` (run by tests/test_fuzz.py).
 """
 

@@ -1,5 +1,9 @@
 """Worker processes with a per-case timeout: a case that aborts the process (LLVM ERROR, a signal) or
-runs past the timeout costs one worker, which is replaced; the parent never runs a case itself."""
+runs past the timeout costs one worker, which is replaced; the parent never runs a case itself.
+
+The timeout counts the worker's CPU time (from `/proc`, where there is one), not the wall clock: on a
+machine shared with other work a niced worker may wait for the CPU far longer than it computes, and
+that is not a hang. A case is also given up after `WALL_FACTOR` times the timeout of wall time."""
 
 from __future__ import annotations
 
@@ -10,6 +14,20 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+
+WALL_FACTOR = 8
+"""A case that has not answered after this many timeouts of wall-clock time is a hang, CPU or not."""
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of process `pid` so far (Linux `/proc/PID/stat`), None where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 @dataclass
@@ -59,6 +77,23 @@ class _Worker:
         child.close()
         self.case: Any = None
         self.started = 0.0
+        self.cpu_started: float | None = None
+
+    def start(self, case: Any) -> None:
+        self.conn.send(case)
+        self.started = time.monotonic()
+        self.cpu_started = cpu_seconds(self.proc.pid)
+
+    def ran_past(self, timeout: float, now: float) -> bool:
+        """True when the current case has used `timeout` seconds of CPU (of wall time where the CPU
+        time is unknown), or `WALL_FACTOR` timeouts of wall time."""
+        wall = now - self.started
+        if wall <= timeout:
+            return False
+        cpu = cpu_seconds(self.proc.pid)
+        if cpu is None or self.cpu_started is None:
+            return True
+        return cpu - self.cpu_started > timeout or wall > WALL_FACTOR * timeout
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -100,8 +135,7 @@ def run_cases(
                     break
                 kind, case = nxt
                 w = take(kind)
-                w.conn.send(case)
-                w.started = time.monotonic()
+                w.start(case)
                 busy.append((w, kind, case))
             if not busy:
                 return
@@ -124,9 +158,9 @@ def run_cases(
                     w.proc.join(1)
                     w.kill()
                     yield Outcome(kind, case, "abort", f"worker died (exit code {w.proc.exitcode}): {_log_tail(w)}")
-                elif now - w.started > timeout:
+                elif w.ran_past(timeout, now):
                     w.kill()
-                    yield Outcome(kind, case, "hang", f"no answer after {timeout:g} s")
+                    yield Outcome(kind, case, "hang", f"no answer after {timeout:g} s of CPU time ({now - w.started:.0f} s wall)")
                 else:
                     still.append((w, kind, case))
             busy = still

@@ -40,8 +40,6 @@ class Report:
     samples: dict[str, list[Outcome]] = field(default_factory=lambda: defaultdict(list))
 
     def add(self, o: Outcome) -> None:
-        if o.kind == "api" and o.klass in FINDINGS and api.OWNED_ELSEWHERE.search(api.CASES[o.case]):
-            o.klass = f"elsewhere:{o.klass}"  # also aborts, which the worker cannot label itself
         self.counts[(o.kind, o.klass)] += 1
         if o.klass in FINDINGS:
             self.samples[o.klass].append(o)

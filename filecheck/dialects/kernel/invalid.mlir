@@ -18,6 +18,22 @@ kernel.func @k(%a: !kernel.slice<i32>) attributes {kernel} {
 }
 // -----
 
+// CASE: a fence scope is one of gpu.thread_fence's (an enum attribute, as in gpu)
+kernel.func @k() attributes {kernel} {
+  // expected-error @+1 {{'kernel.thread_fence' op "block" should be of base attribute gpu.fence_scope}}
+  "kernel.thread_fence"() <{scope = "block"}> : () -> ()
+  kernel.return
+}
+// -----
+
+// CASE: a shuffle mode is one of gpu.shuffle's
+kernel.func @k(%x: f32, %i: si64) attributes {kernel} {
+  // expected-error @+1 {{Expected one of 'down', 'idx', 'up', 'xor' (shuffle mode)}}
+  %r, %rv = kernel.shuffle left %x, %i {width = 32} : f32, si64
+  kernel.return
+}
+// -----
+
 // CASE 3: binary ops need operands of one type
 kernel.func @k(%a: si32, %b: si64) attributes {kernel} {
   // expected-error @+1 {{operand is used with type si32, but has been previously used or defined with type si64}}
