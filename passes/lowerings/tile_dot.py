@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import log2
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, cf, memref
 from xdsl.dialects.builtin import BFloat16Type, FloatAttr, Float16Type, IndexType, IntegerAttr, IntegerType, MemRefType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -36,8 +36,7 @@ from warpforge.dialects import gpu, nvgpu, tile
 from warpforge.dialects.nvvm_catalog import mma_shape
 from warpforge.dialects.tile_dot import DotOp, mma_input_kind
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, signless
-from warpforge.passes.tile_to_gpu.layouts import canonical_layout
-from warpforge.passes.tile_to_gpu.lowering import _TILE_LOWERINGS, Dist, PView, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, _TILE_LOWERINGS, Dist, PView, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
 from warpforge.passes.tile_to_gpu.memory import _coords64  # pyright: ignore[reportPrivateUsage]
 
 PAD_BYTES = 16
@@ -183,23 +182,252 @@ def _coeffs(row, operand: str, i: int) -> tuple[tuple[int, int, int], tuple[int,
     return (r0, rg - r0, rt - r0), (c0, cg - c0, ct - c0)
 
 
+# --------------------------------------------------------------------------- the MMA accumulator layout
+
+
+def warp_grid(m: int, n: int, warps: int) -> tuple[int, int]:
+    """(warps along M, warps along N) for an M×N accumulator over `warps` warps: each warp owns one
+    (M/wm)×(N/wn) block of m16n8 tiles; the grid doubles the dimension whose warp block is longer
+    (N on ties), keeping blocks at least 16×8. Warps past wm·wn (tiny products) are replicas."""
+    wm = wn = 1
+    while wm * wn < warps:
+        can_m, can_n = m // (2 * wm) >= 16, n // (2 * wn) >= 8
+        if can_n and (n // wn >= m // wm or not can_m):
+            wn *= 2
+        elif can_m:
+            wm *= 2
+        else:
+            break
+    return wm, wn
+
+
+@dataclass(frozen=True)
+class MmaLayout:
+    """The `mma.sync` m16n8 accumulator layout of an M×N tile (PTX ISA §9.7.14.5.9, "Matrix Fragments
+    for mma.m16n8k16", C/D: lane l holds rows g = l/4 and g + 8, columns 2t and 2t + 1, t = l%4).
+
+    Warp w (mod wm·wn; warps past it are replicas) owns the block of rows (w / wn)·M/wm … and columns
+    (w % wn)·N/wn …, a grid of tm × tn m16n8 tiles. Register slot 4·(i·tn + j) + 2h + v of a thread holds
+    element (row0 + 16i + 8h + g, col0 + 8j + 2t + v): chunks (vec = 2) of two contiguous columns, so a
+    thread can store a chunk with one 2-element access. The same placement as MLIR/Triton's
+    `#mma` (version 2) encoding with warpsPerCTA = [wm, wn]; this is its private form until the
+    layout attributes of the `tile` dialect carry it."""
+
+    shape: tuple[int, int]
+    wm: int
+    wn: int
+    warps: int
+
+    vec = 2
+    stores_directly = True
+    uniform = False
+
+    @property
+    def tm(self) -> int:
+        return self.shape[0] // self.wm // 16
+
+    @property
+    def tn(self) -> int:
+        return self.shape[1] // self.wn // 8
+
+    @property
+    def reps(self) -> int:
+        return 2 * self.tm * self.tn
+
+    @property
+    def slots(self) -> int:
+        return 4 * self.tm * self.tn
+
+    @property
+    def numel(self) -> int:
+        return self.shape[0] * self.shape[1]
+
+    @property
+    def replicas(self) -> int:
+        return self.warps // (self.wm * self.wn)
+
+    def same_placement(self, other: object) -> bool:
+        return other == self
+
+    def first_replica(self, fl: _TileFunctionLowering) -> SSAValue | None:
+        if self.replicas == 1:
+            return None
+        tid, limit = fl.tid, 32 * self.wm * self.wn
+        assert tid is not None
+        return fl.at_entry(("mma_first", limit), lambda e: e(arith.CmpiOp(tid, e.const(limit, i64), "ult")))
+
+    def flat_index(self, fl: _TileFunctionLowering, e: Emitter, r: int, v: int) -> SSAValue:
+        q, h = divmod(r, 2)
+        i, j = divmod(q, self.tn)
+        n = self.shape[1]
+        base = fl.at_entry(("mma_base", self), lambda x: self._base(fl, x))
+        return _add(e, base, (16 * i + 8 * h) * n + 8 * j + v)
+
+    def _base(self, fl: _TileFunctionLowering, e: Emitter) -> SSAValue:
+        """(row0 + g)·N + col0 + 2t for this thread (i64)."""
+        w = warp_coords(fl, self)
+        n = self.shape[1]
+        row = e(arith.AddiOp(w.row0, w.g))
+        col = e(arith.AddiOp(w.col0, e(arith.ShLIOp(w.t, e.const(1, i64)))))
+        return e(arith.AddiOp(e(arith.ShLIOp(row, e.const(_log2(n), i64))), col))
+
+
+def mma_layout(shape: tuple[int, ...], threads: int) -> MmaLayout:
+    m, n = shape
+    warps = threads // 32
+    wm, wn = warp_grid(m, n, warps)
+    return MmaLayout((m, n), wm, wn, warps)
+
+
+@dataclass
+class _WarpCoords:
+    lane: SSAValue
+    g: SSAValue
+    t: SSAValue
+    row0: SSAValue
+    col0: SSAValue
+
+
+def warp_coords(fl: _TileFunctionLowering, lay: MmaLayout) -> _WarpCoords:
+    """`_warp_coords`, computed once per kernel at the end of its prologue."""
+    key = ("mma_warp", lay)
+    found = fl.cache.get(key)
+    if found is None:
+        box: list[_WarpCoords] = []
+
+        def build(x: Emitter) -> SSAValue:
+            box.append(_warp_coords(fl, x, lay))
+            return box[0].lane
+
+        fl.at_entry(("mma_lane", lay), build)
+        fl.cache[key] = box[0]  # pyright: ignore[reportArgumentType]
+        found = box[0]
+    return found  # pyright: ignore[reportReturnType]
+
+
+def _warp_coords(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout) -> _WarpCoords:
+    """This thread's lane, g = lane/4, t = lane%4 and its warp's first row and column (i64)."""
+    assert fl.tid is not None
+    lane = e(arith.AndIOp(fl.tid, e.const(31, i64)))
+    warp = e(arith.ShRUIOp(fl.tid, e.const(5, i64)))
+    if lay.replicas > 1:
+        warp = e(arith.AndIOp(warp, e.const(lay.wm * lay.wn - 1, i64)))
+    wrow = e(arith.ShRUIOp(warp, e.const(_log2(lay.wn), i64))) if lay.wn > 1 else e.const(0, i64)
+    wcol = e(arith.AndIOp(warp, e.const(lay.wn - 1, i64))) if lay.wn > 1 else e.const(0, i64)
+    m, n = lay.shape
+    row0 = e(arith.ShLIOp(wrow, e.const(_log2(m // lay.wm), i64)))
+    col0 = e(arith.ShLIOp(wcol, e.const(_log2(n // lay.wn), i64)))
+    g = e(arith.ShRUIOp(lane, e.const(2, i64)))
+    t = e(arith.AndIOp(lane, e.const(3, i64)))
+    return _WarpCoords(lane, g, t, row0, col0)
+
+
+# --------------------------------------------------------------------------- which values get the MMA layout
+
+_ELEMENTWISE = (*tile.ELEMENTWISE_BINARY, *tile.ELEMENTWISE_UNARY, tile.CastOp, tile.CmpOp, tile.WhereOp)
+
+
+def _edges(op: Operation) -> list[tuple[SSAValue, SSAValue]]:
+    """(value passed, block argument receiving it) of a branch."""
+    if isinstance(op, cf.BranchOp):
+        return list(zip(op.arguments, op.successor.args))
+    if isinstance(op, cf.ConditionalBranchOp):
+        return list(zip(op.then_arguments, op.then_block.args)) + list(zip(op.else_arguments, op.else_block.args))
+    return []
+
+
+def _splat_source(v: SSAValue) -> bool:
+    return isinstance(v.owner, tile.FullOp | tile.SplatOp)
+
+
+def assign_mma_layouts(fl: _TileFunctionLowering) -> None:
+    """Give `tile.dot` results the MMA layout, and with them: elementwise ops of such values (an
+    epilogue runs per register), block arguments they flow into (a K loop's accumulator stays in
+    registers), broadcasts used only there; plan the shared scratch of the conversions left."""
+    ops = list(fl.src.walk())
+    mma: set[SSAValue] = set()
+    changed = True
+    while changed:
+        changed = False
+
+        def mark(v: SSAValue) -> None:
+            nonlocal changed
+            if v not in mma and isinstance(v.type, tile.TileType) and v.type.rank == 2:
+                mma.add(v)
+                changed = True
+
+        for op in ops:
+            if isinstance(op, DotOp):
+                mark(op.result)
+            elif isinstance(op, _ELEMENTWISE) and any(o in mma for o in op.operands):
+                mark(op.results[0])
+            for value, arg in _edges(op):
+                if value in mma:
+                    mark(arg)
+
+    def mma_use(use) -> bool:  # the user expects the MMA layout at this operand
+        user = use.operation
+        if isinstance(user, _ELEMENTWISE):
+            return user.results[0] in mma
+        if isinstance(user, DotOp):
+            return use.index == 2
+        if isinstance(user, tile.StoreOp):
+            return use.operand in mma if hasattr(use, "operand") else user.value in mma
+        if isinstance(user, cf.BranchOp | cf.ConditionalBranchOp):
+            return any(v is user.operands[use.index] and a in mma for v, a in _edges(user))
+        return False
+
+    for op in ops:
+        if isinstance(op, tile.BroadcastOp | tile.IotaOp) and op.results[0].type.rank == 2 and op.results[0].uses and all(mma_use(u) for u in op.results[0].uses):  # pyright: ignore[reportAttributeAccessIssue]
+            mma.add(op.results[0])
+    for v in mma:
+        fl.layout_hints[v] = mma_layout(v.type.dims, fl.threads)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def need(v: SSAValue) -> None:  # v changes layout through the shared scratch
+        t = signless(v.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
+        fl.scratch_sizes[t] = max(fl.scratch_sizes.get(t, 0), v.type.numel)  # pyright: ignore[reportAttributeAccessIssue]
+
+    for op in ops:
+        for v in op.results:
+            if not isinstance(v.type, tile.TileType) or _splat_source(v):
+                continue
+            for u in v.uses:
+                if isinstance(u.operation, DotOp) and u.index < 2:
+                    continue  # operands are staged in the dot's own shared arrays
+                if isinstance(u.operation, tile.StoreOp) and v in mma:
+                    continue
+                if (v in mma) != mma_use(u):
+                    need(v)
+    for block in fl.src.body.blocks:
+        for a in block.args:
+            if isinstance(a.type, tile.TileType) and a in mma and any(not mma_use(u) and not isinstance(u.operation, tile.StoreOp) for u in a.uses):
+                need(a)
+
+
+LAYOUT_ANALYSES.append(assign_mma_layouts)
+
+
+# --------------------------------------------------------------------------- the lowering
+
+
 @lowers(DotOp)
 def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, DotOp)
     la, lb = fl.values.get(op.lhs), fl.values.get(op.rhs)
     a = la if isinstance(la, DeferredLoad) else fl.canon(e, fl.dist(op.lhs))
     b = lb if isinstance(lb, DeferredLoad) else fl.canon(e, fl.dist(op.rhs))
-    c = fl.canon(e, fl.dist(op.acc))
+    lay = fl.layout_of(op.result)
+    assert isinstance(lay, MmaLayout)
+    c = fl.to_layout(e, fl.dist(op.acc), lay)  # pyright: ignore[reportArgumentType]
     (m, k), (_, n) = op.lhs.type.dims, op.rhs.type.dims  # pyright: ignore[reportAttributeAccessIssue]
     kind = mma_input_kind(op.lhs.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
     assert kind is not None
-    in_t, acc_t = signless(op.lhs.type.element_type), signless(c.elem)  # pyright: ignore[reportAttributeAccessIssue]
+    in_t = signless(op.lhs.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
     row = mma_shape("m16n8k32" if kind in ("s8", "u8") else "m16n8k8" if kind == "tf32" else "m16n8k16", kind, "s32" if kind in ("s8", "u8") else "f32")
     assert row is not None
     pad = PAD_BYTES // element_bytes(in_t)
     sa = _buffer(fl, op, in_t, (m, k + pad))
     sb = _buffer(fl, op, in_t, (k, n + pad))
-    sc = _buffer(fl, op, acc_t, (m, n))
 
     e(gpu.BarrierOp())  # earlier readers of these arrays (a previous iteration) are done
     for x, buf, cols in ((a, sa, k), (b, sb, n)):
@@ -207,69 +435,75 @@ def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
             _copy_async(fl, e, x, buf)
         else:
             _store_canonical(fl, e, x, buf, cols)
-    _store_canonical(fl, e, c, sc, n)
     if isinstance(a, DeferredLoad) or isinstance(b, DeferredLoad):
         e(nvgpu.DeviceAsyncCreateGroupOp())
         e(nvgpu.DeviceAsyncWaitOp(0))
     e(gpu.BarrierOp())
+    regs = warp_mma(fl, e, lay, row, kind, c.regs, SharedOperand(sa, None), SharedOperand(sb, None), k)
+    return Dist(lay, regs, c.elem)
 
-    assert fl.tid is not None
-    lane = e(arith.AndIOp(fl.tid, e.const(31, i64)))
-    warp = e(arith.ShRUIOp(fl.tid, e.const(5, i64)))
-    g = e(arith.ShRUIOp(lane, e.const(2, i64)))
-    t = e(arith.AndIOp(lane, e.const(3, i64)))
-    warps = fl.threads // 32
-    tiles = (m // 16) * (n // 8)
-    ldm_row = e(arith.AndIOp(lane, e.const(15, i64)))  # ldmatrix: this lane's row of the 16-row slab
-    ldm_col = e(arith.MuliOp(e(arith.ShRUIOp(lane, e.const(4, i64))), e.const(8, i64)))
+
+@dataclass
+class SharedOperand:
+    """An operand in shared memory: `buf[row_base + r][c]` holds its element (r, c) (`row_base`: the
+    ring slot's first row, None for 0)."""
+
+    buf: SSAValue
+    row_base: SSAValue | None
+
+
+def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: str, acc: list[SSAValue], sa: SharedOperand, sb: SharedOperand, k: int) -> list[SSAValue]:
+    """Each warp multiplies its tm×tn grid of m16n8 tiles over K: per k-step, A fragments by
+    `ldmatrix.x4` (lane l: row l%16, column 8·(l/16) of a 16×16 block), B fragments by
+    `ldmatrix.x4.trans` for two n8 tiles at once (x2 for a single one), element loads for tf32 and 8-bit
+    inputs; then `mma.sync` per tile. `acc`: the accumulator slots in `lay`; returns the new ones."""
+    w = warp_coords(fl, lay)
+    lane, g, t, row0, col0 = w.lane, w.g, w.t, w.row0, w.col0
+    acc = list(acc)
     sixteen_bit = kind in ("f16", "bf16")
+    ldm_row = fl.at_entry(("ldm_row",), lambda x: x(arith.AndIOp(lane, x.const(15, i64))))
+    ldm_col = fl.at_entry(("ldm_col",), lambda x: x(arith.ShLIOp(x(arith.ShRUIOp(lane, x.const(4, i64))), x.const(3, i64))))
 
-    def one_tile(x: Emitter, tile_index: SSAValue) -> None:
-        tm = x(arith.ShRUIOp(tile_index, x.const(_log2(n // 8), i64)))
-        tn = x(arith.AndIOp(tile_index, x.const(n // 8 - 1, i64)))
-        row0 = x(arith.ShLIOp(tm, x.const(4, i64)))
-        col0 = x(arith.ShLIOp(tn, x.const(3, i64)))
-        c_at = []
-        for i in range(row.elements("c")):
-            rc, cc = _coeffs(row, "c", i)
-            c_at.append((_idx(x, _affine(x, g, t, rc, row0)), _idx(x, _affine(x, g, t, cc, col0))))
-        acc = [x(memref.LoadOp.get(sc, [r_, c_])) for r_, c_ in c_at]
-        for k0 in range(0, k, row.k):
-            kbase = x.const(k0, i64)
+    def rows(op: SharedOperand, r: SSAValue) -> SSAValue:
+        return r if op.row_base is None else e(arith.AddiOp(op.row_base, r))
+
+    for k0 in range(0, k, row.k):
+        a_frags, b_frags = [], []
+        for i in range(lay.tm):
+            r0 = _add(e, row0, 16 * i)
             if sixteen_bit:
-                ra = x(arith.AddiOp(row0, ldm_row))
-                ca = x(arith.AddiOp(kbase, ldm_col))
-                a_frag = list(x(nvgpu.LdMatrixOp(sa, [_idx(x, ra), _idx(x, ca)], 4)).owner.results)  # pyright: ignore[reportAttributeAccessIssue]
-                rb = x(arith.AddiOp(kbase, ldm_row))
-                b_frag = list(x(nvgpu.LdMatrixOp(sb, [_idx(x, rb), _idx(x, col0)], 2, transpose=True)).owner.results)  # pyright: ignore[reportAttributeAccessIssue]
+                ra = rows(sa, e(arith.AddiOp(r0, ldm_row)))
+                ca = _add(e, ldm_col, k0)
+                a_frags.append(list(e(nvgpu.LdMatrixOp(sa.buf, [_idx(e, ra), _idx(e, ca)], 4)).owner.results))  # pyright: ignore[reportAttributeAccessIssue]
             else:
-                a_frag, b_frag = [], []
-                for i in range(row.elements("a")):
-                    rr, cc = _coeffs(row, "a", i)
-                    a_frag.append(x(memref.LoadOp.get(sa, [_idx(x, _affine(x, g, t, rr, row0)), _idx(x, _affine(x, g, t, cc, kbase))])))
-                for i in range(row.elements("b")):
-                    rr, cc = _coeffs(row, "b", i)
-                    b_frag.append(x(memref.LoadOp.get(sb, [_idx(x, _affine(x, g, t, rr, kbase)), _idx(x, _affine(x, g, t, cc, col0))])))
-            mma = nvgpu.MmaSyncOp(row.shape, row.a, a_frag, b_frag, acc)
-            x(mma)
-            acc = list(mma.d)
-        for v, (r_, c_) in zip(acc, c_at):
-            x(memref.StoreOp.get(v, sc, [r_, c_]))
-
-    for j in range(-(-tiles // warps)):
-        tile_index = _add(e, warp, j * warps)
-        if (j + 1) * warps <= tiles:
-            one_tile(e, tile_index)
-        else:  # the last round: warps past the last tile sit out (uniform per warp)
-            fl.when(e, e(arith.CmpiOp(tile_index, e.const(tiles, i64), "ult")), lambda x, ti=tile_index: one_tile(x, ti))
-    e(gpu.BarrierOp())
-
-    target = canonical_layout((m, n), fl.threads)
-    regs = []
-    for r in range(target.reps):
-        for v in range(target.vec):
-            f = fl.flat(e, target, r, v)
-            rr = e(arith.ShRUIOp(f, e.const(_log2(n), i64)))
-            cc = e(arith.AndIOp(f, e.const(n - 1, i64)))
-            regs.append(e(memref.LoadOp.get(sc, [_idx(e, rr), _idx(e, cc)])))
-    return Dist(target, regs, c.elem)
+                frag = []
+                for q in range(row.elements("a")):
+                    rr, cc = _coeffs(row, "a", q)
+                    frag.append(e(memref.LoadOp.get(sa.buf, [_idx(e, rows(sa, _affine(e, g, t, rr, r0))), _idx(e, _affine(e, g, t, cc, e.const(k0, i64)))])))
+                a_frags.append(frag)
+        j = 0
+        while j < lay.tn:
+            c0 = _add(e, col0, 8 * j)
+            if sixteen_bit:
+                rb = rows(sb, _add(e, ldm_row, k0))
+                if j + 1 < lay.tn:
+                    cb = e(arith.AddiOp(c0, ldm_col))
+                    res = list(e(nvgpu.LdMatrixOp(sb.buf, [_idx(e, rb), _idx(e, cb)], 4, transpose=True)).owner.results)  # pyright: ignore[reportAttributeAccessIssue]
+                    b_frags += [res[:4], res[4:]]  # matrices 0, 1: tile j; 2, 3: tile j + 1
+                    j += 2
+                    continue
+                b_frags.append(list(e(nvgpu.LdMatrixOp(sb.buf, [_idx(e, rb), _idx(e, c0)], 2, transpose=True)).owner.results))  # pyright: ignore[reportAttributeAccessIssue]
+            else:
+                frag = []
+                for q in range(row.elements("b")):
+                    rr, cc = _coeffs(row, "b", q)
+                    frag.append(e(memref.LoadOp.get(sb.buf, [_idx(e, rows(sb, _affine(e, g, t, rr, e.const(k0, i64)))), _idx(e, _affine(e, g, t, cc, c0))])))
+                b_frags.append(frag)
+            j += 1
+        for i in range(lay.tm):
+            for jj in range(lay.tn):
+                s = 4 * (i * lay.tn + jj)
+                mma = nvgpu.MmaSyncOp(row.shape, row.a, a_frags[i], b_frags[jj], acc[s : s + 4])
+                e(mma)
+                acc[s : s + 4] = list(mma.d)
+    return acc

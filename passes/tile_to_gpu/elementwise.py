@@ -9,7 +9,6 @@ from xdsl.ir import Operation, SSAValue
 
 from warpforge.dialects import kernel, tile
 from warpforge.passes.kernel_to_gpu import Emitter, cast_value, signless
-from warpforge.passes.tile_to_gpu.layouts import canonical_layout
 from warpforge.passes.tile_to_gpu.lowering import Dist, LOG2E, _TileFunctionLowering, lowers
 
 
@@ -26,7 +25,7 @@ def _tile_type(op: Operation) -> tile.TileType:
 def _full(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.FullOp)
     t = _tile_type(op)
-    layout = canonical_layout(t.dims, fl.threads)
+    layout = fl.layout_of(op.results[0])
     value = op.value
     c = e.const(value.value.data, signless(t.element_type))  # pyright: ignore[reportArgumentType]
     return Dist(layout, [c] * layout.slots, t.element_type)
@@ -35,7 +34,7 @@ def _full(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(tile.IotaOp)
 def _iota(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     t = _tile_type(op)
-    layout = canonical_layout(t.dims, fl.threads)
+    layout = fl.layout_of(op.results[0])
     elem = signless(t.element_type)
     regs = []
     for r in range(layout.reps):
@@ -49,7 +48,7 @@ def _iota(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 def _splat(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.SplatOp)
     t = _tile_type(op)
-    layout = canonical_layout(t.dims, fl.threads)
+    layout = fl.layout_of(op.results[0])
     return Dist(layout, [fl.v(op.input)] * layout.slots, t.element_type)
 
 
@@ -83,7 +82,8 @@ _MATH_OPS: dict[str, type[Operation]] = {
 @lowers(*tile.ELEMENTWISE_BINARY)
 def _binary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ElementwiseBinaryOp)
-    a, b = fl.canon(e, fl.dist(op.lhs)), fl.canon(e, fl.dist(op.rhs))
+    target = fl.layout_of(op.results[0])
+    a, b = fl.to_layout(e, fl.dist(op.lhs), target), fl.to_layout(e, fl.dist(op.rhs), target)
     make = _SCALAR_OPS[op.SCALAR]
     regs = [fl.scalar(e, make, [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
     return Dist(a.layout, regs, a.elem)
@@ -92,7 +92,7 @@ def _binary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(*tile.ELEMENTWISE_UNARY)
 def _unary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ElementwiseUnaryOp)
-    a = fl.canon(e, fl.dist(op.operand))
+    a = fl.to_layout(e, fl.dist(op.operand), fl.layout_of(op.results[0]))
     if op.SCALAR in _SCALAR_OPS:
         make = _SCALAR_OPS[op.SCALAR]
         return Dist(a.layout, [fl.scalar(e, make, [a.elem], [x]) for x in a.regs], a.elem)
@@ -107,7 +107,8 @@ def _unary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(tile.CmpOp)
 def _cmp(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.CmpOp)
-    a, b = fl.canon(e, fl.dist(op.lhs)), fl.canon(e, fl.dist(op.rhs))
+    target = fl.layout_of(op.results[0])
+    a, b = fl.to_layout(e, fl.dist(op.lhs), target), fl.to_layout(e, fl.dist(op.rhs), target)
     pred = op.predicate.data
     regs = [fl.scalar(e, lambda x, y: kernel.CmpOp(pred, x, y), [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
     return Dist(a.layout, regs, i1)
@@ -116,8 +117,9 @@ def _cmp(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(tile.WhereOp)
 def _where(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.WhereOp)
-    c = fl.canon(e, fl.dist(op.cond))
-    a, b = fl.canon(e, fl.dist(op.true_value)), fl.canon(e, fl.dist(op.false_value))
+    target = fl.layout_of(op.results[0])
+    c = fl.to_layout(e, fl.dist(op.cond), target)
+    a, b = fl.to_layout(e, fl.dist(op.true_value), target), fl.to_layout(e, fl.dist(op.false_value), target)
     regs = [e(arith.SelectOp(x, y, z)) for x, y, z in zip(c.regs, a.regs, b.regs)]
     return Dist(a.layout, regs, a.elem)
 
@@ -125,6 +127,6 @@ def _where(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(tile.CastOp)
 def _cast(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.CastOp)
-    a = fl.canon(e, fl.dist(op.input))
+    a = fl.to_layout(e, fl.dist(op.input), fl.layout_of(op.results[0]))
     to = _tile_type(op).element_type
     return Dist(a.layout, [cast_value(e, x, a.elem, to) for x in a.regs], to)

@@ -103,6 +103,9 @@ class _TileFunctionLowering(FunctionLowering):
     scratch_used: dict[Attribute, str] = field(default_factory=dict)
     extra_shared: int = 0
     """Bytes of shared arrays lowerings declared themselves (`tile.dot`'s), for `tile.shared_bytes`."""
+    layout_hints: dict[SSAValue, object] = field(default_factory=dict)
+    """Source tile values that get a layout other than the canonical one (`layout_of`), chosen before
+    lowering by the `LAYOUT_ANALYSES` (e.g. `tile.dot`'s MMA accumulator layout)."""
 
     # ------------------------------------------------------------------ setup
 
@@ -114,6 +117,8 @@ class _TileFunctionLowering(FunctionLowering):
             raise error_at(src, f"tile.num_warps must be an integer in [1, 32] (at most 1024 threads per CTA), got {num_warps}")
         self.threads = default_threads(self._max_tile(), num_warps.value.data if isinstance(num_warps, IntegerAttr) else None)
         self._plan_scratch()
+        for analysis in LAYOUT_ANALYSES:
+            analysis(self)
         infos = src.attributes.get("tile.arg_info")
         info_list = list(infos.data) if isinstance(infos, ArrayAttr) else []
         written = self._written_params()
@@ -145,7 +150,7 @@ class _TileFunctionLowering(FunctionLowering):
                 types: list[Attribute] = []
                 for a in block.args:
                     if isinstance(a.type, tile.TileType):
-                        types += [signless(a.type.element_type)] * canonical_layout(a.type.dims, self.threads).slots
+                        types += [signless(a.type.element_type)] * self.layout_of(a).slots  # pyright: ignore[reportAttributeAccessIssue]
                     else:
                         types.append(signless(a.type))
                 new = Block(arg_types=types)
@@ -154,8 +159,8 @@ class _TileFunctionLowering(FunctionLowering):
             args = iter(new.args)
             for a in block.args:
                 if isinstance(a.type, tile.TileType):
-                    layout = canonical_layout(a.type.dims, self.threads)
-                    regs = [next(args) for _ in range(layout.slots)]
+                    layout = self.layout_of(a)
+                    regs = [next(args) for _ in range(layout.slots)]  # pyright: ignore[reportAttributeAccessIssue]
                     for k, r in enumerate(regs):
                         r.name_hint = f"{a.name_hint}_{k}" if a.name_hint else None
                     self.values[a] = Dist(layout, regs, a.type.element_type)  # pyright: ignore[reportArgumentType]
@@ -310,12 +315,12 @@ class _TileFunctionLowering(FunctionLowering):
             return
         super().lower(op, block)
 
-    def _expand(self, e: Emitter, values: tuple[SSAValue, ...] | list[SSAValue]) -> list[SSAValue]:
+    def _expand(self, e: Emitter, values: tuple[SSAValue, ...] | list[SSAValue], dest: Block) -> list[SSAValue]:
         out: list[SSAValue] = []
-        for v in values:
+        for v, arg in zip(values, dest.args):
             lowered = self.values[v]
             if isinstance(lowered, Dist):
-                out += self.canon(e, lowered).regs
+                out += self.to_layout(e, lowered, self.layout_of(arg)).regs
             else:
                 assert isinstance(lowered, SSAValue)
                 out.append(lowered)
@@ -324,11 +329,11 @@ class _TileFunctionLowering(FunctionLowering):
     def _branch(self, op: Operation, block: Block) -> None:
         e = Emitter(block, op)
         if isinstance(op, cf.BranchOp):
-            e(cf.BranchOp(self.blocks[op.successor], *self._expand(e, op.arguments)))
+            e(cf.BranchOp(self.blocks[op.successor], *self._expand(e, op.arguments, op.successor)))
             return
         assert isinstance(op, cf.ConditionalBranchOp)
-        then_args = self._expand(e, op.then_arguments)
-        else_args = self._expand(e, op.else_arguments)
+        then_args = self._expand(e, op.then_arguments, op.then_block)
+        else_args = self._expand(e, op.else_arguments, op.else_block)
         e(cf.ConditionalBranchOp(self.v(op.cond), self.blocks[op.then_block], then_args, self.blocks[op.else_block], else_args))
 
     def dist(self, value: SSAValue) -> Dist:
@@ -361,6 +366,15 @@ class _TileFunctionLowering(FunctionLowering):
 
     # ------------------------------------------------------------------ thread indexing
 
+    def layout_of(self, value: SSAValue) -> Layout:
+        """The layout the lowering gives the source tile `value`: a hint, else the canonical layout."""
+        hint = self.layout_hints.get(value)
+        if hint is not None:
+            return hint  # pyright: ignore[reportReturnType]
+        t = value.type
+        assert isinstance(t, tile.TileType)
+        return canonical_layout(t.dims, self.threads)
+
     def owner(self, layout: Layout) -> SSAValue:
         """This thread's owner index in `layout` (tid // replicas), i64."""
         assert self.tid is not None
@@ -372,6 +386,8 @@ class _TileFunctionLowering(FunctionLowering):
 
     def is_first_replica(self, layout: Layout) -> SSAValue | None:
         """i1: this thread is replica 0 of its owner (None when every thread is)."""
+        if not isinstance(layout, Layout):  # another layout family (tile.dot's MMA layout) says itself
+            return layout.first_replica(self)  # pyright: ignore[reportAttributeAccessIssue]
         if layout.replicas == 1:
             return None
         tid = self.tid
@@ -386,6 +402,8 @@ class _TileFunctionLowering(FunctionLowering):
 
     def flat(self, e: Emitter, layout: Layout, r: int, v: int = 0) -> SSAValue:
         """The row-major element index of register (r, v) of this thread, i64."""
+        if not isinstance(layout, Layout):
+            return layout.flat_index(self, e, r, v)  # pyright: ignore[reportAttributeAccessIssue]
         owner = self.owner(layout)
         base = owner if layout.vec == 1 else e(arith.ShLIOp(owner, e.const(_log2(layout.vec), i64)))
         offset = (r * layout.owners) * layout.vec + v
@@ -419,6 +437,15 @@ class _TileFunctionLowering(FunctionLowering):
         target = canonical_layout(d.layout.shape, self.threads)
         return self.relayout(e, d, target, lambda e2, f: f, identity=True)
 
+    def to_layout(self, e: Emitter, d: Dist, target: Layout) -> Dist:
+        """`d` (same shape) in `target`: free when the placement agrees or `d` is a splat (every
+        register one value), else through shared memory."""
+        if d.layout == target or (isinstance(d.layout, Layout) and isinstance(target, Layout) and d.layout.same_placement(target)):
+            return Dist(target, d.regs, d.elem)
+        if d.regs and all(r is d.regs[0] for r in d.regs):
+            return Dist(target, [d.regs[0]] * target.slots, d.elem)
+        return self.relayout(e, d, target, lambda e2, f: f, identity=True)
+
     def scratch(self, typ: Attribute, need: int) -> SSAValue:
         t = signless(typ)
         size = self.scratch_sizes.get(t, 0)
@@ -445,7 +472,7 @@ class _TileFunctionLowering(FunctionLowering):
         """`d` in `target` (another shape is allowed): target element f is source element
         `source_index(f)` (`identity`: f itself). Registers stay when the placement is the same and
         the map the identity; one scalar is replicated; anything else goes through shared memory."""
-        if identity and d.layout.same_placement(target):
+        if identity and (d.layout == target or (isinstance(d.layout, Layout) and isinstance(target, Layout) and d.layout.same_placement(target))):
             return Dist(target, d.regs, d.elem)
         if d.layout.uniform:
             return Dist(target, [d.regs[0]] * target.slots, d.elem)
@@ -458,6 +485,9 @@ class _TileFunctionLowering(FunctionLowering):
                 regs.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(f, IndexType()))])))
         return Dist(target, regs, d.elem)
 
+
+LAYOUT_ANALYSES: list[Callable[[_TileFunctionLowering], None]] = []
+"""Run before a kernel is lowered; each may set `layout_hints` (and plan the scratch it implies)."""
 
 _TILE_LOWERINGS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation, Emitter], SSAValue | Dist | View | PView | None]] = {}
 

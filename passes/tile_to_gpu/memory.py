@@ -216,7 +216,8 @@ def load_tile(fl: _TileFunctionLowering, e: Emitter, view: View, tile_shape: tup
 
 
 def store_tile(fl: _TileFunctionLowering, e: Emitter, d: Dist, view: View, tile_shape: tuple[int, ...], coords: list[SSAValue]) -> None:
-    d = fl.canon(e, d)
+    if not getattr(d.layout, "stores_directly", False):  # tile.dot's MMA layout stores its chunks itself
+        d = fl.canon(e, d)
     layout = d.layout
     origin = _origin(e, coords, tile_shape)
     w = _vector_width(view, layout, tile_shape, fl.vector_bytes)

@@ -46,7 +46,7 @@ def _broadcast(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     d = fl.canon(e, fl.dist(op.input))
     dst = _tile_type(op)
     src_shape = d.layout.shape
-    target = canonical_layout(dst.dims, fl.threads)
+    target = fl.layout_of(op.results[0])
     lead = len(dst.dims) - len(src_shape)
 
     def index(x: Emitter, f: SSAValue) -> SSAValue:
