@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntAttr,
     IntegerAttr,
+    NoneAttr,
     StringAttr,
     UnitAttr,
     i1,
@@ -81,6 +82,7 @@ from warpforge.dialects._common import (
     print_compare,
     shape_text,
 )
+from warpforge.dialects.tile_layout import LAYOUT_ATTRS, LayoutEncodingAttr
 from warpforge.dialects.kernel import SI64, check_scalar, is_float_type, is_int_type, is_signed
 
 # --------------------------------------------------------------------------- helpers
@@ -123,34 +125,77 @@ def kind_of(t: Attribute) -> str:
 
 @irdl_attr_definition
 class TileType(ShapedType):
-    """`!tile.tile<128x64xf32>`: an immutable tile of static, power-of-two shape (`!tile.tile<f32>`: rank 0)."""
+    """`!tile.tile<128x64xf32>`: an immutable tile of static, power-of-two shape (`!tile.tile<f32>`: rank 0).
+
+    An optional last parameter is its layout encoding (`!tile.tile<128x64xf32, #tile.blocked<vec = 4,
+    owners = 128, replicas = 1>>`, `warpforge.dialects.tile_layout`): how the CTA's threads hold it.
+    Without one (`encoding` is `NoneAttr`) no layout is assigned yet. Verifiers of ops that relate
+    shapes compare types without their encodings (`plain`); elementwise ops need equal types, so
+    their operands agree in layout as well."""
 
     name = "tile.tile"
 
     shape: ArrayAttr[IntAttr]
     element_type: Attribute
+    encoding: Attribute
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute, encoding: Attribute | None = None):
+        ParametrizedAttribute.__init__(self, int_array(shape), element_type, encoding if encoding is not None else NoneAttr())
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
         parser.parse_punctuation("<")
         dims, elem = parse_shape_and_type(parser)
+        encoding: Attribute = NoneAttr()
+        if parser.parse_optional_punctuation(",") is not None:
+            encoding = parser.parse_attribute()
         parser.parse_punctuation(">")
-        return [int_array(dims), elem]
+        return [int_array(dims), elem, encoding]
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
         if self.dims:
             printer.print_string(shape_text(self.dims) + "x")
         printer.print_attribute(self.element_type)
+        if self.has_encoding:
+            printer.print_string(", ")
+            printer.print_attribute(self.encoding)
         printer.print_string(">")
 
     def verify(self) -> None:
         check_tile_shape(self.dims, "!tile.tile", f"{shape_text(self.dims)}x{self.element_type}")
         check_scalar(self.element_type, "the element type of !tile.tile")
+        if self.has_encoding:
+            if not isinstance(self.encoding, LayoutEncodingAttr):
+                raise VerifyException(f"the encoding of !tile.tile is a #tile layout (blocked, slice, mma, dot_operand, shared), got {self.encoding}")
+            self.encoding.verify_shape(self.dims)
 
     @property
     def numel(self) -> int:
         return prod(self.dims)
+
+    @property
+    def has_encoding(self) -> bool:
+        return not isinstance(self.encoding, NoneAttr)
+
+    @property
+    def plain(self) -> TileType:
+        """The same tile type without its encoding."""
+        return TileType(self.dims, self.element_type) if self.has_encoding else self
+
+    def with_encoding(self, encoding: Attribute | None) -> TileType:
+        """The same shape and element type with `encoding` (None: without one)."""
+        return TileType(self.dims, self.element_type, encoding)
+
+
+def plain(t: Attribute) -> Attribute:
+    """`t` without its layout encoding (a non-tile type unchanged): what shape verifiers compare."""
+    return t.plain if isinstance(t, TileType) else t
+
+
+def same_encoding(a: Attribute, b: Attribute) -> bool:
+    """Whether two tile types have the same encoding (both none counts)."""
+    return isinstance(a, TileType) and isinstance(b, TileType) and a.encoding == b.encoding
 
 
 @irdl_attr_definition
@@ -483,7 +528,7 @@ class LoadOp(IRDLOperation):
         vt = self.view.type
         assert isinstance(vt, PartitionViewType)
         _check_coords(self.coords, len(vt.dims), "tile.load")
-        if self.result.type != vt.tile_type:
+        if plain(self.result.type) != vt.tile_type:
             raise VerifyException(f"tile.load of {vt} gives {vt.tile_type}, not {self.result.type}")
 
 
@@ -507,7 +552,7 @@ class StoreOp(IRDLOperation):
         vt = self.view.type
         assert isinstance(vt, PartitionViewType)
         _check_coords(self.coords, len(vt.dims), "tile.store")
-        if self.value.type != vt.tile_type:
+        if plain(self.value.type) != vt.tile_type:
             raise VerifyException(f"tile.store into {vt} needs a {vt.tile_type}, got {self.value.type}")
 
 
@@ -539,7 +584,7 @@ class LoadTileLikeOp(IRDLOperation):
             raise VerifyException(f"tile.load_tile_like: a rank-{st.rank} tensor cannot line up with a rank-{len(lt.dims)} partition")
         _check_coords(self.coords, st.rank, "tile.load_tile_like")
         expected = TileType(lt.dims, st.element_type)
-        if self.result.type != expected:
+        if plain(self.result.type) != expected:
             raise VerifyException(f"tile.load_tile_like gives {expected}, not {self.result.type}")
 
 
@@ -569,16 +614,16 @@ class LoadMaskedOp(IRDLOperation):
         vt, ot, mt = self.view.type, self.offsets.type, self.mask.type
         assert isinstance(vt, TensorViewType) and isinstance(ot, TileType) and isinstance(mt, TileType)
         _check_masked(vt, ot, mt, self.padding.type, "tile.load_masked")
-        if self.result.type != TileType(ot.dims, vt.element_type):
+        if plain(self.result.type) != TileType(ot.dims, vt.element_type):
             raise VerifyException(f"tile.load_masked gives {TileType(ot.dims, vt.element_type)}, not {self.result.type}")
 
 
 def _check_masked(vt: TensorViewType, ot: TileType, mt: TileType, value_t: Attribute, what: str) -> None:
     if not is_int_type(ot.element_type):
         raise VerifyException(f"{what}: offsets are an integer tile, got {ot}")
-    if mt != TileType(ot.dims, i1):
+    if plain(mt) != TileType(ot.dims, i1):
         raise VerifyException(f"{what}: the mask must be {TileType(ot.dims, i1)}, got {mt}")
-    if value_t != vt.element_type and value_t != TileType(ot.dims, vt.element_type):
+    if value_t != vt.element_type and plain(value_t) != TileType(ot.dims, vt.element_type):
         raise VerifyException(f"{what}: the value must be {vt.element_type} elements shaped like the offsets, got {value_t}")
 
 
@@ -852,7 +897,7 @@ class PermuteOp(IRDLOperation):
         perm = int_tuple(self.permutation)
         if sorted(perm) != list(range(src.rank)):
             raise VerifyException(f"{list(perm)} is not a permutation of the {src.rank} dimensions")
-        if dst != TileType([src.dims[p] for p in perm], src.element_type):
+        if plain(dst) != TileType([src.dims[p] for p in perm], src.element_type):
             raise VerifyException(f"tile.permute {list(perm)} of {src} gives {TileType([src.dims[p] for p in perm], src.element_type)}, not {dst}")
 
     @classmethod
@@ -894,8 +939,37 @@ class TransposeOp(_RearrangeOp):
     def verify_(self) -> None:
         src, dst = self.input.type, self.result.type
         assert isinstance(src, TileType) and isinstance(dst, TileType)
-        if src.rank != 2 or dst != TileType(tuple(reversed(src.dims)), src.element_type):
+        if src.rank != 2 or plain(dst) != TileType(tuple(reversed(src.dims)), src.element_type):
             raise VerifyException(f"tile.transpose takes a rank-2 tile and swaps its dimensions, got {src} -> {dst}")
+
+
+@irdl_op_definition
+class ConvertLayoutOp(IRDLOperation):
+    """`%t = tile.convert_layout %x : !tile.tile<64x1xf32, #tile.slice<…>> -> !tile.tile<64x1xf32, #tile.blocked<…>>`:
+    the same tile in another layout encoding (Triton's `ttg.convert_layout`). Source and result
+    differ only in their encodings; `tile-to-gpu` moves registers through shared memory (barrier;
+    write; barrier; read), by warp shuffles where the change stays within each warp, or not at all
+    where both layouts place every element in the same register of the same thread."""
+
+    name = "tile.convert_layout"
+
+    input = operand_def(TileType)
+    result = result_def(TileType)
+
+    traits = traits_def(Pure())
+
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, tile: SSAValue | Operation, result_type: TileType):
+        super().__init__(operands=[tile], result_types=[result_type])
+
+    def verify_(self) -> None:
+        src, dst = self.input.type, self.result.type
+        assert isinstance(src, TileType) and isinstance(dst, TileType)
+        if src.plain != dst.plain:
+            raise VerifyException(f"tile.convert_layout changes only the encoding: {src.plain} vs {dst.plain}")
+        if not dst.has_encoding:
+            raise VerifyException(f"tile.convert_layout needs a result encoding, got {dst}")
 
 
 # --------------------------------------------------------------------------- elementwise
@@ -1207,14 +1281,14 @@ class CmpOp(IRDLOperation):
     def __init__(self, predicate: str, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
         t = SSAValue.get(lhs).type
         assert isinstance(t, TileType)
-        super().__init__(operands=[lhs, rhs], result_types=[TileType(t.dims, i1)], properties={"predicate": StringAttr(predicate)})
+        super().__init__(operands=[lhs, rhs], result_types=[TileType(t.dims, i1, t.encoding)], properties={"predicate": StringAttr(predicate)})
 
     def verify_(self) -> None:
         check_compare_predicate(self.predicate.data)
         t = self.lhs.type
         if not isinstance(t, TileType):
             raise VerifyException(f"tile.cmp takes tiles, got {t}")
-        if self.result.type != TileType(t.dims, i1):
+        if self.result.type != TileType(t.dims, i1, t.encoding):
             raise VerifyException(f"tile.cmp gives {TileType(t.dims, i1)}, not {self.result.type}")
 
     @classmethod
@@ -1256,7 +1330,7 @@ class WhereOp(IRDLOperation):
         t = self.result.type
         if not isinstance(t, TileType):
             raise VerifyException(f"tile.where takes tiles, got {t}")
-        if self.cond.type != TileType(t.dims, i1):
+        if self.cond.type != TileType(t.dims, i1, t.encoding):
             raise VerifyException(f"tile.where needs a condition {TileType(t.dims, i1)}, got {self.cond.type}")
 
 
@@ -1277,13 +1351,15 @@ class CastOp(IRDLOperation):
     def __init__(self, tile: SSAValue | Operation, element_type: Attribute):
         t = SSAValue.get(tile).type
         assert isinstance(t, TileType)
-        super().__init__(operands=[tile], result_types=[TileType(t.dims, element_type)])
+        super().__init__(operands=[tile], result_types=[TileType(t.dims, element_type, t.encoding)])
 
     def verify_(self) -> None:
         src, dst = self.input.type, self.result.type
         assert isinstance(src, TileType) and isinstance(dst, TileType)
         if src.dims != dst.dims:
             raise VerifyException(f"tile.cast keeps the shape: {src} to {dst}")
+        if src.encoding != dst.encoding:
+            raise VerifyException(f"tile.cast keeps the layout: {src} to {dst} (tile.convert_layout changes it)")
 
 
 # --------------------------------------------------------------------------- reductions
@@ -1342,7 +1418,7 @@ class ReduceOp(IRDLOperation):
             dims[axis] = 1
         else:
             del dims[axis]
-        if r != TileType(dims, t.element_type):
+        if plain(r) != TileType(dims, t.element_type):
             raise VerifyException(f"reducing axis {axis} of {t} gives {TileType(dims, t.element_type)}, not {r}")
 
     @classmethod
@@ -1394,6 +1470,7 @@ Tile = Dialect(
         BroadcastOp,
         CastOp,
         CmpOp,
+        ConvertLayoutOp,
         DimOp,
         ExtractOp,
         FullOp,
@@ -1414,6 +1491,6 @@ Tile = Dialect(
         TransposeOp,
         WhereOp,
     ],
-    [PartitionViewType, TensorViewType, TileType],
+    [*LAYOUT_ATTRS, PartitionViewType, TensorViewType, TileType],
 )
 

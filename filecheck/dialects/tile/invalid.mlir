@@ -150,3 +150,82 @@ kernel.func @k(%t: !tile.tile<16xf32>) attributes {kernel, tile} {
   %s = tile.reduce mean %t [0] : !tile.tile<16xf32> -> !tile.tile<f32>
   kernel.return
 }
+// -----
+
+// CASE 20: layout parameters are powers of two
+// expected-error @+1 {{#tile.blocked owners must be a power of two, got 96}}
+kernel.func @k(%t: !tile.tile<16xf32, #tile.blocked<vec = 1, owners = 96, replicas = 1>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 21: a blocked layout's chunks lie in one row
+// expected-error @+1 {{#tile.blocked vec = 4 must divide the last dimension 2 of the tile}}
+kernel.func @k(%t: !tile.tile<64x2xf32, #tile.blocked<vec = 4, owners = 32, replicas = 1>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 22: a blocked layout's owners cover the tile
+// expected-error @+1 {{#tile.blocked: 128 owners of 4 elements each need a multiple of 512 elements, the tile has 256}}
+kernel.func @k(%t: !tile.tile<256xf32, #tile.blocked<vec = 4, owners = 128, replicas = 1>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 23: the mma accumulator layout covers M and N by whole fragments
+// expected-error @+1 {{#tile.mma with 2x2 warps of 16x8 fragments covers M×N tiles with M a multiple of 32 and N of 16, got [16, 64]}}
+kernel.func @k(%t: !tile.tile<16x64xf32, #tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 24: mma.sync fragments are m16n8
+// expected-error @+1 {{#tile.mma instr_shape is the mma.sync m16n8 fragment [16, 8], got [16, 16]}}
+kernel.func @k(%t: !tile.tile<64x64xf32, #tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 16]>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 25: dot operands name A or B
+// expected-error @+1 {{#tile.dot_operand op_idx is 0 (A) or 1 (B), got 2}}
+kernel.func @k(%t: !tile.tile<64x32xf16, #tile.dot_operand<op_idx = 2, parent = #tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 26: a slice's parent is a blocked layout
+// expected-error @+1 {{the parent of #tile.slice is a #tile.blocked layout, got #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>}}
+kernel.func @k(%t: !tile.tile<16xf32, #tile.slice<dim = 1, parent = #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 27: a shared layout's order names every dimension
+// expected-error @+1 {{#tile.shared order [0] must name each of the 2 dimensions of the tile}}
+kernel.func @k(%t: !tile.tile<64x32xf16, #tile.shared<vec = 8, per_phase = 1, max_phase = 8, order = [0]>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 28: the encoding is a tile layout
+// expected-error @+1 {{the encoding of !tile.tile is a #tile layout (blocked, slice, mma, dot_operand, shared), got 3 : i32}}
+kernel.func @k(%t: !tile.tile<16xf32, 3 : i32>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+
+// CASE 29: tile.convert_layout changes only the encoding
+kernel.func @k(%t: !tile.tile<16xf32, #tile.blocked<vec = 1, owners = 16, replicas = 1>>) attributes {kernel, tile} {
+  // expected-error @+1 {{'tile.convert_layout' op changes only the encoding: !tile.tile<16xf32> vs !tile.tile<16xf16>}}
+  %c = tile.convert_layout %t : !tile.tile<16xf32, #tile.blocked<vec = 1, owners = 16, replicas = 1>> -> !tile.tile<16xf16, #tile.blocked<vec = 1, owners = 16, replicas = 1>>
+  kernel.return
+}
+// -----
+
+// CASE 30: elementwise operands agree in layout
+kernel.func @k(%a: !tile.tile<16xf32, #tile.blocked<vec = 1, owners = 16, replicas = 1>>, %b: !tile.tile<16xf32, #tile.blocked<vec = 1, owners = 8, replicas = 2>>) attributes {kernel, tile} {
+  // expected-error @+1 {{operand is used with type !tile.tile<16xf32, #tile.blocked<vec = 1, owners = 16, replicas = 1>>, but has been previously used or defined with type !tile.tile<16xf32, #tile.blocked<vec = 1, owners = 8, replicas = 2>>}}
+  %c = tile.add %a, %b : !tile.tile<16xf32, #tile.blocked<vec = 1, owners = 16, replicas = 1>>
+  kernel.return
+}
