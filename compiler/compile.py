@@ -557,11 +557,11 @@ def compile_tile(kernel: Any, spec: Any, chip: str = "sm_90", features: str = ""
         try:
             tile = meta["tile"]
             pairs = tuple((str(a), str(b)) for a, b in tile["like_pairs"])
-            return CompiledTileKernel(compiled, int(tile["grid_param"]), int(tile["block"]), pairs, spec)
+            return CompiledTileKernel(compiled, int(tile["grid_param"]), int(tile["block"]), pairs, spec, int(tile.get("dynamic_shared", 0)))
         except (KeyError, TypeError, ValueError):
             pass  # an entry of another shape: compile again (and overwrite it)
     result = _compile_tile(kernel, spec, chip, features, key or "")
-    _store(key, result.kernel, {"model": "tile", "tile": {"grid_param": result.grid_param, "block": result.block, "like_pairs": [list(p) for p in result.like_pairs]}})
+    _store(key, result.kernel, {"model": "tile", "tile": {"grid_param": result.grid_param, "block": result.block, "like_pairs": [list(p) for p in result.like_pairs], "dynamic_shared": result.dynamic_shared}})
     return result
 
 
@@ -576,13 +576,15 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
     kir = frontend(kernel, spec)
     module = kir.module
     lower(module, "gpu", target, model="tile", module_name=kir.symbol + "_module")
-    block, shared, checked = 0, 0, False
+    block, shared, dynamic, checked = 0, 0, 0, False
     for op in module.walk():
         if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol:
             bs = op.known_block_size
             block = bs.get_values()[0] if bs is not None else 0
             sh = op.attributes.get("tile.shared_bytes")
             shared = sh.value.data if isinstance(sh, IntegerAttr) else 0
+            dy = op.attributes.get("tile.dynamic_shared_bytes")
+            dynamic = dy.value.data if isinstance(dy, IntegerAttr) else 0
             # a checked kernel with nothing to check gets no error record (tile-to-gpu drops it)
             checked = len(op.function_type.inputs) > len(kir.params)
     sites = error_sites(module, kir.symbol)
@@ -613,7 +615,7 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
         source=(filename, line),
     )
     grid = next(i for i, p in enumerate(kir.params) if p.kind == "partition")
-    return CompiledTileKernel(compiled, grid, block, kir.like_pairs, spec)
+    return CompiledTileKernel(compiled, grid, block, kir.like_pairs, spec, dynamic)
 
 
 def lower_tile(kernel: Any, spec: Any, stage: str, target: Target = Target(), *, debuginfo: bool = False) -> str:

@@ -243,13 +243,15 @@ class CompiledTileKernel:
     """A tile kernel compiled for one specialization: `kernel` (the runtime's `CompiledKernel`: PTX,
     parameters, exact block), `grid_param` (index among the launch parameters of the partition whose
     tiles are the grid), `block` (threads per CTA), `like_pairs` (input, partition) names whose
-    shapes must be equal, `spec`."""
+    shapes must be equal, `spec`, `dynamic_shared` (bytes of dynamic shared memory each launch gives
+    the CTA: `tile.dot`'s cp.async rings)."""
 
     kernel: Any
     grid_param: int
     block: int
     like_pairs: tuple[tuple[str, str], ...]
     spec: Specialization
+    dynamic_shared: int = 0
 
 
 def _symbol(kernel: Any, spec: Specialization) -> str:
@@ -372,5 +374,5 @@ def bind(kernel: Any, args: tuple[Any, ...], device: Any = None) -> BoundTileLau
                 grid = prod(grid_of(s.shape, p.tile))
         else:
             arrays.append(a)
-    prepared = prepare(compiled.kernel, LaunchConfig(grid=(max(grid, 1), 1, 1), block=(compiled.block, 1, 1)), dev)
+    prepared = prepare(compiled.kernel, LaunchConfig(grid=(max(grid, 1), 1, 1), block=(compiled.block, 1, 1), shmem_size=compiled.dynamic_shared), dev)
     return BoundTileLaunch(compiled, prepared, arrays, grid)

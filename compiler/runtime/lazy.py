@@ -276,7 +276,7 @@ class _Launch(_Op):
         key = (device.ordinal, id(compiled.kernel), blocks)
         entry = _prepared.get(key)
         if entry is None or entry[0] is not compiled.kernel:
-            entry = (compiled.kernel, prepare(compiled.kernel, LaunchConfig(grid=(blocks, 1, 1), block=(compiled.block, 1, 1)), device))
+            entry = (compiled.kernel, prepare(compiled.kernel, LaunchConfig(grid=(blocks, 1, 1), block=(compiled.block, 1, 1), shmem_size=compiled.dynamic_shared), device))
             _prepared[key] = entry
         prepared = entry[1]
         launch(stream, prepared, launch_args, kernel=compiled.kernel)
@@ -310,7 +310,7 @@ class _Launch(_Op):
             args.append(record)
         blocks = getattr(device, "_only_blocks", None)  # Device.run_only_blocks: a sample of a huge grid
         step_limit = getattr(device, "step_limit", None)
-        simulate(program.module, program.symbol, (grid, 1, 1), (program.block, 1, 1), args, blocks=blocks, step_limit=step_limit)
+        simulate(program.module, program.symbol, (grid, 1, 1), (program.block, 1, 1), args, blocks=blocks, step_limit=step_limit, dynamic_shared_bytes=compiled.dynamic_shared)
         error = decode_record(compiled.kernel, record)
         if error is not None:
             raise error

@@ -34,8 +34,10 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from warpforge.dialects import gpu, nvgpu, tile
 from warpforge.dialects.nvvm_catalog import mma_shape
-from warpforge.dialects.tile_dot import DotOp, mma_input_kind
-from warpforge.passes.kernel_to_gpu import SHARED, Emitter, signless
+from warpforge.diagnostics import error_at
+from warpforge.dialects import kernel
+from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp, mma_input_kind
+from warpforge.passes.kernel_to_gpu import SHARED, Emitter, cast_value, signless
 from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, _TILE_LOWERINGS, Dist, PView, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
 from warpforge.passes.tile_to_gpu.memory import _coords64  # pyright: ignore[reportPrivateUsage]
 
@@ -145,8 +147,9 @@ def _load_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist
     return _register_load(fl, op, e)  # pyright: ignore[reportReturnType]
 
 
-def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSAValue) -> None:
-    """Each thread issues `cp.async` for its 8-element chunks of the tile into the padded `buf`."""
+def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSAValue, dest: SharedOperand | None = None) -> None:
+    """Each thread issues `cp.async` for its 8-element chunks of the tile into the padded `buf` (or
+    into `dest`: a ring slot, swizzled)."""
     view, (rows, cols) = d.pview.view, d.pview.tile
     assert fl.tid is not None
     origin = [e(arith.ShLIOp(c, e.const(_log2(t), i64))) if t > 1 else c for c, t in zip(d.coords, (rows, cols))]
@@ -165,7 +168,11 @@ def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSA
             valid = x(arith.SelectOp(in_rows, x(arith.MinSIOp(left, eight)), zero))
             reads = x(arith.CmpiOp(valid, zero, "sgt"))
             srow, scol = x(arith.SelectOp(reads, grow, zero)), x(arith.SelectOp(reads, gcol, zero))
-            x(nvgpu.DeviceAsyncCopyOp(view.memref, [_idx(x, srow), _idx(x, scol)], buf, [_idx(x, r), _idx(x, c)], 8, _idx(x, valid), bypass_l1=True))
+            dr, dc = r, c
+            if dest is not None:
+                dr = dest.row(x, r)
+                dc = dest.col(x, r, c)
+            x(nvgpu.DeviceAsyncCopyOp(view.memref, [_idx(x, srow), _idx(x, scol)], buf, [_idx(x, dr), _idx(x, dc)], 8, _idx(x, valid), bypass_l1=True))
 
         if (j + 1) * fl.threads <= chunks:
             issue(e)
@@ -414,8 +421,8 @@ LAYOUT_ANALYSES.append(assign_mma_layouts)
 def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, DotOp)
     la, lb = fl.values.get(op.lhs), fl.values.get(op.rhs)
-    a = la if isinstance(la, DeferredLoad) else fl.canon(e, fl.dist(op.lhs))
-    b = lb if isinstance(lb, DeferredLoad) else fl.canon(e, fl.dist(op.rhs))
+    a = la if isinstance(la, DeferredLoad | SharedOperand) else fl.canon(e, fl.dist(op.lhs))
+    b = lb if isinstance(lb, DeferredLoad | SharedOperand) else fl.canon(e, fl.dist(op.rhs))
     lay = fl.layout_of(op.result)
     assert isinstance(lay, MmaLayout)
     c = fl.to_layout(e, fl.dist(op.acc), lay)  # pyright: ignore[reportArgumentType]
@@ -426,30 +433,125 @@ def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     row = mma_shape("m16n8k32" if kind in ("s8", "u8") else "m16n8k8" if kind == "tf32" else "m16n8k16", kind, "s32" if kind in ("s8", "u8") else "f32")
     assert row is not None
     pad = PAD_BYTES // element_bytes(in_t)
-    sa = _buffer(fl, op, in_t, (m, k + pad))
-    sb = _buffer(fl, op, in_t, (k, n + pad))
-
-    e(gpu.BarrierOp())  # earlier readers of these arrays (a previous iteration) are done
-    for x, buf, cols in ((a, sa, k), (b, sb, n)):
-        if isinstance(x, DeferredLoad):
-            _copy_async(fl, e, x, buf)
-        else:
-            _store_canonical(fl, e, x, buf, cols)
-    if isinstance(a, DeferredLoad) or isinstance(b, DeferredLoad):
-        e(nvgpu.DeviceAsyncCreateGroupOp())
-        e(nvgpu.DeviceAsyncWaitOp(0))
-    e(gpu.BarrierOp())
-    regs = warp_mma(fl, e, lay, row, kind, c.regs, SharedOperand(sa, None), SharedOperand(sb, None), k)
+    staged: list[SharedOperand] = []
+    todo = []
+    for x, shape, cols in ((a, (m, k + pad), k), (b, (k, n + pad), n)):
+        if isinstance(x, SharedOperand):  # a ring slot (tile-pipeline): already there
+            staged.append(x)
+            continue
+        buf = _buffer(fl, op, in_t, shape)
+        staged.append(SharedOperand(buf, None))
+        todo.append((x, buf, cols))
+    if todo:
+        e(gpu.BarrierOp())  # earlier readers of these arrays (a previous iteration) are done
+        for x, buf, cols in todo:
+            if isinstance(x, DeferredLoad):
+                _copy_async(fl, e, x, buf)
+            else:
+                _store_canonical(fl, e, x, buf, cols)
+        if any(isinstance(x, DeferredLoad) for x, _, _ in todo):
+            e(nvgpu.DeviceAsyncCreateGroupOp())
+            e(nvgpu.DeviceAsyncWaitOp(0))
+        e(gpu.BarrierOp())
+    regs = warp_mma(fl, e, lay, row, kind, c.regs, staged[0], staged[1], k)
     return Dist(lay, regs, c.elem)
+
+
+# --------------------------------------------------------------------------- the cp.async ring (tile-pipeline)
+
+
+def _ring(fl: _TileFunctionLowering, op: AsyncCopyOp | RingTileOp, shape: tuple[int, ...], elem: Attribute) -> tuple[SSAValue, tuple[int, int] | None]:
+    """Ring `op.ring`: `stages` slots of an R×C tile, one 2-D array (stages·R)×C in the launch's
+    dynamic shared memory (rings may exceed the 48 KiB of static shared memory), XOR-swizzled
+    (`swizzle_for`): no padding, no bank conflicts."""
+    ring, stages = op.ring.value.data, op.stages.value.data
+    key = ("ring", ring)
+    found = fl.cache.get(key)
+    rows, cols = shape
+    typ = MemRefType(signless(elem), [stages * rows, cols], memory_space=SHARED)
+    if found is None:
+        offset = fl.dynamic_shared
+        fl.dynamic_shared += -(-stages * rows * cols * element_bytes(signless(elem)) // 128) * 128
+        raw = fl.at_entry(("dynamic_shared",), lambda x: x(gpu.DynamicSharedMemoryOp()))
+        found = fl.at_entry(key, lambda x: x(memref.ViewOp(raw, x.const(offset, IndexType()), [], typ)))
+    if found.type != typ:
+        raise error_at(op, f"{op.name}: ring {ring} holds {typ}, not {shape} tiles of {elem} (each ring has one tile type)")
+    return found, swizzle_for(cols, element_bytes(signless(elem)))
+
+
+def _slot_rows(e: Emitter, fl: _TileFunctionLowering, slot: SSAValue, rows: int) -> SSAValue:
+    s = cast_value(e, fl.v(slot), slot.type, kernel.SI64)
+    return e(arith.ShLIOp(s, e.const(_log2(rows), i64)))
+
+
+@lowers(AsyncCopyOp)
+def _async_copy(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
+    assert isinstance(op, AsyncCopyOp)
+    pv = fl.values.get(op.view)
+    if not isinstance(pv, PView):
+        raise error_at(op, "tile.async_copy: the view must be a partition view of a kernel parameter")
+    v = pv.view
+    if not (v.limit is None and v.align >= 16 and v.divisible[-1] >= 8 and v.divisible[-1] % 8 == 0 and _zero(pv.padding)):
+        raise error_at(op, f"tile.async_copy needs a 16-byte aligned view with rows a multiple of 8 elements and padding 0 (cp.async, 16 bytes, zero-fill); got alignment {v.align}, rows divisible by {v.divisible[-1]}")
+    buf, swz = _ring(fl, op, pv.tile, v.elem)
+    dest = SharedOperand(buf, _slot_rows(e, fl, op.slot, pv.tile[0]), swz)
+    _copy_async(fl, e, DeferredLoad(pv, _coords64(fl, e, op.coords)), buf, dest)
+
+
+@lowers(AsyncCommitOp)
+def _async_commit(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
+    e(nvgpu.DeviceAsyncCreateGroupOp())
+
+
+@lowers(AsyncWaitOp)
+def _async_wait(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
+    assert isinstance(op, AsyncWaitOp)
+    e(nvgpu.DeviceAsyncWaitOp(op.pending.value.data))
+    e(gpu.BarrierOp())
+
+
+@lowers(RingTileOp)
+def _ring_tile(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SharedOperand:
+    assert isinstance(op, RingTileOp)
+    t = op.result.type
+    assert isinstance(t, tile.TileType)
+    buf, swz = _ring(fl, op, t.dims, t.element_type)
+    return SharedOperand(buf, _slot_rows(e, fl, op.slot, t.dims[0]), swz)
 
 
 @dataclass
 class SharedOperand:
-    """An operand in shared memory: `buf[row_base + r][c]` holds its element (r, c) (`row_base`: the
-    ring slot's first row, None for 0)."""
+    """An operand in shared memory: `buf[row_base + r][swizzled c]` holds its element (r, c)
+    (`row_base`: the ring slot's first row, None for 0; `swizzle` (shift, mask): the 16-byte chunk
+    c / 8 of row r is stored at chunk (c / 8) ^ ((r >> shift) & mask), None: not swizzled)."""
 
     buf: SSAValue
     row_base: SSAValue | None
+    swizzle: tuple[int, int] | None = None
+
+    def row(self, e: Emitter, r: SSAValue) -> SSAValue:
+        return r if self.row_base is None else e(arith.AddiOp(self.row_base, r))
+
+    def col(self, e: Emitter, r: SSAValue, c: SSAValue) -> SSAValue:
+        """The stored column of element (r, c), c a multiple of 8 (a chunk's first element)."""
+        if self.swizzle is None:
+            return c
+        shift, mask = self.swizzle
+        phase = e(arith.AndIOp(e(arith.ShRUIOp(r, e.const(shift, i64))) if shift else r, e.const(mask, i64)))
+        return e(arith.XOrIOp(c, e(arith.ShLIOp(phase, e.const(3, i64)))))
+
+
+def swizzle_for(cols: int, elem_bytes: int) -> tuple[int, int] | None:
+    """The XOR swizzle that makes `ldmatrix` (8 rows of one 16-byte chunk column) and `cp.async`
+    (16-byte chunks) conflict-free for rows of `cols` elements: shared memory serves 128 bytes (32
+    4-byte banks) per wavefront, so the 8 rows of a phase must fall in 8 distinct 16-byte bank
+    groups. A row of C chunks (C = row bytes / 16) shares a 128-byte line with 8/C − 1 others when
+    C < 8; XOR the chunk index with (row / max(1, 8/C)) mod min(C, 8)."""
+    chunks = cols * elem_bytes // 16
+    if chunks <= 1:
+        return None
+    rows_per_line = max(1, 8 // chunks)
+    return _log2(rows_per_line), min(chunks, 8) - 1
 
 
 def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: str, acc: list[SSAValue], sa: SharedOperand, sb: SharedOperand, k: int) -> list[SSAValue]:
@@ -465,16 +567,16 @@ def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: s
     ldm_col = fl.at_entry(("ldm_col",), lambda x: x(arith.ShLIOp(x(arith.ShRUIOp(lane, x.const(4, i64))), x.const(3, i64))))
 
     def rows(op: SharedOperand, r: SSAValue) -> SSAValue:
-        return r if op.row_base is None else e(arith.AddiOp(op.row_base, r))
+        return op.row(e, r)
 
     for k0 in range(0, k, row.k):
         a_frags, b_frags = [], []
         for i in range(lay.tm):
             r0 = _add(e, row0, 16 * i)
             if sixteen_bit:
-                ra = rows(sa, e(arith.AddiOp(r0, ldm_row)))
-                ca = _add(e, ldm_col, k0)
-                a_frags.append(list(e(nvgpu.LdMatrixOp(sa.buf, [_idx(e, ra), _idx(e, ca)], 4)).owner.results))  # pyright: ignore[reportAttributeAccessIssue]
+                lr = e(arith.AddiOp(r0, ldm_row))
+                ca = sa.col(e, lr, _add(e, ldm_col, k0))
+                a_frags.append(list(e(nvgpu.LdMatrixOp(sa.buf, [_idx(e, rows(sa, lr)), _idx(e, ca)], 4)).owner.results))  # pyright: ignore[reportAttributeAccessIssue]
             else:
                 frag = []
                 for q in range(row.elements("a")):
@@ -485,14 +587,15 @@ def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: s
         while j < lay.tn:
             c0 = _add(e, col0, 8 * j)
             if sixteen_bit:
-                rb = rows(sb, _add(e, ldm_row, k0))
+                lr = _add(e, ldm_row, k0)
+                rb = rows(sb, lr)
                 if j + 1 < lay.tn:
-                    cb = e(arith.AddiOp(c0, ldm_col))
+                    cb = sb.col(e, lr, e(arith.AddiOp(c0, ldm_col)))
                     res = list(e(nvgpu.LdMatrixOp(sb.buf, [_idx(e, rb), _idx(e, cb)], 4, transpose=True)).owner.results)  # pyright: ignore[reportAttributeAccessIssue]
                     b_frags += [res[:4], res[4:]]  # matrices 0, 1: tile j; 2, 3: tile j + 1
                     j += 2
                     continue
-                b_frags.append(list(e(nvgpu.LdMatrixOp(sb.buf, [_idx(e, rb), _idx(e, c0)], 2, transpose=True)).owner.results))  # pyright: ignore[reportAttributeAccessIssue]
+                b_frags.append(list(e(nvgpu.LdMatrixOp(sb.buf, [_idx(e, rb), _idx(e, sb.col(e, lr, c0))], 2, transpose=True)).owner.results))  # pyright: ignore[reportAttributeAccessIssue]
             else:
                 frag = []
                 for q in range(row.elements("b")):

@@ -103,6 +103,9 @@ class _TileFunctionLowering(FunctionLowering):
     scratch_used: dict[Attribute, str] = field(default_factory=dict)
     extra_shared: int = 0
     """Bytes of shared arrays lowerings declared themselves (`tile.dot`'s), for `tile.shared_bytes`."""
+    dynamic_shared: int = 0
+    """Bytes of dynamic shared memory lowerings placed their arrays in (`tile.dot`'s cp.async rings),
+    for `tile.dynamic_shared_bytes`: the launch's `shmem_size`."""
     layout_hints: dict[SSAValue, object] = field(default_factory=dict)
     """Source tile values that get a layout other than the canonical one (`layout_of`), chosen before
     lowering by the `LAYOUT_ANALYSES` (e.g. `tile.dot`'s MMA accumulator layout)."""
@@ -195,6 +198,8 @@ class _TileFunctionLowering(FunctionLowering):
             g.location = src.location
             self.module.gpu_module.body.block.add_op(g)
         out.attributes["tile.shared_bytes"] = IntegerAttr(shared, i64)
+        if self.dynamic_shared:
+            out.attributes["tile.dynamic_shared_bytes"] = IntegerAttr(self.dynamic_shared, i64)
         out.location = src.location
         return out
 
