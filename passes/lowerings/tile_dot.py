@@ -49,9 +49,15 @@ def element_bytes(t: Attribute) -> int:
 
 
 def shared_bytes(m: int, n: int, k: int, in_bytes: int) -> int:
-    """Static shared memory one `tile.dot` of M×K by K×N uses (its A, B and C arrays, 4-byte C)."""
+    """Static shared memory one `tile.dot` of M×K by K×N uses at most (its padded A and B arrays; an
+    operand from a `tile-pipeline` ring uses none; the accumulator stays in registers)."""
     pad = PAD_BYTES // in_bytes
-    return m * (k + pad) * in_bytes + k * (n + pad) * in_bytes + m * n * 4
+    return m * (k + pad) * in_bytes + k * (n + pad) * in_bytes
+
+
+MAX_DYNAMIC_SHARED = 227 * 1024
+"""Dynamic shared memory a CTA can opt into on sm_80/sm_90 (CUDA C Programming Guide, "Compute
+Capabilities", Table 23: 163 KiB on sm_80, 227 KiB on sm_90); `prepare` checks the device's own."""
 
 
 def _log2(n: int) -> int:
@@ -472,6 +478,8 @@ def _ring(fl: _TileFunctionLowering, op: AsyncCopyOp | RingTileOp, shape: tuple[
     if found is None:
         offset = fl.dynamic_shared
         fl.dynamic_shared += -(-stages * rows * cols * element_bytes(signless(elem)) // 128) * 128
+        if fl.dynamic_shared > MAX_DYNAMIC_SHARED:
+            raise error_at(op, f"the cp.async rings of this kernel need {fl.dynamic_shared} bytes of shared memory, more than the {MAX_DYNAMIC_SHARED} a CTA can have; use fewer stages (num_stages) or smaller tiles")
         raw = fl.at_entry(("dynamic_shared",), lambda x: x(gpu.DynamicSharedMemoryOp()))
         found = fl.at_entry(key, lambda x: x(memref.ViewOp(raw, x.const(offset, IndexType()), [], typ)))
     if found.type != typ:
