@@ -28,9 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import log2
 
-from xdsl.dialects import arith, cf, memref
+from xdsl.dialects import arith, cf, memref, scf
 from xdsl.dialects.builtin import BFloat16Type, FloatAttr, Float16Type, IndexType, IntegerAttr, IntegerType, MemRefType, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from warpforge.dialects import gpu, nvgpu, tile
 from warpforge.dialects.nvvm_catalog import mma_shape
@@ -39,7 +39,7 @@ from warpforge.dialects import kernel
 from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp, mma_input_kind
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, cast_value, signless
 from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, _TILE_LOWERINGS, Dist, PView, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
-from warpforge.passes.tile_to_gpu.memory import _coords64  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu.memory import _coords64, _full_tile  # pyright: ignore[reportPrivateUsage]
 
 PAD_BYTES = 16
 
@@ -155,35 +155,50 @@ def _load_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist
 
 def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSAValue, dest: SharedOperand | None = None) -> None:
     """Each thread issues `cp.async` for its 8-element chunks of the tile into the padded `buf` (or
-    into `dest`: a ring slot, swizzled)."""
+    into `dest`: a ring slot, swizzled). A tile wholly inside the tensor (a uniform test) copies 16
+    bytes per chunk unconditionally; a tail tile copies each chunk's bytes inside the tensor and
+    zero-fills the rest (`src-size`), reading nothing (from address 0) for a chunk wholly outside."""
     view, (rows, cols) = d.pview.view, d.pview.tile
     assert fl.tid is not None
     origin = [e(arith.ShLIOp(c, e.const(_log2(t), i64))) if t > 1 else c for c, t in zip(d.coords, (rows, cols))]
     per_row = cols // 8
     chunks = rows * per_row
-    zero, eight = e.const(0, i64), e.const(8, i64)
-    for j in range(-(-chunks // fl.threads)):
-        ch = _add(e, fl.tid, j * fl.threads)
 
-        def issue(x: Emitter, ch: SSAValue = ch) -> None:
-            r = x(arith.ShRUIOp(ch, x.const(_log2(per_row), i64))) if per_row > 1 else ch
-            c = x(arith.ShLIOp(x(arith.AndIOp(ch, x.const(per_row - 1, i64))), x.const(3, i64))) if per_row > 1 else zero
-            grow, gcol = x(arith.AddiOp(origin[0], r)), x(arith.AddiOp(origin[1], c))
-            in_rows = x(arith.CmpiOp(grow, view.dims[0], "ult"))
-            left = x(arith.MaxSIOp(x(arith.SubiOp(view.dims[1], gcol)), zero))
-            valid = x(arith.SelectOp(in_rows, x(arith.MinSIOp(left, eight)), zero))
-            reads = x(arith.CmpiOp(valid, zero, "sgt"))
-            srow, scol = x(arith.SelectOp(reads, grow, zero)), x(arith.SelectOp(reads, gcol, zero))
-            dr, dc = r, c
-            if dest is not None:
-                dr = dest.row(x, r)
-                dc = dest.col(x, r, c)
-            x(nvgpu.DeviceAsyncCopyOp(view.memref, [_idx(x, srow), _idx(x, scol)], buf, [_idx(x, dr), _idx(x, dc)], 8, _idx(x, valid), bypass_l1=True))
+    def copies(b: Emitter, masked: bool) -> None:
+        zero, eight = b.const(0, i64), b.const(8, i64)
+        for j in range(-(-chunks // fl.threads)):
+            ch = _add(b, fl.tid, j * fl.threads)  # pyright: ignore[reportArgumentType]
 
-        if (j + 1) * fl.threads <= chunks:
-            issue(e)
-        else:
-            fl.when(e, e(arith.CmpiOp(ch, e.const(chunks, i64), "ult")), issue)
+            def issue(x: Emitter, ch: SSAValue = ch) -> None:
+                r = x(arith.ShRUIOp(ch, x.const(_log2(per_row), i64))) if per_row > 1 else ch
+                c = x(arith.ShLIOp(x(arith.AndIOp(ch, x.const(per_row - 1, i64))), x.const(3, i64))) if per_row > 1 else zero
+                grow, gcol = x(arith.AddiOp(origin[0], r)), x(arith.AddiOp(origin[1], c))
+                valid: SSAValue | None = None
+                if masked:
+                    in_rows = x(arith.CmpiOp(grow, view.dims[0], "ult"))
+                    left = x(arith.MaxSIOp(x(arith.SubiOp(view.dims[1], gcol)), zero))
+                    valid = x(arith.SelectOp(in_rows, x(arith.MinSIOp(left, eight)), zero))
+                    reads = x(arith.CmpiOp(valid, zero, "sgt"))
+                    grow, gcol = x(arith.SelectOp(reads, grow, zero)), x(arith.SelectOp(reads, gcol, zero))
+                dr, dc = r, c
+                if dest is not None:
+                    dr = dest.row(x, r)
+                    dc = dest.col(x, r, c)
+                x(nvgpu.DeviceAsyncCopyOp(view.memref, [_idx(x, grow), _idx(x, gcol)], buf, [_idx(x, dr), _idx(x, dc)], 8, _idx(x, valid) if valid is not None else None, bypass_l1=True))
+
+            if (j + 1) * fl.threads <= chunks:
+                issue(b)
+            else:
+                fl.when(b, b(arith.CmpiOp(ch, b.const(chunks, i64), "ult")), issue)
+
+    full = _full_tile(e, view, origin, (rows, cols))
+    tb, eb = Block(), Block()
+    te, ee = Emitter(tb, e.source), Emitter(eb, e.source)
+    copies(te, False)
+    te(scf.YieldOp())
+    copies(ee, True)
+    ee(scf.YieldOp())
+    e(scf.IfOp(full, [], Region(tb), Region(eb)))
 
 
 def _coeffs(row, operand: str, i: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
