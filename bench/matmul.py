@@ -32,11 +32,12 @@ import hgemm_simt  # noqa: E402
 from _harness import EventTimer  # noqa: E402
 
 SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (128, 8192, 8192))
-TILE_CONFIGS = ((128, 128, 32, 8, 3), (128, 128, 32, 8, 4), (128, 128, 64, 8, 3), (128, 64, 32, 4, 4), (64, 128, 32, 4, 4))
-"""(BM, BN, BK, num_warps, num_stages) of the Tile kernels tried; the first is examples/matmul.py's."""
+TILE_CONFIGS = ((128, 128, 32, 8, 3, 1), (128, 128, 32, 8, 4, 1), (128, 128, 64, 8, 3, 1), (128, 128, 32, 8, 3, 2), (128, 128, 64, 8, 3, 2), (64, 128, 32, 4, 4, 1))
+"""(BM, BN, BK, num_warps, num_stages, min_blocks_per_sm) of the Tile kernels tried; the first is
+examples/matmul.py's."""
 
 _TILE_SOURCE = """
-@tile.kernel(num_warps={w}, num_stages={s})
+@tile.kernel(num_warps={w}, num_stages={s}, min_blocks_per_sm={mb})
 def {name}(c: tile.Tensor[f32, ({bm}, {bn})], a: tile.Tensor[{dt}, (-1, -1)], b: tile.Tensor[{dt}, (-1, -1)], k_tiles: wf.i64):
     acc = tile.zeros(({bm}, {bn}), f32)
     for kt in range(k_tiles):
@@ -49,9 +50,9 @@ def {name}(c: tile.Tensor[f32, ({bm}, {bn})], a: tile.Tensor[{dt}, (-1, -1)], b:
 TILE_KERNELS: dict[str, dict[tuple[int, ...], Any]] = {"f16": {}, "bf16": {}}
 for _dt in TILE_KERNELS:
     for _cfg in TILE_CONFIGS:
-        _bm, _bn, _bk, _w, _s = _cfg
-        _name = f"tile_matmul_{_dt}_{_bm}x{_bn}x{_bk}_w{_w}_s{_s}"
-        _src = _TILE_SOURCE.format(name=_name, dt=_dt, bm=_bm, bn=_bn, bk=_bk, w=_w, s=_s)
+        _bm, _bn, _bk, _w, _s, _mb = _cfg
+        _name = f"tile_matmul_{_dt}_{_bm}x{_bn}x{_bk}_w{_w}_s{_s}_mb{_mb}"
+        _src = _TILE_SOURCE.format(name=_name, dt=_dt, bm=_bm, bn=_bn, bk=_bk, w=_w, s=_s, mb=_mb)
         _file = f"<bench/matmul.py:{_name}>"
         linecache.cache[_file] = (len(_src), None, _src.splitlines(True), _file)
         exec(compile(_src, _file, "exec"), globals())  # noqa: S102
@@ -185,8 +186,8 @@ def main() -> None:
             # bind wraps device memory (wf.tensor); torch's bf16 __cuda_array_interface__ has a
             # typestr NumPy cannot name, so bf16 inputs are passed through DLPack only
             wrap = (lambda x: x) if dname == "f16" else _DLPackOnly
-            for (bm, bn, bk, w, s), tile_kernel in tile_kernels.items():
-                label = f"warpforge Tile {bm}x{bn}x{bk} w{w} s{s}"
+            for (bm, bn, bk, w, s, mb), tile_kernel in tile_kernels.items():
+                label = f"warpforge Tile {bm}x{bn}x{bk} w{w} s{s}" + (f" {mb} CTA/SM" if mb > 1 else "")
                 t0 = time.perf_counter()
                 try:
                     bound = tile_kernel.bind(wf.tensor(out32).partition((bm, bn)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // bk), device=dev)

@@ -542,7 +542,7 @@ def _print(module: ModuleOp, debuginfo: bool) -> str:
 
 def tile_key(kernel: Any, spec: Any, chip: str, features: str) -> str | None:
     """The disk-cache key of a `TileKernel` for one specialization and `chip`/`features`."""
-    return kernel_key("tile", kernel.fn, spec.key, chip, features, kernel.checks, kernel.num_warps, kernel.num_stages)
+    return kernel_key("tile", kernel.fn, spec.key, chip, features, kernel.checks, kernel.num_warps, kernel.num_stages, kernel.min_blocks_per_sm)
 
 
 def compile_tile(kernel: Any, spec: Any, chip: str = "sm_90", features: str = "") -> Any:

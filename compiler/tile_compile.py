@@ -266,7 +266,7 @@ def _symbol(kernel: Any, spec: Specialization) -> str:
 def frontend(kernel: Any, spec: Specialization) -> Any:
     from warpforge.frontend.tile import compile_tile_kernel
 
-    return compile_tile_kernel(kernel.fn, spec, num_warps=kernel.num_warps, checks=kernel.checks, symbol=_symbol(kernel, spec), num_stages=kernel.num_stages)
+    return compile_tile_kernel(kernel.fn, spec, num_warps=kernel.num_warps, checks=kernel.checks, symbol=_symbol(kernel, spec), num_stages=kernel.num_stages, min_blocks_per_sm=kernel.min_blocks_per_sm)
 
 
 def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90", features: str = "") -> CompiledTileKernel:

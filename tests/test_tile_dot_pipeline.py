@@ -161,6 +161,8 @@ def test_example_ptx_has_mma_ldmatrix_cp_async_and_passes_ptxas_without_spills()
         text = report.log
         spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", text)
         assert spills and all(s == ("0", "0") for s in spills), text
+        regs = [int(r) for r in re.findall(r"Used (\d+) registers", text)]
+        assert regs and max(regs) <= 128, text  # min_blocks_per_sm=2 with 256 threads: 65536 / 512
 
 
 def test_ring_bytes_are_the_launch_dynamic_shared_memory() -> None:
@@ -170,10 +172,21 @@ def test_ring_bytes_are_the_launch_dynamic_shared_memory() -> None:
 
     spec = matmul.matmul_f16.specialize(matmul.matmul_f16._aot[0])  # pyright: ignore[reportPrivateUsage]
     compiled = compile_tile(matmul.matmul_f16, spec)
-    assert compiled.dynamic_shared == 3 * (BM * BK + BK * BN) * 2  # 3 stages of a 128x32 and a 32x128 f16 tile, unpadded (swizzled)
+    bm, bn, bk = matmul.BM, matmul.BN, matmul.BK
+    assert compiled.dynamic_shared == matmul.NUM_STAGES * (bm * bk + bk * bn) * 2  # the stages of an A and a B f16 tile, unpadded (swizzled)
 
 
 def test_num_stages_is_checked() -> None:
     for bad in (0, 9, 2.5, True):
         with pytest.raises(UsageError, match="num_stages is an int from 1 to 8"):
             tile.kernel(num_stages=bad)(lambda c: None)  # pyright: ignore[reportArgumentType]
+
+
+def test_min_blocks_per_sm_becomes_minnctapersm() -> None:
+    import matmul
+
+    ptx = matmul.matmul_f16.ir("ptx")
+    assert re.search(r"\.minnctapersm\s+2", ptx)
+    for bad in (0, 33, 1.5):
+        with pytest.raises(UsageError, match="min_blocks_per_sm is an int from 1 to 32"):
+            tile.kernel(min_blocks_per_sm=bad)(lambda c: None)  # pyright: ignore[reportArgumentType]

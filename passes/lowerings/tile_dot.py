@@ -38,7 +38,7 @@ from warpforge.diagnostics import error_at
 from warpforge.dialects import kernel
 from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp, mma_input_kind
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, cast_value, signless
-from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, _TILE_LOWERINGS, Dist, PView, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, _TILE_LOWERINGS, Dist, PView, View, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
 from warpforge.passes.tile_to_gpu.memory import _coords64, _full_tile  # pyright: ignore[reportPrivateUsage]
 
 PAD_BYTES = 16
@@ -247,7 +247,6 @@ class MmaLayout:
     warps: int
 
     vec = 2
-    stores_directly = True
     uniform = False
 
     @property
@@ -290,6 +289,61 @@ class MmaLayout:
         n = self.shape[1]
         base = fl.at_entry(("mma_base", self), lambda x: self._base(fl, x))
         return _add(e, base, (16 * i + 8 * h) * n + 8 * j + v)
+
+    def store_tile(self, fl: _TileFunctionLowering, e: Emitter, d: Dist, view: View, tile_shape: tuple[int, ...], coords: list[SSAValue]) -> None:
+        """`tile.store` straight from the accumulator registers: each thread writes its chunks of
+        two columns, rows (origin + row0 + g) + 8m and columns (origin + col0 + 2t) + 8j, with one
+        2-element access where alignment allows; a tile wholly inside the tensor (uniform test)
+        unmasked, a tail tile each chunk guarded; replica warps do not store."""
+        from warpforge.passes.tile_to_gpu.memory import _Chunk, _full_tile, _in_bounds, _origin, _store_group, _tile_inside, _vector_width, _whole_tiles  # pyright: ignore[reportPrivateUsage]
+
+        origin = _origin(e, coords, tile_shape)
+        w = warp_coords(fl, self)
+        b = element_bytes(signless(view.elem))
+        width = _vector_width(view, self, tile_shape, fl.vector_bytes)  # pyright: ignore[reportArgumentType]
+        mt = view.memref.type
+        linear = view.limit is not None or (isinstance(mt, MemRefType) and mt.get_num_dims() == 1)
+
+        def body(x: Emitter) -> None:
+            r0 = x(arith.AddiOp(origin[0], x(arith.AddiOp(w.row0, w.g))))
+            c0 = x(arith.AddiOp(origin[1], x(arith.AddiOp(w.col0, x(arith.ShLIOp(w.t, x.const(1, i64)))))))
+            chunks: list[tuple[_Chunk, list[SSAValue]]] = []
+            rows = [_add(x, r0, 8 * m) for m in range(2 * self.tm)]
+            cols = [_add(x, c0, 8 * j) for j in range(self.tn)]
+            for i in range(self.tm):
+                for j in range(self.tn):
+                    for h in range(2):
+                        row, col = rows[2 * i + h], cols[j]
+                        assert view.stride is not None
+                        lin = x(arith.AddiOp(x(arith.MuliOp(row, view.stride)), col)) if linear else col
+                        s0 = 4 * (i * self.tn + j) + 2 * h
+                        chunks.append((_Chunk([row, col], lin), d.regs[s0 : s0 + 2]))
+
+            def unmasked(y: Emitter) -> None:
+                for ch, vals in chunks:
+                    for k in range(0, 2, width):
+                        _store_group(y, view, ch, k, vals[k : k + width], width * b)
+
+            wm = width if view.divisible[-1] >= width else 1
+
+            def masked(y: Emitter) -> None:
+                for ch, vals in chunks:
+                    for k in range(0, 2, wm):
+                        ok = _in_bounds(y, view, ch, k, wm)
+                        fl.when(y, ok, lambda z, ch=ch, k=k, vals=vals: _store_group(z, view, ch, k, vals[k : k + wm], wm * b))
+
+            if _whole_tiles(view, tile_shape):
+                fl.when(x, _tile_inside(x, view, origin), unmasked)
+                return
+            tb, eb = Block(), Block()
+            te, ee = Emitter(tb, x.source), Emitter(eb, x.source)
+            unmasked(te)
+            te(scf.YieldOp())
+            masked(ee)
+            ee(scf.YieldOp())
+            x(scf.IfOp(_full_tile(x, view, origin, tile_shape), [], Region(tb), Region(eb)))
+
+        fl.when(e, self.first_replica(fl), body)
 
     def _base(self, fl: _TileFunctionLowering, e: Emitter) -> SSAValue:
         """(row0 + g)·N + col0 + 2t for this thread (i64)."""

@@ -198,6 +198,9 @@ class _TileFunctionLowering(FunctionLowering):
             g.location = src.location
             self.module.gpu_module.body.block.add_op(g)
         out.attributes["tile.shared_bytes"] = IntegerAttr(shared, i64)
+        min_blocks = src.attributes.get("min_blocks_per_sm")
+        if isinstance(min_blocks, IntegerAttr):
+            out.attributes["nvvm.minctasm"] = min_blocks  # as kernel-to-gpu: PTX .minnctapersm
         if self.dynamic_shared:
             out.attributes["tile.dynamic_shared_bytes"] = IntegerAttr(self.dynamic_shared, i64)
         out.location = src.location
