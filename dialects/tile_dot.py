@@ -106,11 +106,11 @@ def _ring_props(ring: int, stages: int) -> dict[str, Attribute]:
 def _check_ring(op: IRDLOperation, shape: tuple[int, ...], elem: Attribute) -> None:
     stages = op.stages.value.data  # pyright: ignore[reportAttributeAccessIssue]
     if not 1 <= stages <= 8:
-        raise VerifyException(f"{op.name}: stages is in [1, 8], got {stages}")
+        raise VerifyException(f"stages is in [1, 8], got {stages}")
     if len(shape) != 2 or not isinstance(elem, Float16Type | BFloat16Type):
-        raise VerifyException(f"{op.name}: a ring holds 2-D tiles of f16 or bf16 (the cp.async/ldmatrix path), got {shape} of {elem}")
+        raise VerifyException(f"a ring holds 2-D tiles of f16 or bf16 (the cp.async/ldmatrix path), got {'x'.join(map(str, shape))} of {elem}")
     if shape[1] < 8:
-        raise VerifyException(f"{op.name}: ring rows are whole 16-byte chunks (at least 8 elements), got {shape[1]}")
+        raise VerifyException(f"ring rows are whole 16-byte chunks (at least 8 elements), got {shape[1]}")
 
 
 @irdl_op_definition
@@ -140,7 +140,7 @@ class AsyncCopyOp(IRDLOperation):
         assert isinstance(vt, PartitionViewType)
         _check_ring(self, vt.tile_type.dims, vt.tile_type.element_type)
         if len(self.coords) != 2:
-            raise VerifyException(f"tile.async_copy of a 2-D view takes 2 coordinates, got {len(self.coords)}")
+            raise VerifyException(f"a copy of a 2-D view takes 2 coordinates, got {len(self.coords)}")
 
 
 @irdl_op_definition
@@ -170,7 +170,7 @@ class AsyncWaitOp(IRDLOperation):
 
     def verify_(self) -> None:
         if not 0 <= self.pending.value.data <= 7:
-            raise VerifyException(f"tile.async_wait: pending is in [0, 7] (cp.async.wait_group), got {self.pending.value.data}")
+            raise VerifyException(f"pending is in [0, 7] (cp.async.wait_group), got {self.pending.value.data}")
 
 
 @irdl_op_definition
@@ -197,7 +197,7 @@ class RingTileOp(IRDLOperation):
         assert isinstance(t, TileType)
         _check_ring(self, t.dims, t.element_type)
         if any(not isinstance(u.operation, DotOp) or u.index == 2 for u in self.result.uses):
-            raise VerifyException("tile.ring_tile is read only as a tile.dot operand")
+            raise VerifyException("its tile is read only as a tile.dot A or B operand")
 
 
 TILE_DOT_OPS = (AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp)

@@ -39,3 +39,40 @@ kernel.func @dot(%c: !tile.tensor_view<32x16xf32>, %a: !tile.tensor_view<32x16xf
   tile.store %d, %cp[%zero, %zero] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf32>, padding = 0.0 : f32>, si64, si64
   kernel.return
 }
+
+// -----
+
+// The cp.async ring of tile-pipeline: ring 0 (2 stages of a 32x16 f16 tile) is a view of the launch's
+// dynamic shared memory (tile.dynamic_shared_bytes), rows of 16 elements swizzled (chunk ^ (row/4)%2);
+// a copy of a tile wholly inside the tensor is 16 bytes per chunk without src-size, a tail tile's
+// copies zero-fill; the wait is cp.async.wait_group + a barrier; the dot's A operand comes from the
+// slot by ldmatrix, B (registers) through its own padded array.
+// CHECK-LABEL: gpu.func @ring(
+// CHECK-SAME:    tile.dynamic_shared_bytes = 2048 : i64
+// CHECK:       %[[RAW:.*]] = gpu.dynamic_shared_memory : memref<?xi8, 3 : i32>
+// CHECK:       %[[RING:.*]] = memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, 3 : i32> to memref<64x16xf16, 3 : i32>
+// CHECK:       scf.if %{{.*}} {
+// CHECK:         nvgpu.device_async_copy %a[%{{.*}}, %{{.*}}], %[[RING]][%{{.*}}, %{{.*}}], 8 {bypassL1} : memref<?x?xf16, 1 : i32> to memref<64x16xf16, 3 : i32>
+// CHECK:       } else {
+// CHECK:         nvgpu.device_async_copy %a[%{{.*}}, %{{.*}}], %[[RING]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK:       nvgpu.device_async_create_group
+// CHECK-NEXT:  nvgpu.device_async_wait {numGroups = 1 : i32}
+// CHECK-NEXT:  gpu.barrier
+// CHECK:       nvgpu.ldmatrix %[[RING]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32} : memref<64x16xf16, 3 : i32>
+// CHECK:       nvgpu.mma.sync "m16n8k16" "f16"
+kernel.func @ring(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?xf16>, %b: !tile.tensor_view<16x16xf16>, %s: si64) attributes {kernel, tile, checks = false, tile.num_warps = 1 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<16x16xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>
+  %zero = kernel.constant 0 : si64
+  tile.async_copy %ap[%zero, %zero] into %s {ring = 0, stages = 2} : !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64, si64
+  tile.async_commit
+  tile.async_wait {pending = 1}
+  %x = tile.ring_tile %s {ring = 0, stages = 2} : si64 -> !tile.tile<32x16xf16>
+  %y = tile.load %bp[%zero, %zero] : !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x16xf16>
+  %y2 = tile.exp %y : !tile.tile<16x16xf16>
+  %acc = tile.full 0.0 : f32 -> !tile.tile<32x16xf32>
+  %d = tile.dot %x, %y2, %acc : !tile.tile<32x16xf16>, !tile.tile<16x16xf16>, !tile.tile<32x16xf32> -> !tile.tile<32x16xf32>
+  tile.store %d, %cp[%zero, %zero] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}
