@@ -15,8 +15,9 @@ An encoding is the optional last parameter of a tile type: `!tile.tile<64x128xf3
   `order`, O threads (lanes, then warps) laid over the chunks fastest along the last dimension, and
   the R lowest bits of the thread id replicated. V, O, R are powers of two, V divides the last
   dimension (a chunk is one contiguous run in memory) and V·O divides the number of elements.
-* `#tile.slice<dim = d, parent = #tile.blocked<…>>` — the result of reducing dimension d of a tile of
-  the parent layout (with `keepdims`, extent 1 at d; without, d removed): thread t holds the reduced
+* `#tile.slice<dim = d, extent = E, parent = #tile.blocked<…>>` — the result of reducing dimension d
+  (of extent E) of a tile of the parent layout (with `keepdims`, extent 1 at d; without, d removed;
+  E is needed because a blocked layout's placement depends on the shape): thread t holds the reduced
   value of every row it held in the parent, in register order (see `warpforge.passes.tile_to_gpu.
   layouts.SliceLayout`), so broadcasting it back along d to the parent is free.
 * `#tile.mma<warps_per_cta = [Wm, Wn], instr_shape = [16, 8]>` — the accumulator of `mma.sync`
@@ -165,38 +166,46 @@ class BlockedEncodingAttr(LayoutEncodingAttr):
 
 @irdl_attr_definition
 class SliceEncodingAttr(LayoutEncodingAttr):
-    """`#tile.slice<dim = 1, parent = #tile.blocked<…>>`: a reduction's result along `dim` of a tile in
-    the `parent` layout; each thread keeps the rows it held (module doc)."""
+    """`#tile.slice<dim = 1, extent = 128, parent = #tile.blocked<…>>`: a reduction's result along
+    `dim` of a tile in the `parent` layout whose extent along `dim` was `extent`; each thread keeps
+    the rows it held (module doc)."""
 
     name = "tile.slice"
 
     dim: IntAttr
+    extent: IntAttr
     parent: Attribute
 
-    def __init__(self, dim: int, parent: Attribute):
-        super().__init__(IntAttr(dim), parent)
+    def __init__(self, dim: int, extent: int, parent: Attribute):
+        super().__init__(IntAttr(dim), IntAttr(extent), parent)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        f = _parse_fields(parser, ("dim", "parent"))
+        f = _parse_fields(parser, ("dim", "extent", "parent"))
         parent = f["parent"]
         assert isinstance(parent, Attribute)
-        return [_int(f, "dim"), parent]
+        return [_int(f, "dim"), _int(f, "extent"), parent]
 
     def print_parameters(self, printer: Printer) -> None:
-        _print_fields(printer, [("dim", self.dim.data), ("parent", self.parent)])
+        _print_fields(printer, [("dim", self.dim.data), ("extent", self.extent.data), ("parent", self.parent)])
 
     def verify(self) -> None:
         if not isinstance(self.parent, BlockedEncodingAttr):
             raise VerifyException(f"the parent of #tile.slice is a #tile.blocked layout, got {self.parent}")
         if self.dim.data < 0:
             raise VerifyException(f"#tile.slice dim must be >= 0, got {self.dim.data}")
+        _check_pow2("#tile.slice extent", self.extent.data)
 
     def verify_shape(self, shape: Sequence[int]) -> None:
-        # The parent's extent along `dim` is the producing reduction's; the verifier of the tile type
-        # can only check the rank (keepdims: the same rank with extent 1 at dim; else one less).
+        # keepdims: the parent's shape with extent 1 at dim; without: dim removed. Row-major, both
+        # flatten the parent as (elements before dim, extent, elements after dim).
         if self.dim.data > len(shape):
             raise VerifyException(f"#tile.slice dim = {self.dim.data} is out of range for a rank-{len(shape)} tile")
+        parent = self.parent
+        assert isinstance(parent, BlockedEncodingAttr)
+        n, chunk = prod(shape) * self.extent.data, parent.vec.data * parent.owners.data
+        if n % chunk:
+            raise VerifyException(f"#tile.slice: the parent tile of {n} elements is not a multiple of {parent}'s {chunk}")
 
 
 @irdl_attr_definition

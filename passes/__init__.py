@@ -24,6 +24,7 @@ _OUR_PASSES: dict[str, tuple[str, str]] = {
     "lower-kernel-control-flow": ("lower_kernel_control_flow", "LowerKernelControlFlowPass"),
     "kernel-to-gpu": ("kernel_to_gpu", "KernelToGpuPass"),
     "kernel-to-tile": ("kernel_to_tile", "KernelToTilePass"),
+    "tile-assign-layouts": ("tile_assign_layouts", "TileAssignLayoutsPass"),
     "tile-to-gpu": ("tile_to_gpu", "TileToGpuPass"),
     "tile-pipeline": ("tile_pipeline", "TilePipelinePass"),
     "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),

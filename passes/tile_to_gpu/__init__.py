@@ -51,7 +51,8 @@ from xdsl.passes import ModulePass
 from warpforge.dialects import gpu, kernel
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.passes.kernel_to_gpu import ModuleLowering
-from warpforge.passes.tile_to_gpu import elementwise as _elementwise  # noqa: F401  (each concern module registers
+from warpforge.passes.tile_to_gpu import conversions as _conversions  # noqa: F401  (each concern module registers
+from warpforge.passes.tile_to_gpu import elementwise as _elementwise  # noqa: F401
 from warpforge.passes.tile_to_gpu import memory as _memory  # noqa: F401  its @lowers entries when imported)
 from warpforge.passes.tile_to_gpu import printing as _printing  # noqa: F401
 from warpforge.passes.tile_to_gpu import program as _program  # noqa: F401

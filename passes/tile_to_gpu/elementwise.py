@@ -21,11 +21,16 @@ def _tile_type(op: Operation) -> tile.TileType:
     return t
 
 
+def _operand(fl: _TileFunctionLowering, e: Emitter, value: SSAValue, op: Operation) -> Dist:
+    """An elementwise operand in the layout of the op's result (its encoding; per register after that)."""
+    return fl.convert(e, fl.dist(value), fl.layout_of(op.results[0], op))
+
+
 @lowers(tile.FullOp)
 def _full(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.FullOp)
     t = _tile_type(op)
-    layout = fl.layout_of(op.results[0])
+    layout = fl.layout_of(op.results[0], op)
     value = op.value
     c = e.const(value.value.data, signless(t.element_type))  # pyright: ignore[reportArgumentType]
     return Dist(layout, [c] * layout.slots, t.element_type)
@@ -34,13 +39,12 @@ def _full(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(tile.IotaOp)
 def _iota(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     t = _tile_type(op)
-    layout = fl.layout_of(op.results[0])
+    layout = fl.layout_of(op.results[0], op)
     elem = signless(t.element_type)
     regs = []
-    for r in range(layout.reps):
-        for v in range(layout.vec):
-            f = fl.flat(e, layout, r, v)
-            regs.append(f if elem == i64 else e(arith.TruncIOp(f, elem)))
+    for k in range(layout.slots):
+        f = fl.element(e, layout, k)
+        regs.append(f if elem == i64 else e(arith.TruncIOp(f, elem)))
     return Dist(layout, regs, t.element_type)
 
 
@@ -48,7 +52,7 @@ def _iota(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 def _splat(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.SplatOp)
     t = _tile_type(op)
-    layout = fl.layout_of(op.results[0])
+    layout = fl.layout_of(op.results[0], op)
     return Dist(layout, [fl.v(op.input)] * layout.slots, t.element_type)
 
 
@@ -82,8 +86,7 @@ _MATH_OPS: dict[str, type[Operation]] = {
 @lowers(*tile.ELEMENTWISE_BINARY)
 def _binary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ElementwiseBinaryOp)
-    target = fl.layout_of(op.results[0])
-    a, b = fl.to_layout(e, fl.dist(op.lhs), target), fl.to_layout(e, fl.dist(op.rhs), target)
+    a, b = _operand(fl, e, op.lhs, op), _operand(fl, e, op.rhs, op)
     make = _SCALAR_OPS[op.SCALAR]
     regs = [fl.scalar(e, make, [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
     return Dist(a.layout, regs, a.elem)
@@ -92,7 +95,7 @@ def _binary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(*tile.ELEMENTWISE_UNARY)
 def _unary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ElementwiseUnaryOp)
-    a = fl.to_layout(e, fl.dist(op.operand), fl.layout_of(op.results[0]))
+    a = _operand(fl, e, op.operand, op)
     if op.SCALAR in _SCALAR_OPS:
         make = _SCALAR_OPS[op.SCALAR]
         return Dist(a.layout, [fl.scalar(e, make, [a.elem], [x]) for x in a.regs], a.elem)
@@ -107,8 +110,7 @@ def _unary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(tile.CmpOp)
 def _cmp(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.CmpOp)
-    target = fl.layout_of(op.results[0])
-    a, b = fl.to_layout(e, fl.dist(op.lhs), target), fl.to_layout(e, fl.dist(op.rhs), target)
+    a, b = _operand(fl, e, op.lhs, op), _operand(fl, e, op.rhs, op)
     pred = op.predicate.data
     regs = [fl.scalar(e, lambda x, y: kernel.CmpOp(pred, x, y), [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
     return Dist(a.layout, regs, i1)
@@ -117,9 +119,8 @@ def _cmp(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(tile.WhereOp)
 def _where(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.WhereOp)
-    target = fl.layout_of(op.results[0])
-    c = fl.to_layout(e, fl.dist(op.cond), target)
-    a, b = fl.to_layout(e, fl.dist(op.true_value), target), fl.to_layout(e, fl.dist(op.false_value), target)
+    c = _operand(fl, e, op.cond, op)
+    a, b = _operand(fl, e, op.true_value, op), _operand(fl, e, op.false_value, op)
     regs = [e(arith.SelectOp(x, y, z)) for x, y, z in zip(c.regs, a.regs, b.regs)]
     return Dist(a.layout, regs, a.elem)
 
@@ -127,6 +128,6 @@ def _where(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(tile.CastOp)
 def _cast(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.CastOp)
-    a = fl.to_layout(e, fl.dist(op.input), fl.layout_of(op.results[0]))
+    a = _operand(fl, e, op.input, op)
     to = _tile_type(op).element_type
     return Dist(a.layout, [cast_value(e, x, a.elem, to) for x in a.regs], to)

@@ -28,7 +28,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, tile
 from warpforge.passes.kernel_to_gpu import ERROR_RECORD_TYPE, GLOBAL, SHARED, Emitter, FunctionLowering, signless
-from warpforge.passes.tile_to_gpu.layouts import Layout, VECTOR_BYTES, canonical_layout, default_threads, reduce_plan
+from warpforge.passes.tile_to_gpu.layouts import Layout, SliceLayout, VECTOR_BYTES, canonical_layout, default_threads, layout_of, reduce_plan
 
 LOG2E = 1.4426950408889634
 
@@ -38,9 +38,10 @@ LOG2E = 1.4426950408889634
 
 @dataclass
 class Dist:
-    """A tile at the gpu level: its layout, this thread's registers, its (kernel-level) element type."""
+    """A tile at the gpu level: its layout (its type's encoding, `layout_of`), this thread's registers,
+    its (kernel-level) element type."""
 
-    layout: Layout
+    layout: Layout | SliceLayout
     regs: list[SSAValue]
     elem: Attribute
 
@@ -101,6 +102,7 @@ class _TileFunctionLowering(FunctionLowering):
     cache: dict[object, SSAValue] = field(default_factory=dict)
     scratch_sizes: dict[Attribute, int] = field(default_factory=dict)
     scratch_used: dict[Attribute, str] = field(default_factory=dict)
+    scratch_refs: dict[Attribute, list[memref.GetGlobalOp]] = field(default_factory=dict)
     extra_shared: int = 0
     """Bytes of shared arrays lowerings declared themselves (`tile.dot`'s), for `tile.shared_bytes`."""
     dynamic_shared: int = 0
@@ -153,7 +155,7 @@ class _TileFunctionLowering(FunctionLowering):
                 types: list[Attribute] = []
                 for a in block.args:
                     if isinstance(a.type, tile.TileType):
-                        types += [signless(a.type.element_type)] * self.layout_of(a).slots  # pyright: ignore[reportAttributeAccessIssue]
+                        types += [signless(a.type.element_type)] * self.layout_of(a, self.src).slots
                     else:
                         types.append(signless(a.type))
                 new = Block(arg_types=types)
@@ -162,8 +164,8 @@ class _TileFunctionLowering(FunctionLowering):
             args = iter(new.args)
             for a in block.args:
                 if isinstance(a.type, tile.TileType):
-                    layout = self.layout_of(a)
-                    regs = [next(args) for _ in range(layout.slots)]  # pyright: ignore[reportAttributeAccessIssue]
+                    layout = self.layout_of(a, self.src)
+                    regs = [next(args) for _ in range(layout.slots)]
                     for k, r in enumerate(regs):
                         r.name_hint = f"{a.name_hint}_{k}" if a.name_hint else None
                     self.values[a] = Dist(layout, regs, a.type.element_type)  # pyright: ignore[reportArgumentType]
@@ -193,6 +195,13 @@ class _TileFunctionLowering(FunctionLowering):
         shared = self.extra_shared
         for typ, name in self.scratch_used.items():
             size = self.scratch_sizes[typ]
+            for ref in self.scratch_refs.get(typ, []):  # a conversion needed more than planned: the final size
+                if ref.memref.type != MemRefType(typ, [size], memory_space=SHARED):
+                    new_ref = memref.GetGlobalOp(name, MemRefType(typ, [size], memory_space=SHARED))
+                    ref.parent_block().insert_op_before(new_ref, ref)  # pyright: ignore[reportOptionalMemberAccess]
+                    ref.memref.replace_by(new_ref.memref)
+                    ref.detach()
+                    ref.erase()
             shared += size * _bytes(typ)
             g = memref.GlobalOp.get(StringAttr(name), MemRefType(typ, [size], memory_space=SHARED), builtin.UnitAttr(), alignment=16)
             g.location = src.location
@@ -226,12 +235,20 @@ class _TileFunctionLowering(FunctionLowering):
                 t = signless(typ)
                 self.scratch_sizes[t] = max(self.scratch_sizes.get(t, 0), n)
 
+        from warpforge.passes.tile_to_gpu.conversions import conversion_scratch
+
         for op in self.src.walk():
-            if isinstance(op, tile.BroadcastOp | tile.PermuteOp | tile.TransposeOp | tile.ReshapeOp):
+            if isinstance(op, tile.ConvertLayoutOp):
+                st, dt = op.input.type, op.result.type
+                assert isinstance(st, tile.TileType)
+                need(st.element_type, conversion_scratch(self.layout_of(st, op), self.layout_of(dt, op)))
+            elif isinstance(op, tile.BroadcastOp | tile.PermuteOp | tile.TransposeOp | tile.ReshapeOp):
                 st, dt = op.input.type, op.result.type
                 assert isinstance(st, tile.TileType) and isinstance(dt, tile.TileType)
                 if isinstance(op, tile.BroadcastOp) and st.numel == 1:
                     continue
+                if isinstance(op, tile.BroadcastOp) and isinstance(self.layout_of(st, op), SliceLayout):
+                    continue  # free back along the slice's dimension, else the scratch grows when lowered
                 if isinstance(op, tile.ReshapeOp) and canonical_layout(st.dims, self.threads).same_placement(canonical_layout(dt.dims, self.threads)):
                     continue
                 need(st.element_type, st.numel)
@@ -240,7 +257,7 @@ class _TileFunctionLowering(FunctionLowering):
                 assert isinstance(st, tile.TileType)
                 rt = op.result.type
                 assert isinstance(rt, tile.TileType)
-                need(st.element_type, reduce_plan(st.dims, op.axis.data, self.threads, rt.dims).scratch)
+                need(st.element_type, reduce_plan(st.dims, op.axis.data, self.threads, rt.dims, self.layout_of(rt, op)).scratch)
 
     def _written_params(self) -> set[SSAValue]:
         """Tensor parameters the kernel writes (through a partition view, a masked store or an atomic)."""
@@ -313,6 +330,8 @@ class _TileFunctionLowering(FunctionLowering):
         if handler is not None:
             e = Emitter(block, op)
             result = handler(self, op, e)
+            if isinstance(result, Dist) and isinstance(op.results[0].type, tile.TileType):
+                result = self.convert(e, result, self.layout_of(op.results[0], op))  # the result's encoding (or hint)
             if op.results and result is not None:
                 self.values[op.results[0]] = result
                 if isinstance(result, SSAValue) and op.results[0].name_hint and not result.name_hint:
@@ -328,7 +347,7 @@ class _TileFunctionLowering(FunctionLowering):
         for v, arg in zip(values, dest.args):
             lowered = self.values[v]
             if isinstance(lowered, Dist):
-                out += self.to_layout(e, lowered, self.layout_of(arg)).regs
+                out += self.convert(e, lowered, self.layout_of(arg, e.source)).regs
             else:
                 assert isinstance(lowered, SSAValue)
                 out.append(lowered)
@@ -343,6 +362,22 @@ class _TileFunctionLowering(FunctionLowering):
         then_args = self._expand(e, op.then_arguments, op.then_block)
         else_args = self._expand(e, op.else_arguments, op.else_block)
         e(cf.ConditionalBranchOp(self.v(op.cond), self.blocks[op.then_block], then_args, self.blocks[op.else_block], else_args))
+
+    def layout_of(self, t: Attribute | SSAValue, at: Operation | None = None) -> Layout | SliceLayout:
+        """The register layout of tile type `t` (`layouts.layout_of`); a located error at `at` when it
+        has an encoding tile-to-gpu cannot hold in registers or one for another CTA size. For a value:
+        its `layout_hints` entry (a `LAYOUT_ANALYSES` choice, e.g. `tile.dot`'s MMA accumulator
+        layout) first, else its type's."""
+        if isinstance(t, SSAValue):
+            hint = self.layout_hints.get(t)
+            if hint is not None:
+                return hint  # pyright: ignore[reportReturnType]
+            t = t.type
+        at = at if at is not None else self.src
+        try:
+            return layout_of(t, self.threads)
+        except ValueError as err:
+            raise error_at(at, f"tile-to-gpu: {err}") from None
 
     def dist(self, value: SSAValue) -> Dist:
         lowered = self.values.get(value)
@@ -374,15 +409,6 @@ class _TileFunctionLowering(FunctionLowering):
 
     # ------------------------------------------------------------------ thread indexing
 
-    def layout_of(self, value: SSAValue) -> Layout:
-        """The layout the lowering gives the source tile `value`: a hint, else the canonical layout."""
-        hint = self.layout_hints.get(value)
-        if hint is not None:
-            return hint  # pyright: ignore[reportReturnType]
-        t = value.type
-        assert isinstance(t, tile.TileType)
-        return canonical_layout(t.dims, self.threads)
-
     def owner(self, layout: Layout) -> SSAValue:
         """This thread's owner index in `layout` (tid // replicas), i64."""
         assert self.tid is not None
@@ -407,6 +433,49 @@ class _TileFunctionLowering(FunctionLowering):
             return e(arith.CmpiOp(low, e.const(0, i64), "eq"))
 
         return self.at_entry(("first", layout.replicas), build)
+
+    def element(self, e: Emitter, layout: Layout | SliceLayout, k: int) -> SSAValue:
+        """The row-major element index (i64) this thread holds in register `k` of `layout`."""
+        if not isinstance(layout, Layout | SliceLayout):  # another family (tile.dot's MMA layout): chunks of vec
+            r, v = divmod(k, layout.vec)
+            return layout.flat_index(self, e, r, v)
+        if isinstance(layout, Layout):
+            r, v = divmod(k, layout.vec)
+            return self.flat(e, layout, r, v)
+        r, v = layout.registers[k]
+        f = self.flat(e, layout.parent, r, v)
+        low, span = layout.low, layout.low * layout.extent
+        if span == 1:
+            return f
+        high = e(arith.ShLIOp(e(arith.ShRUIOp(f, e.const(_log2(span), i64))), e.const(_log2(low), i64))) if low > 1 else e(arith.ShRUIOp(f, e.const(_log2(span), i64)))
+        if low == 1:
+            return high
+        return e(arith.OrIOp(high, e(arith.AndIOp(f, e.const(low - 1, i64)))))
+
+    def is_writer(self, layout: Layout | SliceLayout) -> SSAValue | None:
+        """i1: this thread writes its registers of `layout` when the tile goes to shared memory: the
+        first replica (blocked), and for a slice also the first of the threads holding its rows
+        (its owner adds nothing to the reduced coordinate). None when every thread writes."""
+        if not isinstance(layout, Layout | SliceLayout):
+            return layout.first_replica(self)
+        if isinstance(layout, Layout):
+            return self.is_first_replica(layout)
+        p = layout.parent
+        first = self.is_first_replica(p)
+        # the owner's own bits of the reduced coordinate: ((owner * vec) / low) mod extent
+        lo = _log2(layout.low)
+        owner_bits = [b + _log2(p.vec) for b in range(_log2(p.owners))]
+        hit = [b for b in owner_bits if lo <= b < lo + _log2(layout.extent)]
+        if not hit:
+            return first
+        mask = sum(1 << (b - _log2(p.vec)) for b in hit)
+        owner = self.owner(p)
+
+        def build(e: Emitter) -> SSAValue:
+            zero = e(arith.CmpiOp(e(arith.AndIOp(owner, e.const(mask, i64))), e.const(0, i64), "eq"))
+            return zero if first is None else e(arith.AndIOp(zero, first))
+
+        return self.at_entry(("slice-writer", p.vec, p.owners, p.replicas, layout.low, layout.extent), build)
 
     def flat(self, e: Emitter, layout: Layout, r: int, v: int = 0) -> SSAValue:
         """The row-major element index of register (r, v) of this thread, i64."""
@@ -442,41 +511,47 @@ class _TileFunctionLowering(FunctionLowering):
     # ------------------------------------------------------------------ layout changes
 
     def canon(self, e: Emitter, d: Dist) -> Dist:
+        """`d` in the canonical blocked layout of its shape (what memory and shape lowerings read)."""
         target = canonical_layout(d.layout.shape, self.threads)
         return self.relayout(e, d, target, lambda e2, f: f, identity=True)
 
-    def to_layout(self, e: Emitter, d: Dist, target: Layout) -> Dist:
-        """`d` (same shape) in `target`: free when the placement agrees or `d` is a splat (every
-        register one value), else through shared memory."""
-        if d.layout == target or (isinstance(d.layout, Layout) and isinstance(target, Layout) and d.layout.same_placement(target)):
-            return Dist(target, d.regs, d.elem)
-        if d.regs and all(r is d.regs[0] for r in d.regs):
+    def convert(self, e: Emitter, d: Dist, target: Layout | SliceLayout) -> Dist:
+        """`d` in `target` (the same shape): free where the placements agree, else through shared memory
+        (`tile.convert_layout`); a splat (every register one value) is free in any layout."""
+        if d.layout != target and d.regs and all(r is d.regs[0] for r in d.regs):
             return Dist(target, [d.regs[0]] * target.slots, d.elem)
         return self.relayout(e, d, target, lambda e2, f: f, identity=True)
+
+    to_layout = convert
 
     def scratch(self, typ: Attribute, need: int) -> SSAValue:
         t = signless(typ)
         size = self.scratch_sizes.get(t, 0)
-        if need > size:
-            raise DiagnosticException(f"tile-to-gpu: shared scratch for {t} planned {size} elements, {need} needed (a tile-to-gpu bug)")
+        if need > size:  # a layout conversion the plan did not foresee: run() gives the buffer its final size
+            size = self.scratch_sizes[t] = need
         name = self.scratch_used.setdefault(t, f"__tile_smem_{self.src.sym_name.data}_{t}")
         mtype = MemRefType(t, [size], memory_space=SHARED)
-        return self.at_entry(("smem", t), lambda e: e(memref.GetGlobalOp(name, mtype)))
+
+        def get(e: Emitter) -> SSAValue:
+            ref = memref.GetGlobalOp(name, mtype)
+            self.scratch_refs.setdefault(t, []).append(ref)
+            return e(ref)
+
+        return self.at_entry(("smem", t), get)
 
     def write_shared(self, e: Emitter, d: Dist, buf: SSAValue) -> None:
         """barrier; the first replica of every owner writes its registers at their row-major index; barrier."""
         e(gpu.BarrierOp())
 
         def body(b: Emitter) -> None:
-            for r in range(d.layout.reps):
-                for v in range(d.layout.vec):
-                    idx = b(arith.IndexCastOp(self.flat(b, d.layout, r, v), IndexType()))
-                    b(memref.StoreOp.get(d.regs[r * d.layout.vec + v], buf, [idx]))
+            for k in range(d.layout.slots):
+                idx = b(arith.IndexCastOp(self.element(b, d.layout, k), IndexType()))
+                b(memref.StoreOp.get(d.regs[k], buf, [idx]))
 
-        self.when(e, self.is_first_replica(d.layout), body)
+        self.when(e, self.is_writer(d.layout), body)
         e(gpu.BarrierOp())
 
-    def relayout(self, e: Emitter, d: Dist, target: Layout, source_index: Callable[[Emitter, SSAValue], SSAValue], identity: bool = False) -> Dist:
+    def relayout(self, e: Emitter, d: Dist, target: Layout | SliceLayout, source_index: Callable[[Emitter, SSAValue], SSAValue], identity: bool = False) -> Dist:
         """`d` in `target` (another shape is allowed): target element f is source element
         `source_index(f)` (`identity`: f itself). Registers stay when the placement is the same and
         the map the identity; one scalar is replicated; anything else goes through shared memory."""
@@ -487,10 +562,9 @@ class _TileFunctionLowering(FunctionLowering):
         buf = self.scratch(d.elem, d.layout.numel)
         self.write_shared(e, d, buf)
         regs = []
-        for r in range(target.reps):
-            for v in range(target.vec):
-                f = source_index(e, self.flat(e, target, r, v))
-                regs.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(f, IndexType()))])))
+        for k in range(target.slots):
+            f = source_index(e, self.element(e, target, k))
+            regs.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(f, IndexType()))])))
         return Dist(target, regs, d.elem)
 
 

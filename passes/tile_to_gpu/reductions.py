@@ -11,7 +11,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from warpforge.dialects import gpu, tile
 from warpforge.passes.kernel_to_gpu import Emitter, signless, to_bits
-from warpforge.passes.tile_to_gpu.layouts import Layout, canonical_layout, distinct_warps, reduce_plan
+from warpforge.passes.tile_to_gpu.layouts import Layout, distinct_warps, reduce_plan, slice_layout
 from warpforge.passes.tile_to_gpu.lowering import Dist, _TileFunctionLowering, _log2, lowers
 from warpforge.passes.tile_to_gpu.elementwise import _tile_type
 from warpforge.passes.tile_to_gpu.shape import _ravel, _unravel
@@ -59,10 +59,11 @@ def _reduce(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     kind, axis = op.kind.data, op.axis.data
     result_type = _tile_type(op)
     shape = d.layout.shape
-    kshape = tuple(1 if i == axis else n for i, n in enumerate(shape))
-    target = canonical_layout(result_type.dims, fl.threads)
-    plan = reduce_plan(shape, axis, fl.threads, result_type.dims)
+    target = fl.layout_of(result_type, op)  # #tile.slice from tile-assign-layouts; canonical without an encoding
+    plan = reduce_plan(shape, axis, fl.threads, result_type.dims, target)
     layout, elem = d.layout, d.elem
+    assert isinstance(layout, Layout)
+    natural = slice_layout(layout, axis, result_type.dims)  # where each thread's partials are
     if plan.path == "rows":
         c = shape[-1]
         per_row = c // (layout.owners * layout.vec)  # reps per output row
@@ -79,6 +80,9 @@ def _reduce(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
         wd = distinct_warps(layout, fl.threads)
         if wd == 1 and k_out == 1:
             return Dist(target, [partials[0]] * target.slots, elem)
+        in_rows = natural.same_placement(target)  # register q holds row q in every thread
+        if wd == 1 and in_rows:
+            return Dist(target, partials, elem)
         buf = fl.scratch(elem, k_out * wd)
         assert fl.tid is not None
         tid = fl.tid
@@ -96,15 +100,14 @@ def _reduce(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
         fl.when(e, lane0, write)
         e(gpu.BarrierOp())
         regs = []
-        for r in range(target.reps):
-            for v in range(target.vec):
-                q = fl.flat(e, target, r, v) if not target.uniform else e.const(0, i64)
-                base = q if wd == 1 else e(arith.MuliOp(q, e.const(wd, i64)))
-                loads = []
-                for w in range(wd):
-                    at = base if w == 0 else e(arith.AddiOp(base, e.const(w, i64)))
-                    loads.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(at, IndexType()))])))
-                regs.append(_tree(e, kind, elem, loads))
+        for k in range(target.slots):
+            q = e.const(k, i64) if in_rows else fl.element(e, target, k) if not target.uniform else e.const(0, i64)
+            base = q if wd == 1 else e(arith.MuliOp(q, e.const(wd, i64)))
+            loads = []
+            for w in range(wd):
+                at = base if w == 0 else e(arith.AddiOp(base, e.const(w, i64)))
+                loads.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(at, IndexType()))])))
+            regs.append(_tree(e, kind, elem, loads))
         return Dist(target, regs, elem)
     if plan.path == "groups":
         group = plan.group
@@ -116,34 +119,32 @@ def _reduce(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
                 p = _combine(e, kind, elem, p, _shuffle_xor(e, p, off, elem))
                 off *= 2
             regs.append(p)
-        held = Layout(kshape, 1, layout.owners // group, layout.replicas * group, layout.reps)
-        return fl.relayout(e, Dist(held, regs, elem), target, lambda x, f: f, identity=True)
+        return fl.convert(e, Dist(natural, regs, elem), target)
     # through shared memory: each output element reads its row/column
     buf = fl.scratch(elem, d.layout.numel)
     fl.write_shared(e, d, buf)
     extent = shape[axis]
     stride = prod(shape[axis + 1 :])
     regs = []
-    for r in range(target.reps):
-        for v in range(target.vec):
-            f = fl.flat(e, target, r, v)
-            kidx = _unravel(e, f, result_type.dims)
-            if op.keepdims is None:
-                kidx = kidx[:axis] + [e.const(0, i64)] + kidx[axis:]
-            else:
-                kidx = kidx[:axis] + [e.const(0, i64)] + kidx[axis + 1 :]
-            base = _ravel(e, kidx, shape)
-            first = e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(base, IndexType()))]))
-            lb = e.const(1, IndexType())
-            ub = e.const(extent, IndexType())
-            step = e.const(1, IndexType())
-            body = Block(arg_types=[IndexType(), signless(elem)])
-            be = Emitter(body, e.source)
-            k64 = be(arith.IndexCastOp(body.args[0], i64))
-            at = be(arith.AddiOp(base, be(arith.MuliOp(k64, be.const(stride, i64)))))
-            x = be(memref.LoadOp.get(buf, [be(arith.IndexCastOp(at, IndexType()))]))
-            be(scf.YieldOp(_combine(be, kind, elem, body.args[1], x)))
-            loop = scf.ForOp(lb, ub, step, [first], Region(body))
-            e(loop)
-            regs.append(loop.results[0])
+    for slot in range(target.slots):
+        f = fl.element(e, target, slot)
+        kidx = _unravel(e, f, result_type.dims)
+        if op.keepdims is None:
+            kidx = kidx[:axis] + [e.const(0, i64)] + kidx[axis:]
+        else:
+            kidx = kidx[:axis] + [e.const(0, i64)] + kidx[axis + 1 :]
+        base = _ravel(e, kidx, shape)
+        first = e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(base, IndexType()))]))
+        lb = e.const(1, IndexType())
+        ub = e.const(extent, IndexType())
+        step = e.const(1, IndexType())
+        body = Block(arg_types=[IndexType(), signless(elem)])
+        be = Emitter(body, e.source)
+        k64 = be(arith.IndexCastOp(body.args[0], i64))
+        at = be(arith.AddiOp(base, be(arith.MuliOp(k64, be.const(stride, i64)))))
+        x = be(memref.LoadOp.get(buf, [be(arith.IndexCastOp(at, IndexType()))]))
+        be(scf.YieldOp(_combine(be, kind, elem, body.args[1], x)))
+        loop = scf.ForOp(lb, ub, step, [first], Region(body))
+        e(loop)
+        regs.append(loop.results[0])
     return Dist(target, regs, elem)

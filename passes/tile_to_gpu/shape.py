@@ -11,6 +11,7 @@ from xdsl.ir import Operation, SSAValue
 
 from warpforge.dialects import tile
 from warpforge.passes.kernel_to_gpu import Emitter
+from warpforge.passes.tile_to_gpu.conversions import broadcast_slice
 from warpforge.passes.tile_to_gpu.layouts import canonical_layout
 from warpforge.passes.tile_to_gpu.lowering import Dist, _TileFunctionLowering, _log2, lowers
 from warpforge.passes.tile_to_gpu.elementwise import _tile_type
@@ -43,10 +44,13 @@ def _ravel(e: Emitter, idx: list[SSAValue], shape: tuple[int, ...]) -> SSAValue:
 @lowers(tile.BroadcastOp)
 def _broadcast(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.BroadcastOp)
-    d = fl.canon(e, fl.dist(op.input))
     dst = _tile_type(op)
+    free = broadcast_slice(fl.dist(op.input), dst.dims, fl.layout_of(op.results[0], op))  # a reduction's rows, back along its axis
+    if free is not None:
+        return free
+    d = fl.canon(e, fl.dist(op.input))
     src_shape = d.layout.shape
-    target = fl.layout_of(op.results[0])
+    target = fl.layout_of(op.results[0], op)
     lead = len(dst.dims) - len(src_shape)
 
     def index(x: Emitter, f: SSAValue) -> SSAValue:

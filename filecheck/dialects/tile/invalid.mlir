@@ -196,7 +196,7 @@ kernel.func @k(%t: !tile.tile<64x32xf16, #tile.dot_operand<op_idx = 2, parent = 
 
 // CASE 26: a slice's parent is a blocked layout
 // expected-error @+1 {{the parent of #tile.slice is a #tile.blocked layout, got #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>}}
-kernel.func @k(%t: !tile.tile<16xf32, #tile.slice<dim = 1, parent = #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>>) attributes {kernel, tile} {
+kernel.func @k(%t: !tile.tile<16xf32, #tile.slice<dim = 1, extent = 2, parent = #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>>) attributes {kernel, tile} {
   kernel.return
 }
 // -----

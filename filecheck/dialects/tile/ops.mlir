@@ -143,10 +143,10 @@ kernel.func @compute(%a: !tile.tile<8x16xf32>, %i: !tile.tile<128xsi32>, %u: !ti
 // CHECK-LABEL: kernel.func @layouts(
 // CHECK-SAME: %[[A:.*]]: !tile.tile<64x128xf32, #tile.blocked<vec = 4, owners = 128, replicas = 1>>
 kernel.func @layouts(%a: !tile.tile<64x128xf32, #tile.blocked<vec = 4, owners = 128, replicas = 1>>) attributes {kernel, tile} {
-  // CHECK: %[[R:.*]] = tile.reduce max %[[A]] [1] keepdims : !tile.tile<64x128xf32, #tile.blocked<vec = 4, owners = 128, replicas = 1>> -> !tile.tile<64x1xf32, #tile.slice<dim = 1, parent = #tile.blocked<vec = 4, owners = 128, replicas = 1>>>
-  %r = tile.reduce max %a [1] keepdims : !tile.tile<64x128xf32, #tile.blocked<vec = 4, owners = 128, replicas = 1>> -> !tile.tile<64x1xf32, #tile.slice<dim = 1, parent = #tile.blocked<vec = 4, owners = 128, replicas = 1>>>
-  // CHECK: tile.convert_layout %[[R]] : !tile.tile<64x1xf32, #tile.slice<dim = 1, parent = #tile.blocked<vec = 4, owners = 128, replicas = 1>>> -> !tile.tile<64x1xf32, #tile.blocked<vec = 1, owners = 64, replicas = 2>>
-  %c = tile.convert_layout %r : !tile.tile<64x1xf32, #tile.slice<dim = 1, parent = #tile.blocked<vec = 4, owners = 128, replicas = 1>>> -> !tile.tile<64x1xf32, #tile.blocked<vec = 1, owners = 64, replicas = 2>>
+  // CHECK: %[[R:.*]] = tile.reduce max %[[A]] [1] keepdims : !tile.tile<64x128xf32, #tile.blocked<vec = 4, owners = 128, replicas = 1>> -> !tile.tile<64x1xf32, #tile.slice<dim = 1, extent = 128, parent = #tile.blocked<vec = 4, owners = 128, replicas = 1>>>
+  %r = tile.reduce max %a [1] keepdims : !tile.tile<64x128xf32, #tile.blocked<vec = 4, owners = 128, replicas = 1>> -> !tile.tile<64x1xf32, #tile.slice<dim = 1, extent = 128, parent = #tile.blocked<vec = 4, owners = 128, replicas = 1>>>
+  // CHECK: tile.convert_layout %[[R]] : !tile.tile<64x1xf32, #tile.slice<dim = 1, extent = 128, parent = #tile.blocked<vec = 4, owners = 128, replicas = 1>>> -> !tile.tile<64x1xf32, #tile.blocked<vec = 1, owners = 64, replicas = 2>>
+  %c = tile.convert_layout %r : !tile.tile<64x1xf32, #tile.slice<dim = 1, extent = 128, parent = #tile.blocked<vec = 4, owners = 128, replicas = 1>>> -> !tile.tile<64x1xf32, #tile.blocked<vec = 1, owners = 64, replicas = 2>>
   // CHECK: tile.full 0.000000e+00 : f32 -> !tile.tile<64x64xf32, #tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>>
   %m = tile.full 0.0 : f32 -> !tile.tile<64x64xf32, #tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>>
   // CHECK: !tile.tile<64x32xf16, #tile.dot_operand<op_idx = 0, parent = #tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>>>
