@@ -32,7 +32,7 @@ import hgemm_simt  # noqa: E402
 from _harness import EventTimer  # noqa: E402
 
 SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (128, 8192, 8192))
-TILE_CONFIGS = ((128, 128, 32, 8, 3, 1), (128, 128, 32, 8, 4, 1), (128, 128, 64, 8, 3, 1), (128, 128, 32, 8, 3, 2), (128, 128, 64, 8, 3, 2), (64, 128, 32, 4, 4, 1))
+TILE_CONFIGS = ((128, 128, 64, 8, 3, 2), (128, 128, 32, 8, 3, 1), (128, 128, 64, 8, 3, 1), (128, 128, 32, 8, 3, 2), (128, 128, 32, 8, 4, 2), (64, 128, 64, 4, 3, 2), (64, 64, 64, 4, 3, 2))
 """(BM, BN, BK, num_warps, num_stages, min_blocks_per_sm) of the Tile kernels tried; the first is
 examples/matmul.py's."""
 
