@@ -190,3 +190,19 @@ def test_min_blocks_per_sm_becomes_minnctapersm() -> None:
     for bad in (0, 33, 1.5):
         with pytest.raises(UsageError, match="min_blocks_per_sm is an int from 1 to 32"):
             tile.kernel(min_blocks_per_sm=bad)(lambda c: None)  # pyright: ignore[reportArgumentType]
+
+
+def test_mma_layout_is_the_tile_mma_encoding() -> None:
+    from xdsl.dialects.builtin import f32 as f32_attr
+
+    from warpforge.dialects.tile import TileType
+    from warpforge.passes.lowerings.tile_dot import mma_layout, warp_grid
+    from warpforge.passes.tile_to_gpu.layouts import layout_of
+
+    assert warp_grid(128, 128, 8) == (2, 4) and warp_grid(64, 64, 4) == (2, 2) and warp_grid(16, 16, 4) == (1, 2)
+    lay = mma_layout((128, 128), 256)
+    enc = lay.encoding()
+    assert str(enc) == "#tile.mma<warps_per_cta = [2, 4], instr_shape = [16, 8]>"
+    enc.verify_shape((128, 128))
+    assert layout_of(TileType((128, 128), f32_attr, enc), 256) == lay  # tile-to-gpu reads #tile.mma as this layout
+    assert (lay.tm, lay.tn, lay.slots, lay.replicas) == (4, 4, 64, 1)

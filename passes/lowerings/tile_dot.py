@@ -36,6 +36,7 @@ from warpforge.dialects import gpu, nvgpu, tile
 from warpforge.dialects.nvvm_catalog import mma_shape
 from warpforge.diagnostics import error_at
 from warpforge.dialects import kernel
+from warpforge.dialects.tile_layout import MmaEncodingAttr
 from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp, mma_input_kind
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, cast_value, signless
 from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, _TILE_LOWERINGS, Dist, PView, View, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
@@ -275,6 +276,10 @@ class MmaLayout:
 
     def same_placement(self, other: object) -> bool:
         return other == self
+
+    def encoding(self) -> MmaEncodingAttr:
+        """This layout as the `tile` dialect's `#tile.mma` encoding (warps along M, N; m16n8 fragments)."""
+        return MmaEncodingAttr((self.wm, self.wn))
 
     def first_replica(self, fl: _TileFunctionLowering) -> SSAValue | None:
         if self.replicas == 1:
