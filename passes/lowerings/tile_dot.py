@@ -1,26 +1,28 @@
-"""`tile-to-gpu`'s lowering of `tile.dot` (registered into its `@lowers` table when `tile_to_gpu` loads):
-the CTA's warps share the product's 16×8 output tiles and compute each with `mma.sync`.
+"""`tile-to-gpu`'s lowering of `tile.dot` (registered into its `@lowers` table when `tile_to_gpu` loads)
+and of `tile-pipeline`'s cp.async ring ops.
 
-1. **Operands to shared memory**, in row-padded shared arrays (`A[M][K + pad]`, `B[K][N + pad]`, pad
-   = 16 bytes, so the 8 row addresses of an `ldmatrix` phase fall into distinct bank groups and every
-   row starts 16-byte aligned). An operand that is a `tile.load` used only here, of 16-bit floats from
-   a 16-byte aligned view with rows a multiple of 8 elements and padding 0, is copied from global
-   memory by `cp.async` (16 bytes per copy, `.cg`; past the tensor's edges the copy reads fewer bytes
-   and zero-fills: the padding), then `commit_group` / `wait_group 0`; any other operand arrives in the
-   canonical blocked layout and each thread stores its registers. The accumulator goes to `C[M][N]`.
-2. **MMA layout.** Warp w takes output tiles w, w + W, … (W warps; tile t is rows 16·(t / (N/8)),
-   columns 8·(t % (N/8))). Its C fragment is read from `C` at `fragment_layout`'s coordinates; for
-   each K step the A fragment comes from `ldmatrix.x4` (lane l: row l % 16, column 8·(l / 16)) and the
-   B fragment from `ldmatrix.x2.trans` (lane l: row l % 16) for 16-bit inputs, or element by element
-   (`fragment_layout`) for tf32 and 8-bit inputs; `nvgpu.mma.sync` accumulates; the result fragment
-   is written back to `C`.
-3. **Back to the canonical layout** by reading `C` row-major.
+1. **The accumulator stays in registers** in the `mma.sync` m16n8 layout (`MmaLayout`, the `tile`
+   dialect's `#tile.mma`): the CTA's warps form a wm × wn grid over M × N (`warp_grid`), each warp a
+   tm × tn grid of m16n8 tiles, four f32 per tile per lane. `assign_mma_layouts` (run before lowering)
+   gives that layout to dot results, to elementwise ops of them (epilogues run per register), to the
+   block arguments they flow into (a K loop's accumulator never leaves registers) and to broadcasts
+   used only there; a splat (`tile.zeros`) is free in it; `tile.store` writes each thread's 2-column
+   chunks straight from the registers; other consumers convert through shared memory.
+2. **Operands in shared memory.** From a ring slot (`tile.ring_tile`, below) as they are; otherwise
+   in row-padded arrays (`A[M][K + pad]`, `B[K][N + pad]`, pad = 16 bytes, so the 8 row addresses of an
+   `ldmatrix` phase fall into distinct bank groups): a `tile.load` used only here, of 16-bit floats
+   from a 16-byte aligned view with rows a multiple of 8 and padding 0, by `cp.async` (then
+   `wait_group 0`), any other operand from its registers; barriers around.
+3. **MMAs.** Per k-step and warp: A fragments by `ldmatrix.x4` (lane l: row l % 16, column 8·(l / 16)
+   of a 16 × 16 block), B fragments by `ldmatrix.x4.trans` for two n8 tiles at once (`.x2.trans` for a
+   single one), element loads for tf32 and 8-bit inputs (`fragment_layout`); `nvgpu.mma.sync` per tile.
+4. **The ring** (`tile.async_copy` / `async_commit` / `async_wait` / `ring_tile`): each ring is a
+   (stages·R) × C array in the launch's dynamic shared memory (`tile.dynamic_shared_bytes`, the
+   launch's `shmem_size`), 16-byte chunks XOR-swizzled per row (`swizzle_for`) instead of padded;
+   copies of a tile wholly inside the tensor are unmasked 16-byte `cp.async.cg`, tail tiles zero-fill;
+   the wait is `cp.async.wait_group N` + a barrier.
 
-Barriers separate the phases (and the previous use of the buffers, e.g. the last iteration of a
-K loop). Each `tile.dot` has its own shared arrays: their bytes count against the 48 KiB of static
-shared memory (the frontend refuses larger products). This is the portable path (sm_80+, `mma.sync`);
-keeping the accumulator in MMA registers across a K loop, a `cp.async` ring and Hopper's wgmma are
-the next steps (DESIGN.md, "Tensor cores").
+This is the portable path (sm_80+, `mma.sync`); Hopper's wgmma and TMA are the next step.
 """
 
 from __future__ import annotations
