@@ -193,11 +193,6 @@ def plain(t: Attribute) -> Attribute:
     return t.plain if isinstance(t, TileType) else t
 
 
-def same_encoding(a: Attribute, b: Attribute) -> bool:
-    """Whether two tile types have the same encoding (both none counts)."""
-    return isinstance(a, TileType) and isinstance(b, TileType) and a.encoding == b.encoding
-
-
 @irdl_attr_definition
 class TensorViewType(ParametrizedAttribute, TypeAttribute):
     """`!tile.tensor_view<?x1024xf32>`: global memory as a row-major tensor; dimensions may be dynamic.

@@ -8,15 +8,26 @@ it, else 4 warps up to 2048-element tiles, then one warp per 512 elements (at mo
 threads than the largest tile has elements; the block size is exact (`known_block_size`, PTX
 `.reqntid`).
 
-**Layouts.** A tile of shape S with N elements is held in registers by a *blocked* layout
-`(vec, owners, replicas, reps)`: the tile's elements in row-major order are cut into chunks of
-`vec` contiguous elements (vec ≤ 4 and ≤ the last dimension); chunk c belongs to owner `c % owners`,
-and thread t is owner `t / replicas` (replicas > 1 only for tiles smaller than the CTA). So thread t
-holds, for r < reps and v < vec, the element `((r * owners) + t / replicas) * vec + v`: consecutive
-threads hold consecutive chunks (coalesced), each thread `reps * vec` registers. Every tile value
-has the canonical layout of its shape, so elementwise ops are per-register; a layout change
-(broadcast of a non-scalar tile, reshape, permute/transpose, some reductions) goes through shared
-memory (`barrier; write; barrier; read`), in one scratch `memref.global` per element type.
+**Layouts are read from the types.** Each tile value's layout is its type's encoding
+(`layouts.layout_of`; `tile-assign-layouts` sets them, a type without one has the canonical layout of
+its shape). A *blocked* layout `#tile.blocked<vec, owners, replicas>` (`layouts.Layout`, with reps =
+N / (vec · owners)): the tile's elements in row-major order are cut into chunks of `vec` contiguous
+elements (vec ≤ 4 and ≤ the last dimension in the canonical layout); chunk c belongs to owner
+`c % owners`, and thread t is owner `t / replicas` (replicas > 1 only for tiles smaller than the
+CTA). So thread t holds, for r < reps and v < vec, the element `((r * owners) + t / replicas) * vec +
+v`: consecutive threads hold consecutive chunks (coalesced), each thread `reps * vec` registers. A
+*slice* layout `#tile.slice<dim, extent, parent>` (`layouts.SliceLayout`) is a reduction's result
+where the reduction left it: each thread keeps one register per row it held in the parent, so a
+`tile.broadcast` back along the reduced dimension copies registers. Elementwise ops are per
+register in their result's layout (operands converted to it; `tile-assign-layouts` makes them agree);
+memory, shape and dot lowerings read the canonical blocked layout (`canon`); every lowering's
+result is converted to its type's encoding when the two differ. A layout change (`tile.convert_layout`,
+a broadcast of a non-scalar tile that is not a slice's, reshape, permute/transpose, some reductions)
+is free where both layouts put every element in the same register of the same thread, by `gpu.shuffle
+idx` when every lane reads one register of another lane of its warp, else through shared memory
+(`barrier; write; barrier; read`, in one scratch `memref.global` per element type; the first
+barrier, which protects earlier readers, is left out where nothing can have read the buffer yet —
+its first use, or a fresh region, in the entry block).
 
 **Memory.** `tile.load`/`tile.store` of a tile at tile coordinates: each chunk is one access of
 `vec` contiguous elements, split into vector accesses of up to 16 bytes (`vector.load` → `ld.global
@@ -29,7 +40,8 @@ one replica of each element stores. Inputs are `noalias readonly` (→ `ld.globa
 
 **Reductions** (`tile.reduce`): each thread combines its own registers (a tree), then lanes combine
 by `gpu.shuffle xor` (skipping replicas), then warps through one shared-memory round; rows shorter
-than a warp's span reduce within shuffle groups; other axes use shared memory. `max`/`min`
+than a warp's span reduce within shuffle groups; other axes use shared memory. The `rows` and
+`groups` paths leave the result in its slice layout (no shared memory at all within one warp). `max`/`min`
 propagate NaN (`arith.maximumf`).
 
 **Elementwise semantics** are the `kernel` ops': each `tile.<op>` is lowered per register by

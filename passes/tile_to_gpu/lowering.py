@@ -31,6 +31,8 @@ from warpforge.passes.kernel_to_gpu import ERROR_RECORD_TYPE, GLOBAL, SHARED, Em
 from warpforge.passes.tile_to_gpu.layouts import Layout, SliceLayout, VECTOR_BYTES, canonical_layout, default_threads, layout_of, reduce_plan
 
 LOG2E = 1.4426950408889634
+REGION_BYTES = 1024
+"""Fresh scratch regions of the entry block stack up to this many bytes (`fresh_region`)."""
 
 
 # --------------------------------------------------------------------------- lowered values
@@ -103,6 +105,11 @@ class _TileFunctionLowering(FunctionLowering):
     scratch_sizes: dict[Attribute, int] = field(default_factory=dict)
     scratch_used: dict[Attribute, str] = field(default_factory=dict)
     scratch_refs: dict[Attribute, list[memref.GetGlobalOp]] = field(default_factory=dict)
+    fresh_scratch: set[Attribute] = field(default_factory=set)
+    """Scratch buffers whose first use is being lowered now, in the entry block: nothing read them before."""
+    touched: dict[Attribute, int] = field(default_factory=dict)
+    """Elements of each scratch buffer some use has touched so far (its first `touched[t]`)."""
+    current: Block | None = None
     extra_shared: int = 0
     """Bytes of shared arrays lowerings declared themselves (`tile.dot`'s), for `tile.shared_bytes`."""
     dynamic_shared: int = 0
@@ -199,7 +206,7 @@ class _TileFunctionLowering(FunctionLowering):
                 if ref.memref.type != MemRefType(typ, [size], memory_space=SHARED):
                     new_ref = memref.GetGlobalOp(name, MemRefType(typ, [size], memory_space=SHARED))
                     ref.parent_block().insert_op_before(new_ref, ref)  # pyright: ignore[reportOptionalMemberAccess]
-                    ref.memref.replace_by(new_ref.memref)
+                    ref.memref.replace_all_uses_with(new_ref.memref)
                     ref.detach()
                     ref.erase()
             shared += size * _bytes(typ)
@@ -326,6 +333,7 @@ class _TileFunctionLowering(FunctionLowering):
     # ------------------------------------------------------------------ dispatch
 
     def lower(self, op: Operation, block: Block) -> None:
+        self.current = block
         handler = _TILE_LOWERINGS.get(type(op))
         if handler is not None:
             e = Emitter(block, op)
@@ -524,11 +532,32 @@ class _TileFunctionLowering(FunctionLowering):
 
     to_layout = convert
 
+    def fresh_region(self, e: Emitter, typ: Attribute, need: int) -> tuple[SSAValue, int] | None:
+        """The scratch buffer of `typ` and an offset where `need` elements no thread has touched yet:
+        while lowering the entry block (it runs once, first), small uses — a reduction's warp
+        partials — stack after each other up to `REGION_BYTES` instead of reusing offset 0 behind a
+        write-after-read barrier. None where that does not apply (use offset 0 and `war_barrier`)."""
+        t = signless(typ)
+        if self.current is not self.entry or e.block is not self.entry:
+            return None
+        offset = self.touched.get(t, 0)
+        if offset and (offset + need) * _bytes(t) > REGION_BYTES:
+            return None
+        buf = self.scratch(typ, offset + need)
+        self.fresh_scratch.discard(t)
+        self.touched[t] = offset + need
+        return buf, offset
+
     def scratch(self, typ: Attribute, need: int) -> SSAValue:
         t = signless(typ)
+        self.touched[t] = max(self.touched.get(t, 0), need)
         size = self.scratch_sizes.get(t, 0)
         if need > size:  # a layout conversion the plan did not foresee: run() gives the buffer its final size
             size = self.scratch_sizes[t] = need
+        if t not in self.scratch_used and self.current is self.entry:
+            self.fresh_scratch.add(t)
+        else:
+            self.fresh_scratch.discard(t)
         name = self.scratch_used.setdefault(t, f"__tile_smem_{self.src.sym_name.data}_{t}")
         mtype = MemRefType(t, [size], memory_space=SHARED)
 
@@ -539,9 +568,21 @@ class _TileFunctionLowering(FunctionLowering):
 
         return self.at_entry(("smem", t), get)
 
-    def write_shared(self, e: Emitter, d: Dist, buf: SSAValue) -> None:
-        """barrier; the first replica of every owner writes its registers at their row-major index; barrier."""
+    def war_barrier(self, e: Emitter, typ: Attribute) -> None:
+        """The barrier before writing the scratch buffer of `typ` (earlier readers are done), called right
+        after `scratch`: left out for the buffer's first use when that is in the entry block, which runs
+        once and first, so no thread can have read the buffer yet."""
+        t = signless(typ)
+        if t in self.fresh_scratch and e.block is self.entry:
+            self.fresh_scratch.discard(t)
+            return
+        self.fresh_scratch.discard(t)
         e(gpu.BarrierOp())
+
+    def write_shared(self, e: Emitter, d: Dist, buf: SSAValue) -> None:
+        """barrier (`war_barrier`); the first replica of every owner writes its registers at their
+        row-major index; barrier."""
+        self.war_barrier(e, d.elem)
 
         def body(b: Emitter) -> None:
             for k in range(d.layout.slots):

@@ -83,17 +83,21 @@ def _reduce(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
         in_rows = natural.same_placement(target)  # register q holds row q in every thread
         if wd == 1 and in_rows:
             return Dist(target, partials, elem)
-        buf = fl.scratch(elem, k_out * wd)
+        region = fl.fresh_region(e, elem, k_out * wd)  # in the entry block: no barrier before the write
+        if region is None:
+            buf, start = fl.scratch(elem, k_out * wd), 0
+            fl.war_barrier(e, elem)
+        else:
+            buf, start = region
         assert fl.tid is not None
         tid = fl.tid
         warp_step = max(1, layout.replicas // 32)
-        e(gpu.BarrierOp())
 
         def write(x: Emitter) -> None:
             warp = x(arith.ShRUIOp(tid, x.const(5, i64)))
             wi = warp if warp_step == 1 else x(arith.ShRUIOp(warp, x.const(_log2(warp_step), i64)))
             for q, p in enumerate(partials):
-                at = wi if q == 0 else x(arith.AddiOp(wi, x.const(q * wd, i64)))
+                at = wi if q * wd + start == 0 else x(arith.AddiOp(wi, x.const(q * wd + start, i64)))
                 x(memref.StoreOp.get(p, buf, [x(arith.IndexCastOp(at, IndexType()))]))
 
         lane0 = e(arith.CmpiOp(e(arith.AndIOp(tid, e.const(32 * warp_step - 1, i64))), e.const(0, i64), "eq"))
@@ -105,7 +109,7 @@ def _reduce(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
             base = q if wd == 1 else e(arith.MuliOp(q, e.const(wd, i64)))
             loads = []
             for w in range(wd):
-                at = base if w == 0 else e(arith.AddiOp(base, e.const(w, i64)))
+                at = base if w + start == 0 else e(arith.AddiOp(base, e.const(w + start, i64)))
                 loads.append(e(memref.LoadOp.get(buf, [e(arith.IndexCastOp(at, IndexType()))])))
             regs.append(_tree(e, kind, elem, loads))
         return Dist(target, regs, elem)
