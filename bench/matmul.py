@@ -1,7 +1,8 @@
 """Half-precision GEMM (C = A @ B, f16 and bf16 inputs, row-major) side by side in one process:
 warpforge's SIMT tensor-core kernel (examples/hgemm_simt.py: mma.sync + ldmatrix + a two-stage
 cp.async ring, checks on and off), warpforge's Tile kernel (`tile.dot` in a K loop, as
-examples/matmul.py), torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
+examples/matmul.py: accumulator in mma.sync registers, a cp.async ring of `num_stages`) in each of
+`TILE_CONFIGS`, torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
 (a few autotuned configs). Shapes: 4096^3, 8192^3 and the skinny 128 x 8192 x 8192.
 
 Every kernel runs on the same CUDA stream, timed with CUDA events (bench/_harness.py: warm-ups, then
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import linecache
 import sys
 import time
 from pathlib import Path
@@ -30,27 +32,31 @@ import hgemm_simt  # noqa: E402
 from _harness import EventTimer  # noqa: E402
 
 SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (128, 8192, 8192))
-TBM, TBN, TBK = 64, 64, 32
+TILE_CONFIGS = ((128, 128, 64, 8, 3, 2), (128, 128, 32, 8, 3, 1), (128, 128, 64, 8, 3, 1), (128, 128, 32, 8, 3, 2), (128, 128, 32, 8, 4, 2), (64, 128, 64, 4, 3, 2), (64, 64, 64, 4, 3, 2))
+"""(BM, BN, BK, num_warps, num_stages, min_blocks_per_sm) of the Tile kernels tried; the first is
+examples/matmul.py's."""
 
-
-@tile.kernel
-def tile_matmul_f16(c: tile.Tensor[f32, (TBM, TBN)], a: tile.Tensor[f16, (-1, -1)], b: tile.Tensor[f16, (-1, -1)], k_tiles: wf.i64):
-    acc = tile.zeros((TBM, TBN), f32)
+_TILE_SOURCE = """
+@tile.kernel(num_warps={w}, num_stages={s}, min_blocks_per_sm={mb})
+def {name}(c: tile.Tensor[f32, ({bm}, {bn})], a: tile.Tensor[{dt}, (-1, -1)], b: tile.Tensor[{dt}, (-1, -1)], k_tiles: wf.i64):
+    acc = tile.zeros(({bm}, {bn}), f32)
     for kt in range(k_tiles):
-        acc = tile.dot(tile.load(a, (tile.bid(0), kt), (TBM, TBK)), tile.load(b, (kt, tile.bid(1)), (TBK, TBN)), acc)
+        acc = tile.dot(tile.load(a, (tile.bid(0), kt), ({bm}, {bk})), tile.load(b, (kt, tile.bid(1)), ({bk}, {bn})), acc)
     c.store(acc)
-
-
-@tile.kernel
-def tile_matmul_bf16(c: tile.Tensor[f32, (TBM, TBN)], a: tile.Tensor[bf16, (-1, -1)], b: tile.Tensor[bf16, (-1, -1)], k_tiles: wf.i64):
-    acc = tile.zeros((TBM, TBN), f32)
-    for kt in range(k_tiles):
-        acc = tile.dot(tile.load(a, (tile.bid(0), kt), (TBM, TBK)), tile.load(b, (kt, tile.bid(1)), (TBK, TBN)), acc)
-    c.store(acc)
-
-
-TILE_KERNELS = {"f16": tile_matmul_f16, "bf16": tile_matmul_bf16}
-"""Module-level kernels (a tile kernel's annotations are evaluated in its module's globals)."""
+"""
+# One module-level kernel per (dtype, config): a tile kernel's annotations are evaluated in its
+# module's globals, so the tile shapes are spelled into each kernel's source; the frontend reads a
+# kernel's source, so each generated one is registered in linecache under its own file name.
+TILE_KERNELS: dict[str, dict[tuple[int, ...], Any]] = {"f16": {}, "bf16": {}}
+for _dt in TILE_KERNELS:
+    for _cfg in TILE_CONFIGS:
+        _bm, _bn, _bk, _w, _s, _mb = _cfg
+        _name = f"tile_matmul_{_dt}_{_bm}x{_bn}x{_bk}_w{_w}_s{_s}_mb{_mb}"
+        _src = _TILE_SOURCE.format(name=_name, dt=_dt, bm=_bm, bn=_bn, bk=_bk, w=_w, s=_s, mb=_mb)
+        _file = f"<bench/matmul.py:{_name}>"
+        linecache.cache[_file] = (len(_src), None, _src.splitlines(True), _file)
+        exec(compile(_src, _file, "exec"), globals())  # noqa: S102
+        TILE_KERNELS[_dt][_cfg] = globals()[_name]
 
 
 class _DLPackOnly:
@@ -101,6 +107,7 @@ def main() -> None:
     parser.add_argument("--shapes", nargs="+", default=[",".join(map(str, s)) for s in SHAPES])
     parser.add_argument("--dtypes", nargs="+", default=["f16", "bf16"])
     parser.add_argument("--no-triton", action="store_true")
+    parser.add_argument("--no-simt", action="store_true", help="skip the SIMT kernel")
     parser.add_argument("--json")
     args = parser.parse_args()
 
@@ -121,8 +128,8 @@ def main() -> None:
     for dname in args.dtypes:
         dt = getattr(wf, dname)
         tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dname]
-        simt_kernels = {f"warpforge SIMT mma.sync (checks {'on' if ch else 'off'})": hgemm_simt.make_hgemm(dt, checks=ch) for ch in (True, False)}
-        tile_kernel = TILE_KERNELS[dname]
+        simt_kernels = {} if args.no_simt else {f"warpforge SIMT mma.sync (checks {'on' if ch else 'off'})": hgemm_simt.make_hgemm(dt, checks=ch) for ch in (True, False)}
+        tile_kernels = TILE_KERNELS[dname]
         for shape in args.shapes:
             m, n, k = (int(x) for x in shape.split(","))
             flops = 2.0 * m * n * k
@@ -176,26 +183,31 @@ def main() -> None:
                     kern.launch(stream, prepared, ta.view(-1), tb.view(-1), out32.view(-1), m, n, k)
 
                 timed(name, run_simt, lambda: out32)
-            t0 = time.perf_counter()
-            try:
-                # bind wraps device memory (wf.tensor); torch's bf16 __cuda_array_interface__ has a
-                # typestr NumPy cannot name, so bf16 inputs are passed through DLPack only
-                wrap = (lambda x: x) if dname == "f16" else _DLPackOnly
-                bound = tile_kernel.bind(wf.tensor(out32).partition((TBM, TBN)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // TBK), device=dev)
-                compile_s.setdefault(f"warpforge tile {dname}", time.perf_counter() - t0)
+            # bind wraps device memory (wf.tensor); torch's bf16 __cuda_array_interface__ has a
+            # typestr NumPy cannot name, so bf16 inputs are passed through DLPack only
+            wrap = (lambda x: x) if dname == "f16" else _DLPackOnly
+            for (bm, bn, bk, w, s, mb), tile_kernel in tile_kernels.items():
+                label = f"warpforge Tile {bm}x{bn}x{bk} w{w} s{s}" + (f" {mb} CTA/SM" if mb > 1 else "")
+                t0 = time.perf_counter()
+                try:
+                    bound = tile_kernel.bind(wf.tensor(out32).partition((bm, bn)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // bk), device=dev)
+                except Exception as e:
+                    print(f"  {dname} {shape:18} {label}: FAILED to bind: {type(e).__name__}: {e}", flush=True)
+                    continue
+                compile_s.setdefault(f"{label} {dname}", time.perf_counter() - t0)
                 out32.fill_(float("nan"))
-                timed("warpforge Tile tile.dot", lambda: bound.launch(stream), lambda: out32)
-            except Exception as e:
-                print(f"  {dname} {shape:18} warpforge Tile tile.dot: FAILED to bind: {type(e).__name__}: {e}", flush=True)
+                timed(label, lambda bound=bound: bound.launch(stream), lambda: out32)
             base = row["torch.matmul (cuBLAS)"]["TFLOP/s"]
             for r in row.values():
                 r["vs_torch"] = r["TFLOP/s"] / base
             results[f"{dname} {shape}"] = row
     print("\nGEMM, median of 25 (CUDA events); TFLOP/s and ratio to torch.matmul (cuBLAS)")
-    print(f"{'case':22} {'kernel':44} {'ms':>8} {'TFLOP/s':>8} {'vs torch':>9}")
+    print(f"{'case':22} {'kernel':44} {'ms':>8} {'TFLOP/s':>8} {'vs torch':>9} {'vs Triton':>9}")
     for case, row in results.items():
+        tri = row.get("Triton tl.dot (autotuned)", {}).get("TFLOP/s")
         for name, r in row.items():
-            print(f"{case:22} {name:44} {r['ms']:8.3f} {r['TFLOP/s']:8.1f} {r['vs_torch']:9.3f}")
+            vs_tri = f"{r['TFLOP/s'] / tri:9.3f}" if tri else f"{'-':>9}"
+            print(f"{case:22} {name:44} {r['ms']:8.3f} {r['TFLOP/s']:8.1f} {r['vs_torch']:9.3f} {vs_tri}")
     print("compile (first prepare/bind, s): " + ", ".join(f"{n}: {s:.1f}" for n, s in compile_s.items()))
     if args.json:
         Path(args.json).write_text(json.dumps({"results": results, "compile_s": compile_s}, indent=2))

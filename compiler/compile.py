@@ -561,7 +561,7 @@ def _print(module: ModuleOp, debuginfo: bool) -> str:
 
 def tile_key(kernel: Any, spec: Any, chip: str, features: str) -> str | None:
     """The disk-cache key of a `TileKernel` for one specialization and `chip`/`features`."""
-    return kernel_key("tile", kernel.fn, spec.key, chip, features, kernel.checks, kernel.num_warps)
+    return kernel_key("tile", kernel.fn, spec.key, chip, features, kernel.checks, kernel.num_warps, kernel.num_stages, kernel.min_blocks_per_sm)
 
 
 def compile_tile(kernel: Any, spec: Any, chip: str = "sm_90", features: str = "") -> Any:
@@ -576,11 +576,11 @@ def compile_tile(kernel: Any, spec: Any, chip: str = "sm_90", features: str = ""
         try:
             tile = meta["tile"]
             pairs = tuple((str(a), str(b)) for a, b in tile["like_pairs"])
-            return CompiledTileKernel(compiled, int(tile["grid_param"]), int(tile["block"]), pairs, spec)
+            return CompiledTileKernel(compiled, int(tile["grid_param"]), int(tile["block"]), pairs, spec, int(tile.get("dynamic_shared", 0)))
         except (KeyError, TypeError, ValueError):
             pass  # an entry of another shape: compile again (and overwrite it)
     result = _compile_tile(kernel, spec, chip, features, key or "")
-    _store(key, result.kernel, {"model": "tile", "tile": {"grid_param": result.grid_param, "block": result.block, "like_pairs": [list(p) for p in result.like_pairs]}})
+    _store(key, result.kernel, {"model": "tile", "tile": {"grid_param": result.grid_param, "block": result.block, "like_pairs": [list(p) for p in result.like_pairs], "dynamic_shared": result.dynamic_shared}})
     return result
 
 
@@ -595,13 +595,15 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
     kir = frontend(kernel, spec)
     module = kir.module
     lower(module, "gpu", target, model="tile", module_name=kir.symbol + "_module")
-    block, shared, checked = 0, 0, False
+    block, shared, dynamic, checked = 0, 0, 0, False
     for op in module.walk():
         if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol:
             bs = op.known_block_size
             block = bs.get_values()[0] if bs is not None else 0
             sh = op.attributes.get("tile.shared_bytes")
             shared = sh.value.data if isinstance(sh, IntegerAttr) else 0
+            dy = op.attributes.get("tile.dynamic_shared_bytes")
+            dynamic = dy.value.data if isinstance(dy, IntegerAttr) else 0
             # a checked kernel with nothing to check gets no error record (tile-to-gpu drops it)
             # (a strided view takes 1 + rank + rank - 1 gpu.func arguments: its memref, extents, strides)
             taken = sum(2 * len(p.dims) if getattr(p, "strided", False) else 1 for p in kir.params)
@@ -634,7 +636,7 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
         source=(filename, line),
     )
     grid = next(i for i, p in enumerate(kir.params) if p.kind == "partition")
-    return CompiledTileKernel(compiled, grid, block, kir.like_pairs, spec)
+    return CompiledTileKernel(compiled, grid, block, kir.like_pairs, spec, dynamic)
 
 
 def lower_tile(kernel: Any, spec: Any, stage: str, target: Target = Target(), *, debuginfo: bool = False) -> str:

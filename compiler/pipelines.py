@@ -118,8 +118,11 @@ def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True, verif
 
 # --------------------------------------------------------------------------- the Tile model
 
-TILE_TO_GPU: tuple[str, ...] = ("kernel-to-tile", "lower-kernel-control-flow", "inline-device-functions", "tile-assign-layouts", "tile-to-gpu", "canonicalize", "cse")
-"""A tile kernel (`kernel` dialect with `tile` values) → `gpu` level: views and coordinates, device functions inlined, layouts, then CTA distribution."""
+TILE_TO_GPU: tuple[str, ...] = (
+    "kernel-to-tile", "tile-pipeline", "lower-kernel-control-flow", "inline-device-functions", "tile-assign-layouts", "tile-to-gpu", "canonicalize", "cse",
+)  # fmt: skip
+"""A tile kernel (`kernel` dialect with `tile` values) → `gpu` level: views and coordinates, the cp.async
+pipelining of tile.dot operands, device functions inlined, layouts, then CTA distribution."""
 
 TILE_GPU_TO_LLVM: tuple[str, ...] = GPU_TO_LLVM
 """`gpu-to-llvm`, which includes the 128-bit vector loads and stores `tile-to-gpu` emits."""

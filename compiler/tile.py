@@ -251,6 +251,8 @@ class TileKernel:
     fn: Any
     num_warps: int | None = None
     checks: bool = True
+    num_stages: int | None = None
+    min_blocks_per_sm: int | None = None
     _compiled: dict[Any, Any] = field(default_factory=dict[Any, Any], repr=False)
     _aot: list[tuple[Any, ...]] = field(default_factory=list[tuple[Any, ...]], repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -262,6 +264,10 @@ class TileKernel:
         self.__wrapped__ = self.fn
         if self.num_warps is not None and (self.num_warps not in (1, 2, 4, 8, 16, 32)):
             raise UsageError(f"num_warps is a power of two from 1 to 32, got {self.num_warps!r}")
+        if self.num_stages is not None and (isinstance(self.num_stages, bool) or not isinstance(self.num_stages, int) or not 1 <= self.num_stages <= 8):
+            raise UsageError(f"num_stages is an int from 1 to 8 (1: no pipelining), got {self.num_stages!r}")
+        if self.min_blocks_per_sm is not None and (isinstance(self.min_blocks_per_sm, bool) or not isinstance(self.min_blocks_per_sm, int) or not 1 <= self.min_blocks_per_sm <= 32):
+            raise UsageError(f"min_blocks_per_sm is an int from 1 to 32 (PTX .minnctapersm), got {self.min_blocks_per_sm!r}")
 
     def __call__(self, *args: Any) -> Any:
         from warpforge.runtime.lazy import record_launch
@@ -372,16 +378,21 @@ class AheadOfTime:
         return "\n".join(k.kernel.ptx for k in self.kernels)
 
 
-def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True) -> Any:
+def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True, num_stages: int | None = None, min_blocks_per_sm: int | None = None) -> Any:
     """Decorator: `@tile.kernel` or `@tile.kernel(num_warps=8, checks=False)`.
 
     `num_warps` sets the threads per CTA (32 each); by default it follows the largest tile (4 up to
     2048 elements, then one warp per 512 elements, at most 16). `checks=False` compiles out the
-    integer-division-by-zero check (the result is then 0). Compile errors are `CompileError`s.
+    integer-division-by-zero check (the result is then 0). `num_stages` (1–8, default 3): how many K
+    steps of `tile.dot` operands a K loop keeps in flight in its `cp.async` shared-memory ring
+    (`tile-pipeline`; 1: no pipelining); the ring lives in dynamic shared memory, stages × the
+    operand tiles' bytes. `min_blocks_per_sm` (PTX `.minnctapersm`, as `simt.kernel`'s): ptxas limits
+    the registers per thread so that many CTAs fit on one SM (it may spill to do so; `warpforge
+    compile --resources` shows it). Compile errors are `CompileError`s.
     """
 
     def wrap(f: Any) -> TileKernel:
-        return TileKernel(f, num_warps=num_warps, checks=checks)
+        return TileKernel(f, num_warps=num_warps, checks=checks, num_stages=num_stages, min_blocks_per_sm=min_blocks_per_sm)
 
     return wrap(fn) if fn is not None else wrap
 

@@ -253,13 +253,15 @@ class CompiledTileKernel:
     """A tile kernel compiled for one specialization: `kernel` (the runtime's `CompiledKernel`: PTX,
     parameters, exact block), `grid_param` (index among the launch parameters of the partition whose
     tiles are the grid), `block` (threads per CTA), `like_pairs` (input, partition) names whose
-    shapes must be equal, `spec`."""
+    shapes must be equal, `spec`, `dynamic_shared` (bytes of dynamic shared memory each launch gives
+    the CTA: `tile.dot`'s cp.async rings)."""
 
     kernel: Any
     grid_param: int
     block: int
     like_pairs: tuple[tuple[str, str], ...]
     spec: Specialization
+    dynamic_shared: int = 0
 
 
 def _symbol(kernel: Any, spec: Specialization) -> str:
@@ -274,7 +276,7 @@ def _symbol(kernel: Any, spec: Specialization) -> str:
 def frontend(kernel: Any, spec: Specialization) -> Any:
     from warpforge.frontend.tile import compile_tile_kernel
 
-    return compile_tile_kernel(kernel.fn, spec, num_warps=kernel.num_warps, checks=kernel.checks, symbol=_symbol(kernel, spec))
+    return compile_tile_kernel(kernel.fn, spec, num_warps=kernel.num_warps, checks=kernel.checks, symbol=_symbol(kernel, spec), num_stages=kernel.num_stages, min_blocks_per_sm=kernel.min_blocks_per_sm)
 
 
 def compile_specialization(kernel: Any, spec: Specialization, chip: str = "sm_90", features: str = "") -> CompiledTileKernel:
@@ -387,5 +389,5 @@ def bind(kernel: Any, args: tuple[Any, ...], device: Any = None) -> BoundTileLau
                 grid = prod(grid_of(s.shape, p.tile))
         else:
             arrays.append(a)
-    prepared = prepare(compiled.kernel, LaunchConfig(grid=(max(grid, 1), 1, 1), block=(compiled.block, 1, 1)), dev)
+    prepared = prepare(compiled.kernel, LaunchConfig(grid=(max(grid, 1), 1, 1), block=(compiled.block, 1, 1), shmem_size=compiled.dynamic_shared), dev)
     return BoundTileLaunch(compiled, prepared, arrays, grid)

@@ -14,13 +14,15 @@ and K ≥ 16 (≥ 32 for 8-bit inputs), powers of two as every tile dimension. `
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerType, UnitAttr
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerAttr, IntegerType, UnitAttr, i64
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
-from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, result_def, traits_def
+from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from warpforge.dialects.tile import TileType
+from warpforge.dialects.tile import PartitionViewType, TileType
 
 
 def mma_input_kind(t: Attribute) -> str | None:
@@ -89,7 +91,116 @@ class DotOp(IRDLOperation):
             raise VerifyException(f"{what}: M and N must be at least 16 and K at least {min_k(kind)}")
 
 
-TILE_DOT_OPS = (DotOp,)
+# --------------------------------------------------------------------------- the cp.async ring of a pipelined K loop
+#
+# `tile-pipeline` rewrites a K loop whose `tile.dot` operands are `tile.load`s into these ops (as
+# Triton's pipeliner and MLIR's nvgpu pipelining do with their own): operand tiles go to a
+# `stages`-deep ring of shared-memory slots by `cp.async`, one commit group per K step, and the dot
+# reads its operands from a slot (`ldmatrix`), never from registers.
+
+
+def _ring_props(ring: int, stages: int) -> dict[str, Attribute]:
+    return {"ring": IntegerAttr(ring, i64), "stages": IntegerAttr(stages, i64)}
+
+
+def _check_ring(op: IRDLOperation, shape: tuple[int, ...], elem: Attribute) -> None:
+    stages = op.stages.value.data  # pyright: ignore[reportAttributeAccessIssue]
+    if not 1 <= stages <= 8:
+        raise VerifyException(f"stages is in [1, 8], got {stages}")
+    if len(shape) != 2 or not isinstance(elem, Float16Type | BFloat16Type):
+        raise VerifyException(f"a ring holds 2-D tiles of f16 or bf16 (the cp.async/ldmatrix path), got {'x'.join(map(str, shape))} of {elem}")
+    if shape[1] < 8:
+        raise VerifyException(f"ring rows are whole 16-byte chunks (at least 8 elements), got {shape[1]}")
+
+
+@irdl_op_definition
+class AsyncCopyOp(IRDLOperation):
+    """`tile.async_copy %p[%i, %j] into %slot {ring = 0, stages = 3}`: start copying the tile at tile
+    coordinates (i, j) of the partition view into slot `%slot` (si64, in [0, stages)) of shared ring
+    `ring`, with `cp.async.cg` 16-byte copies (PTX ISA §9.7.9.25.3.1) that zero-fill past the tensor's
+    edges (the view's padding must be 0). The copy is complete only after a `tile.async_wait` that
+    covers its commit group. The view holds 16-bit floats, 16-byte aligned rows a multiple of 8."""
+
+    name = "tile.async_copy"
+
+    view = operand_def(PartitionViewType)
+    coords = var_operand_def()
+    slot = operand_def()
+    ring = prop_def(IntegerAttr)
+    stages = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$view `[` $coords `]` `into` $slot attr-dict `:` type($view) `,` type($slot) `,` type($coords)"
+
+    def __init__(self, view: SSAValue, coords: Sequence[SSAValue], slot: SSAValue, ring: int, stages: int):
+        super().__init__(operands=[view, coords, slot], properties=_ring_props(ring, stages))
+
+    def verify_(self) -> None:
+        vt = self.view.type
+        assert isinstance(vt, PartitionViewType)
+        _check_ring(self, vt.tile_type.dims, vt.tile_type.element_type)
+        if len(self.coords) != 2:
+            raise VerifyException(f"a copy of a 2-D view takes 2 coordinates, got {len(self.coords)}")
+
+
+@irdl_op_definition
+class AsyncCommitOp(IRDLOperation):
+    """`tile.async_commit`: close the group of `tile.async_copy`s issued since the last commit
+    (`cp.async.commit_group`, PTX ISA §9.7.9.25.3.2); an empty group is allowed."""
+
+    name = "tile.async_commit"
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class AsyncWaitOp(IRDLOperation):
+    """`tile.async_wait {pending = 1}`: wait until at most `pending` of this thread's commit groups are
+    still in flight (`cp.async.wait_group`, PTX ISA §9.7.9.25.3.3), then a CTA barrier, so every
+    thread's copies of the completed groups are visible and earlier readers of the ring are done."""
+
+    name = "tile.async_wait"
+
+    pending = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict"
+
+    def __init__(self, pending: int):
+        super().__init__(properties={"pending": IntegerAttr(pending, i64)})
+
+    def verify_(self) -> None:
+        if not 0 <= self.pending.value.data <= 7:
+            raise VerifyException(f"pending is in [0, 7] (cp.async.wait_group), got {self.pending.value.data}")
+
+
+@irdl_op_definition
+class RingTileOp(IRDLOperation):
+    """`%t = tile.ring_tile %slot {ring = 0, stages = 3} : si64 -> !tile.tile<128x32xf16>`: the tile in
+    slot `%slot` of shared ring `ring` (after a `tile.async_wait` covering its copy). Only `tile.dot`
+    reads it (its operands come from shared memory by `ldmatrix`)."""
+
+    name = "tile.ring_tile"
+
+    slot = operand_def()
+    result = result_def(TileType)
+    ring = prop_def(IntegerAttr)
+    stages = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$slot attr-dict `:` type($slot) `->` type($result)"
+
+    def __init__(self, slot: SSAValue, ring: int, stages: int, result_type: TileType):
+        super().__init__(operands=[slot], result_types=[result_type], properties=_ring_props(ring, stages))
+
+    def verify_(self) -> None:
+        t = self.result.type
+        assert isinstance(t, TileType)
+        _check_ring(self, t.dims, t.element_type)
+        if any(not isinstance(u.operation, DotOp) or u.index == 2 for u in self.result.uses):
+            raise VerifyException("its tile is read only as a tile.dot A or B operand")
+
+
+TILE_DOT_OPS = (AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp)
 
 
 def extend_tile(tile_dialect: Dialect) -> Dialect:

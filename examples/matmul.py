@@ -1,9 +1,12 @@
 """Matrix multiplication in the Tile model on the tensor cores: `tile.dot` (or `a @ b`) inside a K loop.
 
-Each tile block owns a 32 x 32 tile of C and walks K in steps of 32: it loads a 32 x 32 tile of A
-and of B (`tile.load`, zero past the edges, so M, N and K need not be multiples of
-the tile) and accumulates `tile.dot(a, b, acc)` in f32 — `mma.sync.m16n8k16` with `ldmatrix`
-operands underneath. Two kernels:
+Each tile block (8 warps) owns a 128 x 128 tile of C and walks K in steps of 64: it loads a 128 x 64
+tile of A and a 64 x 128 tile of B (`tile.load`, zero past the edges, so M, N and K need not be
+multiples of the tile) and accumulates `tile.dot(a, b, acc)` in f32 — underneath, the loads become
+`cp.async` copies into a 3-stage shared-memory ring (`num_stages`, 96 KiB of dynamic shared memory),
+each warp keeps a 64 x 32 block of the accumulator in registers and feeds `mma.sync.m16n8k16` from
+`ldmatrix`; `min_blocks_per_sm=2` keeps ptxas at 128 registers so two tile blocks share an SM. Two
+kernels:
 
 - `matmul_f16`: f16 inputs, f32 output;
 - `matmul_bf16_bias_relu`: bf16 inputs and output, with the epilogue fused: the f32 accumulator is
@@ -17,10 +20,11 @@ import numpy as np
 import warpforge as wf
 from warpforge import bf16, f16, f32, tile
 
-BM, BN, BK = 32, 32, 32
+BM, BN, BK = 128, 128, 64
+NUM_WARPS, NUM_STAGES, MIN_BLOCKS_PER_SM = 8, 3, 2
 
 
-@tile.kernel
+@tile.kernel(num_warps=NUM_WARPS, num_stages=NUM_STAGES, min_blocks_per_sm=MIN_BLOCKS_PER_SM)
 def matmul_f16(c: tile.Tensor[f32, (BM, BN)], a: tile.Tensor[f16, (-1, -1)], b: tile.Tensor[f16, (-1, -1)], k_tiles: wf.i64):
     acc = tile.zeros((BM, BN), f32)
     for kt in range(k_tiles):
@@ -30,7 +34,7 @@ def matmul_f16(c: tile.Tensor[f32, (BM, BN)], a: tile.Tensor[f16, (-1, -1)], b: 
     c.store(acc)
 
 
-@tile.kernel
+@tile.kernel(num_warps=NUM_WARPS, num_stages=NUM_STAGES, min_blocks_per_sm=MIN_BLOCKS_PER_SM)
 def matmul_bf16_bias_relu(
     c: tile.Tensor[bf16, (BM, BN)], a: tile.Tensor[bf16, (-1, -1)], b: tile.Tensor[bf16, (-1, -1)], bias: tile.Tensor[bf16, (1, -1)], k_tiles: wf.i64
 ):

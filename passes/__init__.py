@@ -26,6 +26,7 @@ _OUR_PASSES: dict[str, tuple[str, str]] = {
     "kernel-to-tile": ("kernel_to_tile", "KernelToTilePass"),
     "tile-assign-layouts": ("tile_assign_layouts", "TileAssignLayoutsPass"),
     "tile-to-gpu": ("tile_to_gpu", "TileToGpuPass"),
+    "tile-pipeline": ("tile_pipeline", "TilePipelinePass"),
     "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
     "inline-device-functions": ("inline_device_functions", "InlineDeviceFunctionsPass"),
     "fuse-checks": ("fuse_checks", "FuseChecksPass"),

@@ -314,7 +314,7 @@ class _Launch(_Op):
         key = (id(device), id(compiled.kernel), blocks)
         entry = _prepared.get(key)
         if entry is None or entry[0] is not compiled.kernel:
-            config = LaunchConfig(grid=(blocks, 1, 1), block=(compiled.block, 1, 1))
+            config = LaunchConfig(grid=(blocks, 1, 1), block=(compiled.block, 1, 1), shmem_size=compiled.dynamic_shared)
             if simulated:
                 from warpforge.runtime.simulated import prepare_lowered
                 from warpforge.tile_compile import simulation_program

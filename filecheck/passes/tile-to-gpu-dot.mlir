@@ -1,30 +1,32 @@
 // RUN: warpforge-opt %s --split-input-file -p 'tile-to-gpu{module=m},canonicalize,cse' | filecheck %s
 
-// tile.dot in tile-to-gpu (passes/lowerings/tile_dot.py): A, B and the accumulator go to their own shared
-// arrays (A and B rows padded by 16 bytes; A and B, tile.loads of aligned f16 views used only here,
-// by cp.async: 64 and 32 chunks of 16 bytes over 32 threads), the warps take the 16x8 output tiles
-// (a 32x16 product: 4 tiles over 1 warp here), ldmatrix x4 / x2.trans feed nvgpu.mma.sync, the
-// result comes back from the accumulator's array in the canonical layout.
+// tile.dot in tile-to-gpu (passes/lowerings/tile_dot.py): A and B go to their own shared arrays (rows
+// padded by 16 bytes; tile.loads of aligned f16 views used only here, by cp.async), the accumulator
+// stays in registers in the MMA layout (one warp: a 32x16 product is 2x2 m16n8 tiles), ldmatrix x4
+// (A) / x4.trans (B, two n8 tiles at once) feed nvgpu.mma.sync, the store writes each thread's
+// 2-column chunks straight from the accumulator registers (no shared-memory round trip).
 // CHECK-DAG:   "memref.global"() <{sym_name = "[[GA:.*]]", type = memref<32x24xf16, 3 : i32>
 // CHECK-DAG:   "memref.global"() <{sym_name = "{{.*}}", type = memref<16x24xf16, 3 : i32>
-// CHECK-DAG:   "memref.global"() <{sym_name = "{{.*}}", type = memref<32x16xf32, 3 : i32>
 // CHECK-LABEL: gpu.func @dot(
-// CHECK-SAME:    tile.shared_bytes = 4352 : i64
+// CHECK-SAME:    tile.shared_bytes = 2304 : i64
 // CHECK:       %[[SA:.*]] = memref.get_global @[[GA]] : memref<32x24xf16, 3 : i32>
 // CHECK:       gpu.barrier
 // CHECK:       nvgpu.device_async_copy %[[AG:.*]][%{{.*}}, %{{.*}}], %[[SA]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<?x?xf16, 1 : i32> to memref<32x24xf16, 3 : i32>
 // CHECK:       nvgpu.device_async_copy %[[AG]]
 // CHECK:       nvgpu.device_async_copy %{{.*}} : memref<?x?xf16, 1 : i32> to memref<16x24xf16, 3 : i32>
-// CHECK:       memref.store %{{.*}} : memref<32x16xf32, 3 : i32>
 // CHECK:       nvgpu.device_async_create_group
 // CHECK-NEXT:  nvgpu.device_async_wait {numGroups = 0 : i32}
 // CHECK-NEXT:  gpu.barrier
 // CHECK:       %[[A0:[^,]*]], {{.*}} = nvgpu.ldmatrix %[[SA]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32} : memref<32x24xf16, 3 : i32> -> f16, f16, f16, f16, f16, f16, f16, f16
-// CHECK:       %[[B0:[^,]*]], {{.*}} = nvgpu.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] {numTiles = 2 : i32, transpose} : memref<16x24xf16, 3 : i32> -> f16, f16, f16, f16
-// CHECK-NEXT:  %{{.*}} = nvgpu.mma.sync "m16n8k16" "f16"(%[[A0]], {{.*}}) (%[[B0]], {{.*}}) ({{.*}}) : {{.*}} -> (f32, f32, f32, f32)
-// CHECK-COUNT-3: nvgpu.mma.sync
-// CHECK:       gpu.barrier
-// CHECK:       memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<32x16xf32, 3 : i32>
+// CHECK:       nvgpu.ldmatrix %[[SA]]
+// CHECK:       %[[B0:[^,]*]], %[[B1:[^,]*]], %[[B2:[^,]*]], %[[B3:[^,]*]], %[[B4:[^,]*]], {{.*}} = nvgpu.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose} : memref<16x24xf16, 3 : i32> -> f16, f16, f16, f16, f16, f16, f16, f16
+// CHECK-NEXT:  %[[D0:[0-9a-z_]*]], %[[D1:[0-9a-z_]*]], {{.*}} = nvgpu.mma.sync "m16n8k16" "f16"(%[[A0]], {{.*}}) (%[[B0]], %[[B1]], %[[B2]], %[[B3]]) ({{.*}}) : {{.*}} -> (f32, f32, f32, f32)
+// CHECK-NEXT:  nvgpu.mma.sync "m16n8k16" "f16"(%[[A0]], {{.*}}) (%[[B4]], {{.*}})
+// CHECK-COUNT-2: nvgpu.mma.sync
+// CHECK:       vector.broadcast %{{.*}} : f32 to vector<2xf32>
+// CHECK-NEXT:  vector.insert
+// CHECK-NEXT:  vector.store %{{.*}}, %c[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<?x?xf32, 1 : i32>, vector<2xf32>
+// CHECK-COUNT-7: vector.store
 kernel.func @dot(%c: !tile.tensor_view<32x16xf32>, %a: !tile.tensor_view<32x16xf16>, %b: !tile.tensor_view<16x16xf16>) attributes {kernel, tile, checks = false, tile.num_warps = 1 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}]} {
   %cp = tile.make_partition_view %c : !tile.tensor_view<32x16xf32> -> !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf32>, padding = 0.0 : f32>
   %ap = tile.make_partition_view %a : !tile.tensor_view<32x16xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf16>, padding = 0.0 : f16>
@@ -35,5 +37,42 @@ kernel.func @dot(%c: !tile.tensor_view<32x16xf32>, %a: !tile.tensor_view<32x16xf
   %acc = tile.full 0.0 : f32 -> !tile.tile<32x16xf32>
   %d = tile.dot %x, %y, %acc : !tile.tile<32x16xf16>, !tile.tile<16x16xf16>, !tile.tile<32x16xf32> -> !tile.tile<32x16xf32>
   tile.store %d, %cp[%zero, %zero] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}
+
+// -----
+
+// The cp.async ring of tile-pipeline: ring 0 (2 stages of a 32x16 f16 tile) is a view of the launch's
+// dynamic shared memory (tile.dynamic_shared_bytes), rows of 16 elements swizzled (chunk ^ (row/4)%2);
+// a copy of a tile wholly inside the tensor is 16 bytes per chunk without src-size, a tail tile's
+// copies zero-fill; the wait is cp.async.wait_group + a barrier; the dot's A operand comes from the
+// slot by ldmatrix, B (registers) through its own padded array.
+// CHECK-LABEL: gpu.func @ring(
+// CHECK-SAME:    tile.dynamic_shared_bytes = 2048 : i64
+// CHECK:       %[[RAW:.*]] = gpu.dynamic_shared_memory : memref<?xi8, 3 : i32>
+// CHECK:       %[[RING:.*]] = memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, 3 : i32> to memref<64x16xf16, 3 : i32>
+// CHECK:       scf.if %{{.*}} {
+// CHECK:         nvgpu.device_async_copy %a[%{{.*}}, %{{.*}}], %[[RING]][%{{.*}}, %{{.*}}], 8 {bypassL1} : memref<?x?xf16, 1 : i32> to memref<64x16xf16, 3 : i32>
+// CHECK:       } else {
+// CHECK:         nvgpu.device_async_copy %a[%{{.*}}, %{{.*}}], %[[RING]][%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK:       nvgpu.device_async_create_group
+// CHECK-NEXT:  nvgpu.device_async_wait {numGroups = 1 : i32}
+// CHECK-NEXT:  gpu.barrier
+// CHECK:       nvgpu.ldmatrix %[[RING]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32} : memref<64x16xf16, 3 : i32>
+// CHECK:       nvgpu.mma.sync "m16n8k16" "f16"
+kernel.func @ring(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?xf16>, %b: !tile.tensor_view<16x16xf16>, %s: si64) attributes {kernel, tile, checks = false, tile.num_warps = 1 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<16x16xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>
+  %zero = kernel.constant 0 : si64
+  tile.async_copy %ap[%zero, %zero] into %s {ring = 0, stages = 2} : !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64, si64
+  tile.async_commit
+  tile.async_wait {pending = 1}
+  %x = tile.ring_tile %s {ring = 0, stages = 2} : si64 -> !tile.tile<32x16xf16>
+  %y = tile.load %bp[%zero, %zero] : !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x16xf16>
+  %y2 = tile.exp %y : !tile.tile<16x16xf16>
+  %acc = tile.full 0.0 : f32 -> !tile.tile<32x16xf32>
+  %d = tile.dot %x, %y2, %acc : !tile.tile<32x16xf16>, !tile.tile<16x16xf16>, !tile.tile<32x16xf32> -> !tile.tile<32x16xf32>
+  tile.store %d, %cp[%zero, %zero] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
   kernel.return
 }

@@ -13,9 +13,9 @@ kernel.func @wrong_threads(%z: !tile.tensor_view<?xf32>) attributes {kernel, til
 
 // -----
 
-// Not yet lowered in registers: the tensor-core layouts (tile.dot's lowering reads its own).
-kernel.func @mma_not_yet(%z: !tile.tensor_view<?x?xf32>) attributes {kernel, tile} {
-  // expected-error @+1 {{'tile.full' op tile-to-gpu: tile-to-gpu keeps tiles in registers in #tile.blocked or #tile.slice layouts; !tile.tile<32x32xf32, #tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>> has #tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>}}
-  %t = tile.full 1.0 : f32 -> !tile.tile<32x32xf32, #tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>>
+// A #tile.mma accumulator layout (tile.dot's, passes/lowerings/tile_dot.py) over more warps than the CTA has.
+kernel.func @mma_too_many_warps(%z: !tile.tensor_view<?x?xf32>) attributes {kernel, tile, tile.num_warps = 4 : i64} {
+  // expected-error @+1 {{'tile.full' op tile-to-gpu: !tile.tile<32x64xf32, #tile.mma<warps_per_cta = [2, 4], instr_shape = [16, 8]>> spreads over 8 warps, which do not divide the CTA's 4}}
+  %t = tile.full 1.0 : f32 -> !tile.tile<32x64xf32, #tile.mma<warps_per_cta = [2, 4], instr_shape = [16, 8]>>
   kernel.return
 }

@@ -1,26 +1,28 @@
-"""`tile-to-gpu`'s lowering of `tile.dot` (registered into its `@lowers` table when `tile_to_gpu` loads):
-the CTA's warps share the product's 16×8 output tiles and compute each with `mma.sync`.
+"""`tile-to-gpu`'s lowering of `tile.dot` (registered into its `@lowers` table when `tile_to_gpu` loads)
+and of `tile-pipeline`'s cp.async ring ops.
 
-1. **Operands to shared memory**, in row-padded shared arrays (`A[M][K + pad]`, `B[K][N + pad]`, pad
-   = 16 bytes, so the 8 row addresses of an `ldmatrix` phase fall into distinct bank groups and every
-   row starts 16-byte aligned). An operand that is a `tile.load` used only here, of 16-bit floats from
-   a 16-byte aligned view with rows a multiple of 8 elements and padding 0, is copied from global
-   memory by `cp.async` (16 bytes per copy, `.cg`; past the tensor's edges the copy reads fewer bytes
-   and zero-fills: the padding), then `commit_group` / `wait_group 0`; any other operand arrives in the
-   canonical blocked layout and each thread stores its registers. The accumulator goes to `C[M][N]`.
-2. **MMA layout.** Warp w takes output tiles w, w + W, … (W warps; tile t is rows 16·(t / (N/8)),
-   columns 8·(t % (N/8))). Its C fragment is read from `C` at `fragment_layout`'s coordinates; for
-   each K step the A fragment comes from `ldmatrix.x4` (lane l: row l % 16, column 8·(l / 16)) and the
-   B fragment from `ldmatrix.x2.trans` (lane l: row l % 16) for 16-bit inputs, or element by element
-   (`fragment_layout`) for tf32 and 8-bit inputs; `nvgpu.mma.sync` accumulates; the result fragment
-   is written back to `C`.
-3. **Back to the canonical layout** by reading `C` row-major.
+1. **The accumulator stays in registers** in the `mma.sync` m16n8 layout (`MmaLayout`, the `tile`
+   dialect's `#tile.mma`): the CTA's warps form a wm × wn grid over M × N (`warp_grid`), each warp a
+   tm × tn grid of m16n8 tiles, four f32 per tile per lane. `assign_mma_layouts` (run before lowering)
+   gives that layout to dot results, to elementwise ops of them (epilogues run per register), to the
+   block arguments they flow into (a K loop's accumulator never leaves registers) and to broadcasts
+   used only there; a splat (`tile.zeros`) is free in it; `tile.store` writes each thread's 2-column
+   chunks straight from the registers; other consumers convert through shared memory.
+2. **Operands in shared memory.** From a ring slot (`tile.ring_tile`, below) as they are; otherwise
+   in row-padded arrays (`A[M][K + pad]`, `B[K][N + pad]`, pad = 16 bytes, so the 8 row addresses of an
+   `ldmatrix` phase fall into distinct bank groups): a `tile.load` used only here, of 16-bit floats
+   from a 16-byte aligned view with rows a multiple of 8 and padding 0, by `cp.async` (then
+   `wait_group 0`), any other operand from its registers; barriers around.
+3. **MMAs.** Per k-step and warp: A fragments by `ldmatrix.x4` (lane l: row l % 16, column 8·(l / 16)
+   of a 16 × 16 block), B fragments by `ldmatrix.x4.trans` for two n8 tiles at once (`.x2.trans` for a
+   single one), element loads for tf32 and 8-bit inputs (`fragment_layout`); `nvgpu.mma.sync` per tile.
+4. **The ring** (`tile.async_copy` / `async_commit` / `async_wait` / `ring_tile`): each ring is a
+   (stages·R) × C array in the launch's dynamic shared memory (`tile.dynamic_shared_bytes`, the
+   launch's `shmem_size`), 16-byte chunks XOR-swizzled per row (`swizzle_for`) instead of padded;
+   copies of a tile wholly inside the tensor are unmasked 16-byte `cp.async.cg`, tail tiles zero-fill;
+   the wait is `cp.async.wait_group N` + a barrier.
 
-Barriers separate the phases (and the previous use of the buffers, e.g. the last iteration of a
-K loop). Each `tile.dot` has its own shared arrays: their bytes count against the 48 KiB of static
-shared memory (the frontend refuses larger products). This is the portable path (sm_80+, `mma.sync`);
-keeping the accumulator in MMA registers across a K loop, a `cp.async` ring and Hopper's wgmma are
-the next steps (DESIGN.md, "Tensor cores").
+This is the portable path (sm_80+, `mma.sync`); Hopper's wgmma and TMA are the next step.
 """
 
 from __future__ import annotations
@@ -28,17 +30,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import log2
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, cf, memref, scf
 from xdsl.dialects.builtin import BFloat16Type, FloatAttr, Float16Type, IndexType, IntegerAttr, IntegerType, MemRefType, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from warpforge.dialects import gpu, nvgpu, tile
 from warpforge.dialects.nvvm_catalog import mma_shape
-from warpforge.dialects.tile_dot import DotOp, mma_input_kind
-from warpforge.passes.kernel_to_gpu import SHARED, Emitter, signless
-from warpforge.passes.tile_to_gpu.layouts import canonical_layout
-from warpforge.passes.tile_to_gpu.lowering import _TILE_LOWERINGS, Dist, PView, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
-from warpforge.passes.tile_to_gpu.memory import _coords64  # pyright: ignore[reportPrivateUsage]
+from warpforge.diagnostics import error_at
+from warpforge.dialects import kernel
+from warpforge.dialects.tile_layout import MmaEncodingAttr
+from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp, mma_input_kind
+from warpforge.passes.kernel_to_gpu import SHARED, Emitter, cast_value, signless
+from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, _TILE_LOWERINGS, Dist, PView, View, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu.memory import _coords64, _full_tile  # pyright: ignore[reportPrivateUsage]
 
 PAD_BYTES = 16
 
@@ -48,9 +52,15 @@ def element_bytes(t: Attribute) -> int:
 
 
 def shared_bytes(m: int, n: int, k: int, in_bytes: int) -> int:
-    """Static shared memory one `tile.dot` of M×K by K×N uses (its A, B and C arrays, 4-byte C)."""
+    """Static shared memory one `tile.dot` of M×K by K×N uses at most (its padded A and B arrays; an
+    operand from a `tile-pipeline` ring uses none; the accumulator stays in registers)."""
     pad = PAD_BYTES // in_bytes
-    return m * (k + pad) * in_bytes + k * (n + pad) * in_bytes + m * n * 4
+    return m * (k + pad) * in_bytes + k * (n + pad) * in_bytes
+
+
+MAX_DYNAMIC_SHARED = 227 * 1024
+"""Dynamic shared memory a CTA can opt into on sm_80/sm_90 (CUDA C Programming Guide, "Compute
+Capabilities", Table 23: 163 KiB on sm_80, 227 KiB on sm_90); `prepare` checks the device's own."""
 
 
 def _log2(n: int) -> int:
@@ -146,32 +156,52 @@ def _load_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist
     return _register_load(fl, op, e)  # pyright: ignore[reportReturnType]
 
 
-def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSAValue) -> None:
-    """Each thread issues `cp.async` for its 8-element chunks of the tile into the padded `buf`."""
+def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSAValue, dest: SharedOperand | None = None) -> None:
+    """Each thread issues `cp.async` for its 8-element chunks of the tile into the padded `buf` (or
+    into `dest`: a ring slot, swizzled). A tile wholly inside the tensor (a uniform test) copies 16
+    bytes per chunk unconditionally; a tail tile copies each chunk's bytes inside the tensor and
+    zero-fills the rest (`src-size`), reading nothing (from address 0) for a chunk wholly outside."""
     view, (rows, cols) = d.pview.view, d.pview.tile
     assert fl.tid is not None
     origin = [e(arith.ShLIOp(c, e.const(_log2(t), i64))) if t > 1 else c for c, t in zip(d.coords, (rows, cols))]
     per_row = cols // 8
     chunks = rows * per_row
-    zero, eight = e.const(0, i64), e.const(8, i64)
-    for j in range(-(-chunks // fl.threads)):
-        ch = _add(e, fl.tid, j * fl.threads)
 
-        def issue(x: Emitter, ch: SSAValue = ch) -> None:
-            r = x(arith.ShRUIOp(ch, x.const(_log2(per_row), i64))) if per_row > 1 else ch
-            c = x(arith.ShLIOp(x(arith.AndIOp(ch, x.const(per_row - 1, i64))), x.const(3, i64))) if per_row > 1 else zero
-            grow, gcol = x(arith.AddiOp(origin[0], r)), x(arith.AddiOp(origin[1], c))
-            in_rows = x(arith.CmpiOp(grow, view.dims[0], "ult"))
-            left = x(arith.MaxSIOp(x(arith.SubiOp(view.dims[1], gcol)), zero))
-            valid = x(arith.SelectOp(in_rows, x(arith.MinSIOp(left, eight)), zero))
-            reads = x(arith.CmpiOp(valid, zero, "sgt"))
-            srow, scol = x(arith.SelectOp(reads, grow, zero)), x(arith.SelectOp(reads, gcol, zero))
-            x(nvgpu.DeviceAsyncCopyOp(view.memref, [_idx(x, srow), _idx(x, scol)], buf, [_idx(x, r), _idx(x, c)], 8, _idx(x, valid), bypass_l1=True))
+    def copies(b: Emitter, masked: bool) -> None:
+        zero, eight = b.const(0, i64), b.const(8, i64)
+        for j in range(-(-chunks // fl.threads)):
+            ch = _add(b, fl.tid, j * fl.threads)  # pyright: ignore[reportArgumentType]
 
-        if (j + 1) * fl.threads <= chunks:
-            issue(e)
-        else:
-            fl.when(e, e(arith.CmpiOp(ch, e.const(chunks, i64), "ult")), issue)
+            def issue(x: Emitter, ch: SSAValue = ch) -> None:
+                r = x(arith.ShRUIOp(ch, x.const(_log2(per_row), i64))) if per_row > 1 else ch
+                c = x(arith.ShLIOp(x(arith.AndIOp(ch, x.const(per_row - 1, i64))), x.const(3, i64))) if per_row > 1 else zero
+                grow, gcol = x(arith.AddiOp(origin[0], r)), x(arith.AddiOp(origin[1], c))
+                valid: SSAValue | None = None
+                if masked:
+                    in_rows = x(arith.CmpiOp(grow, view.dims[0], "ult"))
+                    left = x(arith.MaxSIOp(x(arith.SubiOp(view.dims[1], gcol)), zero))
+                    valid = x(arith.SelectOp(in_rows, x(arith.MinSIOp(left, eight)), zero))
+                    reads = x(arith.CmpiOp(valid, zero, "sgt"))
+                    grow, gcol = x(arith.SelectOp(reads, grow, zero)), x(arith.SelectOp(reads, gcol, zero))
+                dr, dc = r, c
+                if dest is not None:
+                    dr = dest.row(x, r)
+                    dc = dest.col(x, r, c)
+                x(nvgpu.DeviceAsyncCopyOp(view.memref, [_idx(x, grow), _idx(x, gcol)], buf, [_idx(x, dr), _idx(x, dc)], 8, _idx(x, valid) if valid is not None else None, bypass_l1=True))
+
+            if (j + 1) * fl.threads <= chunks:
+                issue(b)
+            else:
+                fl.when(b, b(arith.CmpiOp(ch, b.const(chunks, i64), "ult")), issue)
+
+    full = _full_tile(e, view, origin, (rows, cols))
+    tb, eb = Block(), Block()
+    te, ee = Emitter(tb, e.source), Emitter(eb, e.source)
+    copies(te, False)
+    te(scf.YieldOp())
+    copies(ee, True)
+    ee(scf.YieldOp())
+    e(scf.IfOp(full, [], Region(tb), Region(eb)))
 
 
 def _coeffs(row, operand: str, i: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -183,93 +213,484 @@ def _coeffs(row, operand: str, i: int) -> tuple[tuple[int, int, int], tuple[int,
     return (r0, rg - r0, rt - r0), (c0, cg - c0, ct - c0)
 
 
+# --------------------------------------------------------------------------- the MMA accumulator layout
+
+
+def warp_grid(m: int, n: int, warps: int) -> tuple[int, int]:
+    """(warps along M, warps along N) for an M×N accumulator over `warps` warps: each warp owns one
+    (M/wm)×(N/wn) block of m16n8 tiles; the grid doubles the dimension whose warp block is longer
+    (N on ties), keeping blocks at least 16×8. Warps past wm·wn (tiny products) are replicas."""
+    wm = wn = 1
+    while wm * wn < warps:
+        can_m, can_n = m // (2 * wm) >= 16, n // (2 * wn) >= 8
+        if can_n and (n // wn >= m // wm or not can_m):
+            wn *= 2
+        elif can_m:
+            wm *= 2
+        else:
+            break
+    return wm, wn
+
+
+@dataclass(frozen=True)
+class MmaLayout:
+    """The `mma.sync` m16n8 accumulator layout of an M×N tile (PTX ISA §9.7.14.5.9, "Matrix Fragments
+    for mma.m16n8k16", C/D: lane l holds rows g = l/4 and g + 8, columns 2t and 2t + 1, t = l%4).
+
+    Warp w (mod wm·wn; warps past it are replicas) owns the block of rows (w / wn)·M/wm … and columns
+    (w % wn)·N/wn …, a grid of tm × tn m16n8 tiles. Register slot 4·(i·tn + j) + 2h + v of a thread holds
+    element (row0 + 16i + 8h + g, col0 + 8j + 2t + v): chunks (vec = 2) of two contiguous columns, so a
+    thread can store a chunk with one 2-element access. The same placement as MLIR/Triton's
+    `#mma` (version 2) encoding with warpsPerCTA = [wm, wn]; this is its private form until the
+    layout attributes of the `tile` dialect carry it."""
+
+    shape: tuple[int, int]
+    wm: int
+    wn: int
+    warps: int
+
+    vec = 2
+    uniform = False
+
+    @property
+    def tm(self) -> int:
+        return self.shape[0] // self.wm // 16
+
+    @property
+    def tn(self) -> int:
+        return self.shape[1] // self.wn // 8
+
+    @property
+    def reps(self) -> int:
+        return 2 * self.tm * self.tn
+
+    @property
+    def slots(self) -> int:
+        return 4 * self.tm * self.tn
+
+    @property
+    def numel(self) -> int:
+        return self.shape[0] * self.shape[1]
+
+    @property
+    def replicas(self) -> int:
+        return self.warps // (self.wm * self.wn)
+
+    def same_placement(self, other: object) -> bool:
+        return other == self
+
+    def encoding(self) -> MmaEncodingAttr:
+        """This layout as the `tile` dialect's `#tile.mma` encoding (warps along M, N; m16n8 fragments)."""
+        return MmaEncodingAttr((self.wm, self.wn))
+
+    def first_replica(self, fl: _TileFunctionLowering) -> SSAValue | None:
+        if self.replicas == 1:
+            return None
+        tid, limit = fl.tid, 32 * self.wm * self.wn
+        assert tid is not None
+        return fl.at_entry(("mma_first", limit), lambda e: e(arith.CmpiOp(tid, e.const(limit, i64), "ult")))
+
+    def flat_index(self, fl: _TileFunctionLowering, e: Emitter, r: int, v: int) -> SSAValue:
+        q, h = divmod(r, 2)
+        i, j = divmod(q, self.tn)
+        n = self.shape[1]
+        base = fl.at_entry(("mma_base", self), lambda x: self._base(fl, x))
+        return _add(e, base, (16 * i + 8 * h) * n + 8 * j + v)
+
+    def store_tile(self, fl: _TileFunctionLowering, e: Emitter, d: Dist, view: View, tile_shape: tuple[int, ...], coords: list[SSAValue]) -> None:
+        """`tile.store` straight from the accumulator registers: each thread writes its chunks of
+        two columns, rows (origin + row0 + g) + 8m and columns (origin + col0 + 2t) + 8j, with one
+        2-element access where alignment allows; a tile wholly inside the tensor (uniform test)
+        unmasked, a tail tile each chunk guarded; replica warps do not store."""
+        from warpforge.passes.tile_to_gpu.memory import _Chunk, _full_tile, _in_bounds, _origin, _store_group, _tile_inside, _vector_width, _whole_tiles  # pyright: ignore[reportPrivateUsage]
+
+        origin = _origin(e, coords, tile_shape)
+        w = warp_coords(fl, self)
+        b = element_bytes(signless(view.elem))
+        width = _vector_width(view, self, tile_shape, fl.vector_bytes)  # pyright: ignore[reportArgumentType]
+        mt = view.memref.type
+        linear = view.limit is not None or (isinstance(mt, MemRefType) and mt.get_num_dims() == 1)
+
+        def body(x: Emitter) -> None:
+            r0 = x(arith.AddiOp(origin[0], x(arith.AddiOp(w.row0, w.g))))
+            c0 = x(arith.AddiOp(origin[1], x(arith.AddiOp(w.col0, x(arith.ShLIOp(w.t, x.const(1, i64)))))))
+            chunks: list[tuple[_Chunk, list[SSAValue]]] = []
+            rows = [_add(x, r0, 8 * m) for m in range(2 * self.tm)]
+            cols = [_add(x, c0, 8 * j) for j in range(self.tn)]
+            for i in range(self.tm):
+                for j in range(self.tn):
+                    for h in range(2):
+                        row, col = rows[2 * i + h], cols[j]
+                        assert view.stride is not None
+                        lin = x(arith.AddiOp(x(arith.MuliOp(row, view.stride)), col)) if linear else col
+                        s0 = 4 * (i * self.tn + j) + 2 * h
+                        chunks.append((_Chunk([row, col], lin), d.regs[s0 : s0 + 2]))
+
+            def unmasked(y: Emitter) -> None:
+                for ch, vals in chunks:
+                    for k in range(0, 2, width):
+                        _store_group(y, view, ch, k, vals[k : k + width], width * b)
+
+            wm = width if view.divisible[-1] >= width else 1
+
+            def masked(y: Emitter) -> None:
+                for ch, vals in chunks:
+                    for k in range(0, 2, wm):
+                        ok = _in_bounds(y, view, ch, k, wm)
+                        fl.when(y, ok, lambda z, ch=ch, k=k, vals=vals: _store_group(z, view, ch, k, vals[k : k + wm], wm * b))
+
+            if _whole_tiles(view, tile_shape):
+                fl.when(x, _tile_inside(x, view, origin), unmasked)
+                return
+            tb, eb = Block(), Block()
+            te, ee = Emitter(tb, x.source), Emitter(eb, x.source)
+            unmasked(te)
+            te(scf.YieldOp())
+            masked(ee)
+            ee(scf.YieldOp())
+            x(scf.IfOp(_full_tile(x, view, origin, tile_shape), [], Region(tb), Region(eb)))
+
+        fl.when(e, self.first_replica(fl), body)
+
+    def _base(self, fl: _TileFunctionLowering, e: Emitter) -> SSAValue:
+        """(row0 + g)·N + col0 + 2t for this thread (i64)."""
+        w = warp_coords(fl, self)
+        n = self.shape[1]
+        row = e(arith.AddiOp(w.row0, w.g))
+        col = e(arith.AddiOp(w.col0, e(arith.ShLIOp(w.t, e.const(1, i64)))))
+        return e(arith.AddiOp(e(arith.ShLIOp(row, e.const(_log2(n), i64))), col))
+
+
+def mma_layout(shape: tuple[int, ...], threads: int) -> MmaLayout:
+    m, n = shape
+    warps = threads // 32
+    wm, wn = warp_grid(m, n, warps)
+    return MmaLayout((m, n), wm, wn, warps)
+
+
+@dataclass
+class _WarpCoords:
+    lane: SSAValue
+    g: SSAValue
+    t: SSAValue
+    row0: SSAValue
+    col0: SSAValue
+
+
+def warp_coords(fl: _TileFunctionLowering, lay: MmaLayout) -> _WarpCoords:
+    """`_warp_coords`, computed once per kernel at the end of its prologue."""
+    key = ("mma_warp", lay)
+    found = fl.cache.get(key)
+    if found is None:
+        box: list[_WarpCoords] = []
+
+        def build(x: Emitter) -> SSAValue:
+            box.append(_warp_coords(fl, x, lay))
+            return box[0].lane
+
+        fl.at_entry(("mma_lane", lay), build)
+        fl.cache[key] = box[0]  # pyright: ignore[reportArgumentType]
+        found = box[0]
+    return found  # pyright: ignore[reportReturnType]
+
+
+def _warp_coords(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout) -> _WarpCoords:
+    """This thread's lane, g = lane/4, t = lane%4 and its warp's first row and column (i64)."""
+    assert fl.tid is not None
+    lane = e(arith.AndIOp(fl.tid, e.const(31, i64)))
+    warp = e(arith.ShRUIOp(fl.tid, e.const(5, i64)))
+    if lay.replicas > 1:
+        warp = e(arith.AndIOp(warp, e.const(lay.wm * lay.wn - 1, i64)))
+    wrow = e(arith.ShRUIOp(warp, e.const(_log2(lay.wn), i64))) if lay.wn > 1 else e.const(0, i64)
+    wcol = e(arith.AndIOp(warp, e.const(lay.wn - 1, i64))) if lay.wn > 1 else e.const(0, i64)
+    m, n = lay.shape
+    row0 = e(arith.ShLIOp(wrow, e.const(_log2(m // lay.wm), i64)))
+    col0 = e(arith.ShLIOp(wcol, e.const(_log2(n // lay.wn), i64)))
+    g = e(arith.ShRUIOp(lane, e.const(2, i64)))
+    t = e(arith.AndIOp(lane, e.const(3, i64)))
+    return _WarpCoords(lane, g, t, row0, col0)
+
+
+# --------------------------------------------------------------------------- which values get the MMA layout
+
+_ELEMENTWISE = (*tile.ELEMENTWISE_BINARY, *tile.ELEMENTWISE_UNARY, tile.CastOp, tile.CmpOp, tile.WhereOp)
+
+
+def _edges(op: Operation) -> list[tuple[SSAValue, SSAValue]]:
+    """(value passed, block argument receiving it) of a branch."""
+    if isinstance(op, cf.BranchOp):
+        return list(zip(op.arguments, op.successor.args))
+    if isinstance(op, cf.ConditionalBranchOp):
+        return list(zip(op.then_arguments, op.then_block.args)) + list(zip(op.else_arguments, op.else_block.args))
+    return []
+
+
+def _splat_source(v: SSAValue) -> bool:
+    return isinstance(v.owner, tile.FullOp | tile.SplatOp)
+
+
+def assign_mma_layouts(fl: _TileFunctionLowering) -> None:
+    """Give `tile.dot` results the MMA layout, and with them: elementwise ops of such values (an
+    epilogue runs per register), block arguments they flow into (a K loop's accumulator stays in
+    registers), broadcasts used only there; plan the shared scratch of the conversions left."""
+    ops = list(fl.src.walk())
+    mma: set[SSAValue] = set()
+    changed = True
+    while changed:
+        changed = False
+
+        def mark(v: SSAValue) -> None:
+            nonlocal changed
+            if v not in mma and isinstance(v.type, tile.TileType) and v.type.rank == 2:
+                mma.add(v)
+                changed = True
+
+        for op in ops:
+            if isinstance(op, DotOp):
+                mark(op.result)
+            elif isinstance(op, _ELEMENTWISE) and any(o in mma for o in op.operands):
+                mark(op.results[0])
+            for value, arg in _edges(op):
+                if value in mma:
+                    mark(arg)
+
+    def mma_use(use) -> bool:  # the user expects the MMA layout at this operand
+        user = use.operation
+        if isinstance(user, _ELEMENTWISE):
+            return user.results[0] in mma
+        if isinstance(user, DotOp):
+            return use.index == 2
+        if isinstance(user, tile.StoreOp):
+            return use.operand in mma if hasattr(use, "operand") else user.value in mma
+        if isinstance(user, cf.BranchOp | cf.ConditionalBranchOp):
+            return any(v is user.operands[use.index] and a in mma for v, a in _edges(user))
+        return False
+
+    for op in ops:
+        if isinstance(op, tile.BroadcastOp | tile.IotaOp) and op.results[0].type.rank == 2 and op.results[0].uses and all(mma_use(u) for u in op.results[0].uses):  # pyright: ignore[reportAttributeAccessIssue]
+            mma.add(op.results[0])
+    for v in mma:
+        fl.layout_hints[v] = mma_layout(v.type.dims, fl.threads)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def need(v: SSAValue) -> None:  # v changes layout through the shared scratch
+        t = signless(v.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
+        fl.scratch_sizes[t] = max(fl.scratch_sizes.get(t, 0), v.type.numel)  # pyright: ignore[reportAttributeAccessIssue]
+
+    for op in ops:
+        for v in op.results:
+            if not isinstance(v.type, tile.TileType) or _splat_source(v):
+                continue
+            for u in v.uses:
+                if isinstance(u.operation, DotOp) and u.index < 2:
+                    continue  # operands are staged in the dot's own shared arrays
+                if isinstance(u.operation, tile.StoreOp) and v in mma:
+                    continue
+                if (v in mma) != mma_use(u):
+                    need(v)
+    for block in fl.src.body.blocks:
+        for a in block.args:
+            if isinstance(a.type, tile.TileType) and a in mma and any(not mma_use(u) and not isinstance(u.operation, tile.StoreOp) for u in a.uses):
+                need(a)
+
+
+LAYOUT_ANALYSES.append(assign_mma_layouts)
+
+
+# --------------------------------------------------------------------------- the lowering
+
+
 @lowers(DotOp)
 def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, DotOp)
     la, lb = fl.values.get(op.lhs), fl.values.get(op.rhs)
-    a = la if isinstance(la, DeferredLoad) else fl.canon(e, fl.dist(op.lhs))
-    b = lb if isinstance(lb, DeferredLoad) else fl.canon(e, fl.dist(op.rhs))
-    c = fl.canon(e, fl.dist(op.acc))
+    a = la if isinstance(la, DeferredLoad | SharedOperand) else fl.canon(e, fl.dist(op.lhs))
+    b = lb if isinstance(lb, DeferredLoad | SharedOperand) else fl.canon(e, fl.dist(op.rhs))
+    lay = fl.layout_of(op.result)
+    assert isinstance(lay, MmaLayout)
+    c = fl.to_layout(e, fl.dist(op.acc), lay)  # pyright: ignore[reportArgumentType]
     (m, k), (_, n) = op.lhs.type.dims, op.rhs.type.dims  # pyright: ignore[reportAttributeAccessIssue]
     kind = mma_input_kind(op.lhs.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
     assert kind is not None
-    in_t, acc_t = signless(op.lhs.type.element_type), signless(c.elem)  # pyright: ignore[reportAttributeAccessIssue]
+    in_t = signless(op.lhs.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
     row = mma_shape("m16n8k32" if kind in ("s8", "u8") else "m16n8k8" if kind == "tf32" else "m16n8k16", kind, "s32" if kind in ("s8", "u8") else "f32")
     assert row is not None
     pad = PAD_BYTES // element_bytes(in_t)
-    sa = _buffer(fl, op, in_t, (m, k + pad))
-    sb = _buffer(fl, op, in_t, (k, n + pad))
-    sc = _buffer(fl, op, acc_t, (m, n))
-
-    e(gpu.BarrierOp())  # earlier readers of these arrays (a previous iteration) are done
-    for x, buf, cols in ((a, sa, k), (b, sb, n)):
-        if isinstance(x, DeferredLoad):
-            _copy_async(fl, e, x, buf)
-        else:
-            _store_canonical(fl, e, x, buf, cols)
-    _store_canonical(fl, e, c, sc, n)
-    if isinstance(a, DeferredLoad) or isinstance(b, DeferredLoad):
-        e(nvgpu.DeviceAsyncCreateGroupOp())
-        e(nvgpu.DeviceAsyncWaitOp(0))
-    e(gpu.BarrierOp())
-
-    assert fl.tid is not None
-    lane = e(arith.AndIOp(fl.tid, e.const(31, i64)))
-    warp = e(arith.ShRUIOp(fl.tid, e.const(5, i64)))
-    g = e(arith.ShRUIOp(lane, e.const(2, i64)))
-    t = e(arith.AndIOp(lane, e.const(3, i64)))
-    warps = fl.threads // 32
-    tiles = (m // 16) * (n // 8)
-    ldm_row = e(arith.AndIOp(lane, e.const(15, i64)))  # ldmatrix: this lane's row of the 16-row slab
-    ldm_col = e(arith.MuliOp(e(arith.ShRUIOp(lane, e.const(4, i64))), e.const(8, i64)))
-    sixteen_bit = kind in ("f16", "bf16")
-
-    def one_tile(x: Emitter, tile_index: SSAValue) -> None:
-        tm = x(arith.ShRUIOp(tile_index, x.const(_log2(n // 8), i64)))
-        tn = x(arith.AndIOp(tile_index, x.const(n // 8 - 1, i64)))
-        row0 = x(arith.ShLIOp(tm, x.const(4, i64)))
-        col0 = x(arith.ShLIOp(tn, x.const(3, i64)))
-        c_at = []
-        for i in range(row.elements("c")):
-            rc, cc = _coeffs(row, "c", i)
-            c_at.append((_idx(x, _affine(x, g, t, rc, row0)), _idx(x, _affine(x, g, t, cc, col0))))
-        acc = [x(memref.LoadOp.get(sc, [r_, c_])) for r_, c_ in c_at]
-        for k0 in range(0, k, row.k):
-            kbase = x.const(k0, i64)
-            if sixteen_bit:
-                ra = x(arith.AddiOp(row0, ldm_row))
-                ca = x(arith.AddiOp(kbase, ldm_col))
-                a_frag = list(x(nvgpu.LdMatrixOp(sa, [_idx(x, ra), _idx(x, ca)], 4)).owner.results)  # pyright: ignore[reportAttributeAccessIssue]
-                rb = x(arith.AddiOp(kbase, ldm_row))
-                b_frag = list(x(nvgpu.LdMatrixOp(sb, [_idx(x, rb), _idx(x, col0)], 2, transpose=True)).owner.results)  # pyright: ignore[reportAttributeAccessIssue]
+    staged: list[SharedOperand] = []
+    todo = []
+    for x, shape, cols in ((a, (m, k + pad), k), (b, (k, n + pad), n)):
+        if isinstance(x, SharedOperand):  # a ring slot (tile-pipeline): already there
+            staged.append(x)
+            continue
+        buf = _buffer(fl, op, in_t, shape)
+        staged.append(SharedOperand(buf, None))
+        todo.append((x, buf, cols))
+    if todo:
+        e(gpu.BarrierOp())  # earlier readers of these arrays (a previous iteration) are done
+        for x, buf, cols in todo:
+            if isinstance(x, DeferredLoad):
+                _copy_async(fl, e, x, buf)
             else:
-                a_frag, b_frag = [], []
-                for i in range(row.elements("a")):
-                    rr, cc = _coeffs(row, "a", i)
-                    a_frag.append(x(memref.LoadOp.get(sa, [_idx(x, _affine(x, g, t, rr, row0)), _idx(x, _affine(x, g, t, cc, kbase))])))
-                for i in range(row.elements("b")):
-                    rr, cc = _coeffs(row, "b", i)
-                    b_frag.append(x(memref.LoadOp.get(sb, [_idx(x, _affine(x, g, t, rr, kbase)), _idx(x, _affine(x, g, t, cc, col0))])))
-            mma = nvgpu.MmaSyncOp(row.shape, row.a, a_frag, b_frag, acc)
-            x(mma)
-            acc = list(mma.d)
-        for v, (r_, c_) in zip(acc, c_at):
-            x(memref.StoreOp.get(v, sc, [r_, c_]))
+                _store_canonical(fl, e, x, buf, cols)
+        if any(isinstance(x, DeferredLoad) for x, _, _ in todo):
+            e(nvgpu.DeviceAsyncCreateGroupOp())
+            e(nvgpu.DeviceAsyncWaitOp(0))
+        e(gpu.BarrierOp())
+    regs = warp_mma(fl, e, lay, row, kind, c.regs, staged[0], staged[1], k)
+    return Dist(lay, regs, c.elem)
 
-    for j in range(-(-tiles // warps)):
-        tile_index = _add(e, warp, j * warps)
-        if (j + 1) * warps <= tiles:
-            one_tile(e, tile_index)
-        else:  # the last round: warps past the last tile sit out (uniform per warp)
-            fl.when(e, e(arith.CmpiOp(tile_index, e.const(tiles, i64), "ult")), lambda x, ti=tile_index: one_tile(x, ti))
+
+# --------------------------------------------------------------------------- the cp.async ring (tile-pipeline)
+
+
+def _ring(fl: _TileFunctionLowering, op: AsyncCopyOp | RingTileOp, shape: tuple[int, ...], elem: Attribute) -> tuple[SSAValue, tuple[int, int] | None]:
+    """Ring `op.ring`: `stages` slots of an R×C tile, one 2-D array (stages·R)×C in the launch's
+    dynamic shared memory (rings may exceed the 48 KiB of static shared memory), XOR-swizzled
+    (`swizzle_for`): no padding, no bank conflicts."""
+    ring, stages = op.ring.value.data, op.stages.value.data
+    key = ("ring", ring)
+    found = fl.cache.get(key)
+    rows, cols = shape
+    typ = MemRefType(signless(elem), [stages * rows, cols], memory_space=SHARED)
+    if found is None:
+        offset = fl.dynamic_shared
+        fl.dynamic_shared += -(-stages * rows * cols * element_bytes(signless(elem)) // 128) * 128
+        if fl.dynamic_shared > MAX_DYNAMIC_SHARED:
+            raise error_at(op, f"the cp.async rings of this kernel need {fl.dynamic_shared} bytes of shared memory, more than the {MAX_DYNAMIC_SHARED} a CTA can have; use fewer stages (num_stages) or smaller tiles")
+        raw = fl.at_entry(("dynamic_shared",), lambda x: x(gpu.DynamicSharedMemoryOp()))
+        found = fl.at_entry(key, lambda x: x(memref.ViewOp(raw, x.const(offset, IndexType()), [], typ)))
+    if found.type != typ:
+        raise error_at(op, f"{op.name}: ring {ring} holds {typ}, not {shape} tiles of {elem} (each ring has one tile type)")
+    return found, swizzle_for(cols, element_bytes(signless(elem)))
+
+
+def _slot_rows(e: Emitter, fl: _TileFunctionLowering, slot: SSAValue, rows: int) -> SSAValue:
+    s = cast_value(e, fl.v(slot), slot.type, kernel.SI64)
+    return e(arith.ShLIOp(s, e.const(_log2(rows), i64)))
+
+
+@lowers(AsyncCopyOp)
+def _async_copy(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
+    assert isinstance(op, AsyncCopyOp)
+    pv = fl.values.get(op.view)
+    if not isinstance(pv, PView):
+        raise error_at(op, "tile.async_copy: the view must be a partition view of a kernel parameter")
+    v = pv.view
+    if not (v.limit is None and v.align >= 16 and v.divisible[-1] >= 8 and v.divisible[-1] % 8 == 0 and _zero(pv.padding)):
+        raise error_at(op, f"tile.async_copy needs a 16-byte aligned view with rows a multiple of 8 elements and padding 0 (cp.async, 16 bytes, zero-fill); got alignment {v.align}, rows divisible by {v.divisible[-1]}")
+    buf, swz = _ring(fl, op, pv.tile, v.elem)
+    dest = SharedOperand(buf, _slot_rows(e, fl, op.slot, pv.tile[0]), swz)
+    _copy_async(fl, e, DeferredLoad(pv, _coords64(fl, e, op.coords)), buf, dest)
+
+
+@lowers(AsyncCommitOp)
+def _async_commit(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
+    e(nvgpu.DeviceAsyncCreateGroupOp())
+
+
+@lowers(AsyncWaitOp)
+def _async_wait(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
+    assert isinstance(op, AsyncWaitOp)
+    e(nvgpu.DeviceAsyncWaitOp(op.pending.value.data))
     e(gpu.BarrierOp())
 
-    target = canonical_layout((m, n), fl.threads)
-    regs = []
-    for r in range(target.reps):
-        for v in range(target.vec):
-            f = fl.flat(e, target, r, v)
-            rr = e(arith.ShRUIOp(f, e.const(_log2(n), i64)))
-            cc = e(arith.AndIOp(f, e.const(n - 1, i64)))
-            regs.append(e(memref.LoadOp.get(sc, [_idx(e, rr), _idx(e, cc)])))
-    return Dist(target, regs, c.elem)
+
+@lowers(RingTileOp)
+def _ring_tile(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SharedOperand:
+    assert isinstance(op, RingTileOp)
+    t = op.result.type
+    assert isinstance(t, tile.TileType)
+    buf, swz = _ring(fl, op, t.dims, t.element_type)
+    return SharedOperand(buf, _slot_rows(e, fl, op.slot, t.dims[0]), swz)
+
+
+@dataclass
+class SharedOperand:
+    """An operand in shared memory: `buf[row_base + r][swizzled c]` holds its element (r, c)
+    (`row_base`: the ring slot's first row, None for 0; `swizzle` (shift, mask): the 16-byte chunk
+    c / 8 of row r is stored at chunk (c / 8) ^ ((r >> shift) & mask), None: not swizzled)."""
+
+    buf: SSAValue
+    row_base: SSAValue | None
+    swizzle: tuple[int, int] | None = None
+
+    def row(self, e: Emitter, r: SSAValue) -> SSAValue:
+        return r if self.row_base is None else e(arith.AddiOp(self.row_base, r))
+
+    def col(self, e: Emitter, r: SSAValue, c: SSAValue) -> SSAValue:
+        """The stored column of element (r, c), c a multiple of 8 (a chunk's first element)."""
+        if self.swizzle is None:
+            return c
+        shift, mask = self.swizzle
+        phase = e(arith.AndIOp(e(arith.ShRUIOp(r, e.const(shift, i64))) if shift else r, e.const(mask, i64)))
+        return e(arith.XOrIOp(c, e(arith.ShLIOp(phase, e.const(3, i64)))))
+
+
+def swizzle_for(cols: int, elem_bytes: int) -> tuple[int, int] | None:
+    """The XOR swizzle that makes `ldmatrix` (8 rows of one 16-byte chunk column) and `cp.async`
+    (16-byte chunks) conflict-free for rows of `cols` elements: shared memory serves 128 bytes (32
+    4-byte banks) per wavefront, so the 8 rows of a phase must fall in 8 distinct 16-byte bank
+    groups. A row of C chunks (C = row bytes / 16) shares a 128-byte line with 8/C − 1 others when
+    C < 8; XOR the chunk index with (row / max(1, 8/C)) mod min(C, 8)."""
+    chunks = cols * elem_bytes // 16
+    if chunks <= 1:
+        return None
+    rows_per_line = max(1, 8 // chunks)
+    return _log2(rows_per_line), min(chunks, 8) - 1
+
+
+def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: str, acc: list[SSAValue], sa: SharedOperand, sb: SharedOperand, k: int) -> list[SSAValue]:
+    """Each warp multiplies its tm×tn grid of m16n8 tiles over K: per k-step, A fragments by
+    `ldmatrix.x4` (lane l: row l%16, column 8·(l/16) of a 16×16 block), B fragments by
+    `ldmatrix.x4.trans` for two n8 tiles at once (x2 for a single one), element loads for tf32 and 8-bit
+    inputs; then `mma.sync` per tile. `acc`: the accumulator slots in `lay`; returns the new ones."""
+    w = warp_coords(fl, lay)
+    lane, g, t, row0, col0 = w.lane, w.g, w.t, w.row0, w.col0
+    acc = list(acc)
+    sixteen_bit = kind in ("f16", "bf16")
+    ldm_row = fl.at_entry(("ldm_row",), lambda x: x(arith.AndIOp(lane, x.const(15, i64))))
+    ldm_col = fl.at_entry(("ldm_col",), lambda x: x(arith.ShLIOp(x(arith.ShRUIOp(lane, x.const(4, i64))), x.const(3, i64))))
+
+    def rows(op: SharedOperand, r: SSAValue) -> SSAValue:
+        return op.row(e, r)
+
+    for k0 in range(0, k, row.k):
+        a_frags, b_frags = [], []
+        for i in range(lay.tm):
+            r0 = _add(e, row0, 16 * i)
+            if sixteen_bit:
+                lr = e(arith.AddiOp(r0, ldm_row))
+                ca = sa.col(e, lr, _add(e, ldm_col, k0))
+                a_frags.append(list(e(nvgpu.LdMatrixOp(sa.buf, [_idx(e, rows(sa, lr)), _idx(e, ca)], 4)).owner.results))  # pyright: ignore[reportAttributeAccessIssue]
+            else:
+                frag = []
+                for q in range(row.elements("a")):
+                    rr, cc = _coeffs(row, "a", q)
+                    frag.append(e(memref.LoadOp.get(sa.buf, [_idx(e, rows(sa, _affine(e, g, t, rr, r0))), _idx(e, _affine(e, g, t, cc, e.const(k0, i64)))])))
+                a_frags.append(frag)
+        j = 0
+        while j < lay.tn:
+            c0 = _add(e, col0, 8 * j)
+            if sixteen_bit:
+                lr = _add(e, ldm_row, k0)
+                rb = rows(sb, lr)
+                if j + 1 < lay.tn:
+                    cb = sb.col(e, lr, e(arith.AddiOp(c0, ldm_col)))
+                    res = list(e(nvgpu.LdMatrixOp(sb.buf, [_idx(e, rb), _idx(e, cb)], 4, transpose=True)).owner.results)  # pyright: ignore[reportAttributeAccessIssue]
+                    b_frags += [res[:4], res[4:]]  # matrices 0, 1: tile j; 2, 3: tile j + 1
+                    j += 2
+                    continue
+                b_frags.append(list(e(nvgpu.LdMatrixOp(sb.buf, [_idx(e, rb), _idx(e, sb.col(e, lr, c0))], 2, transpose=True)).owner.results))  # pyright: ignore[reportAttributeAccessIssue]
+            else:
+                frag = []
+                for q in range(row.elements("b")):
+                    rr, cc = _coeffs(row, "b", q)
+                    frag.append(e(memref.LoadOp.get(sb.buf, [_idx(e, rows(sb, _affine(e, g, t, rr, e.const(k0, i64)))), _idx(e, _affine(e, g, t, cc, c0))])))
+                b_frags.append(frag)
+            j += 1
+        for i in range(lay.tm):
+            for jj in range(lay.tn):
+                s = 4 * (i * lay.tn + jj)
+                mma = nvgpu.MmaSyncOp(row.shape, row.a, a_frags[i], b_frags[jj], acc[s : s + 4])
+                e(mma)
+                acc[s : s + 4] = list(mma.d)
+    return acc

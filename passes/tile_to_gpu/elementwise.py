@@ -24,14 +24,14 @@ def _tile_type(op: Operation) -> tile.TileType:
 
 def _operand(fl: _TileFunctionLowering, e: Emitter, value: SSAValue, op: Operation) -> Dist:
     """An elementwise operand in the layout of the op's result (its encoding; per register after that)."""
-    return fl.convert(e, fl.dist(value), fl.layout_of(op.results[0].type, op))
+    return fl.convert(e, fl.dist(value), fl.layout_of(op.results[0], op))
 
 
 @lowers(tile.FullOp)
 def _full(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.FullOp)
     t = _tile_type(op)
-    layout = fl.layout_of(t, op)
+    layout = fl.layout_of(op.results[0], op)
     value = op.value
     c = e.const(value.value.data, signless(t.element_type))  # pyright: ignore[reportArgumentType]
     return Dist(layout, [c] * layout.slots, t.element_type)
@@ -40,7 +40,7 @@ def _full(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 @lowers(tile.IotaOp)
 def _iota(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     t = _tile_type(op)
-    layout = fl.layout_of(t, op)
+    layout = fl.layout_of(op.results[0], op)
     elem = signless(t.element_type)
     regs = []
     for k in range(layout.slots):
@@ -53,7 +53,7 @@ def _iota(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 def _splat(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.SplatOp)
     t = _tile_type(op)
-    layout = fl.layout_of(t, op)
+    layout = fl.layout_of(op.results[0], op)
     return Dist(layout, [fl.v(op.input)] * layout.slots, t.element_type)
 
 

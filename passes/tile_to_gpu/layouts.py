@@ -13,7 +13,7 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, Operation
 
-from warpforge.dialects.tile_layout import BlockedEncodingAttr, SliceEncodingAttr
+from warpforge.dialects.tile_layout import BlockedEncodingAttr, MmaEncodingAttr, SliceEncodingAttr
 
 MAX_VEC = 4
 """Elements per chunk at most: 4 (16 bytes of f32)."""
@@ -165,6 +165,13 @@ def layout_of(t: Attribute, threads: int) -> Layout | SliceLayout:
     shape = tuple(t.dims)
     if not t.has_encoding:
         return canonical_layout(shape, threads)
+    if isinstance(enc, MmaEncodingAttr):  # tile.dot's accumulator layout (passes/lowerings/tile_dot.py)
+        from warpforge.passes.lowerings.tile_dot import MmaLayout
+
+        wm, wn = enc.warps
+        if (threads // 32) % (wm * wn):
+            raise ValueError(f"{t} spreads over {wm * wn} warps, which do not divide the CTA's {threads // 32}")
+        return MmaLayout((shape[0], shape[1]), wm, wn, threads // 32)  # pyright: ignore[reportReturnType]
     if isinstance(enc, BlockedEncodingAttr):
         if enc.threads != threads:
             raise ValueError(f"{t} is laid out for {enc.threads} threads, the CTA has {threads}")

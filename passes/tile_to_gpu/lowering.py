@@ -118,6 +118,12 @@ class _TileFunctionLowering(FunctionLowering):
     current: Block | None = None
     extra_shared: int = 0
     """Bytes of shared arrays lowerings declared themselves (`tile.dot`'s), for `tile.shared_bytes`."""
+    dynamic_shared: int = 0
+    """Bytes of dynamic shared memory lowerings placed their arrays in (`tile.dot`'s cp.async rings),
+    for `tile.dynamic_shared_bytes`: the launch's `shmem_size`."""
+    layout_hints: dict[SSAValue, object] = field(default_factory=dict)
+    """Source tile values that get a layout other than the canonical one (`layout_of`), chosen before
+    lowering by the `LAYOUT_ANALYSES` (e.g. `tile.dot`'s MMA accumulator layout)."""
 
     # ------------------------------------------------------------------ setup
 
@@ -129,6 +135,8 @@ class _TileFunctionLowering(FunctionLowering):
             raise error_at(src, f"tile.num_warps must be an integer in [1, 32] (at most 1024 threads per CTA), got {num_warps}")
         self.threads = default_threads(self._max_tile(), num_warps.value.data if isinstance(num_warps, IntegerAttr) else None)
         self._plan_scratch()
+        for analysis in LAYOUT_ANALYSES:
+            analysis(self)
         infos = src.attributes.get("tile.arg_info")
         info_list = list(infos.data) if isinstance(infos, ArrayAttr) else []
         written = self._written_params()
@@ -169,7 +177,7 @@ class _TileFunctionLowering(FunctionLowering):
                 types: list[Attribute] = []
                 for a in block.args:
                     if isinstance(a.type, tile.TileType):
-                        types += [signless(a.type.element_type)] * self.layout_of(a.type, self.src).slots
+                        types += [signless(a.type.element_type)] * self.layout_of(a, self.src).slots
                     else:
                         types.append(signless(a.type))
                 new = Block(arg_types=types)
@@ -178,7 +186,7 @@ class _TileFunctionLowering(FunctionLowering):
             args = iter(new.args)
             for a in block.args:
                 if isinstance(a.type, tile.TileType):
-                    layout = self.layout_of(a.type, self.src)
+                    layout = self.layout_of(a, self.src)
                     regs = [next(args) for _ in range(layout.slots)]
                     for k, r in enumerate(regs):
                         r.name_hint = f"{a.name_hint}_{k}" if a.name_hint else None
@@ -221,6 +229,11 @@ class _TileFunctionLowering(FunctionLowering):
             g.location = src.location
             self.module.gpu_module.body.block.add_op(g)
         out.attributes["tile.shared_bytes"] = IntegerAttr(shared, i64)
+        min_blocks = src.attributes.get("min_blocks_per_sm")
+        if isinstance(min_blocks, IntegerAttr):
+            out.attributes["nvvm.minctasm"] = min_blocks  # as kernel-to-gpu: PTX .minnctapersm
+        if self.dynamic_shared:
+            out.attributes["tile.dynamic_shared_bytes"] = IntegerAttr(self.dynamic_shared, i64)
         out.location = src.location
         return out
 
@@ -374,7 +387,7 @@ class _TileFunctionLowering(FunctionLowering):
             e = Emitter(block, op)
             result = handler(self, op, e)
             if isinstance(result, Dist) and isinstance(op.results[0].type, tile.TileType):
-                result = self.convert(e, result, self.layout_of(op.results[0].type, op))  # the result's encoding
+                result = self.convert(e, result, self.layout_of(op.results[0], op))  # the result's encoding (or hint)
             if op.results and result is not None:
                 self.values[op.results[0]] = result
                 if isinstance(result, SSAValue) and op.results[0].name_hint and not result.name_hint:
@@ -390,7 +403,7 @@ class _TileFunctionLowering(FunctionLowering):
         for v, arg in zip(values, dest.args):
             lowered = self.values[v]
             if isinstance(lowered, Dist):
-                out += self.convert(e, lowered, self.layout_of(arg.type, e.source)).regs
+                out += self.convert(e, lowered, self.layout_of(arg, e.source)).regs
             else:
                 assert isinstance(lowered, SSAValue)
                 out.append(lowered)
@@ -406,9 +419,17 @@ class _TileFunctionLowering(FunctionLowering):
         else_args = self._expand(e, op.else_arguments, op.else_block)
         e(cf.ConditionalBranchOp(self.v(op.cond), self.blocks[op.then_block], then_args, self.blocks[op.else_block], else_args))
 
-    def layout_of(self, t: Attribute, at: Operation) -> Layout | SliceLayout:
+    def layout_of(self, t: Attribute | SSAValue, at: Operation | None = None) -> Layout | SliceLayout:
         """The register layout of tile type `t` (`layouts.layout_of`); a located error at `at` when it
-        has an encoding tile-to-gpu cannot hold in registers or one for another CTA size."""
+        has an encoding tile-to-gpu cannot hold in registers or one for another CTA size. For a value:
+        its `layout_hints` entry (a `LAYOUT_ANALYSES` choice, e.g. `tile.dot`'s MMA accumulator
+        layout) first, else its type's."""
+        if isinstance(t, SSAValue):
+            hint = self.layout_hints.get(t)
+            if hint is not None:
+                return hint  # pyright: ignore[reportReturnType]
+            t = t.type
+        at = at if at is not None else self.src
         try:
             return layout_of(t, self.threads)
         except ValueError as err:
@@ -455,6 +476,8 @@ class _TileFunctionLowering(FunctionLowering):
 
     def is_first_replica(self, layout: Layout) -> SSAValue | None:
         """i1: this thread is replica 0 of its owner (None when every thread is)."""
+        if not isinstance(layout, Layout):  # another layout family (tile.dot's MMA layout) says itself
+            return layout.first_replica(self)  # pyright: ignore[reportAttributeAccessIssue]
         if layout.replicas == 1:
             return None
         tid = self.tid
@@ -469,6 +492,9 @@ class _TileFunctionLowering(FunctionLowering):
 
     def element(self, e: Emitter, layout: Layout | SliceLayout, k: int) -> SSAValue:
         """The row-major element index (i64) this thread holds in register `k` of `layout`."""
+        if not isinstance(layout, Layout | SliceLayout):  # another family (tile.dot's MMA layout): chunks of vec
+            r, v = divmod(k, layout.vec)
+            return layout.flat_index(self, e, r, v)
         if isinstance(layout, Layout):
             r, v = divmod(k, layout.vec)
             return self.flat(e, layout, r, v)
@@ -486,6 +512,8 @@ class _TileFunctionLowering(FunctionLowering):
         """i1: this thread writes its registers of `layout` when the tile goes to shared memory: the
         first replica (blocked), and for a slice also the first of the threads holding its rows
         (its owner adds nothing to the reduced coordinate). None when every thread writes."""
+        if not isinstance(layout, Layout | SliceLayout):
+            return layout.first_replica(self)
         if isinstance(layout, Layout):
             return self.is_first_replica(layout)
         p = layout.parent
@@ -507,6 +535,8 @@ class _TileFunctionLowering(FunctionLowering):
 
     def flat(self, e: Emitter, layout: Layout, r: int, v: int = 0) -> SSAValue:
         """The row-major element index of register (r, v) of this thread, i64."""
+        if not isinstance(layout, Layout):
+            return layout.flat_index(self, e, r, v)  # pyright: ignore[reportAttributeAccessIssue]
         owner = self.owner(layout)
         base = owner if layout.vec == 1 else e(arith.ShLIOp(owner, e.const(_log2(layout.vec), i64)))
         offset = (r * layout.owners) * layout.vec + v
@@ -543,8 +573,12 @@ class _TileFunctionLowering(FunctionLowering):
 
     def convert(self, e: Emitter, d: Dist, target: Layout | SliceLayout) -> Dist:
         """`d` in `target` (the same shape): free where the placements agree, else through shared memory
-        (`tile.convert_layout`)."""
+        (`tile.convert_layout`); a splat (every register one value) is free in any layout."""
+        if d.layout != target and d.regs and all(r is d.regs[0] for r in d.regs):
+            return Dist(target, [d.regs[0]] * target.slots, d.elem)
         return self.relayout(e, d, target, lambda e2, f: f, identity=True)
+
+    to_layout = convert
 
     def fresh_region(self, e: Emitter, typ: Attribute, need: int) -> tuple[SSAValue, int] | None:
         """The scratch buffer of `typ` and an offset where `need` elements no thread has touched yet:
@@ -610,7 +644,7 @@ class _TileFunctionLowering(FunctionLowering):
         """`d` in `target` (another shape is allowed): target element f is source element
         `source_index(f)` (`identity`: f itself). Registers stay when the placement is the same and
         the map the identity; one scalar is replicated; anything else goes through shared memory."""
-        if identity and d.layout.same_placement(target):
+        if identity and (d.layout == target or (isinstance(d.layout, Layout) and isinstance(target, Layout) and d.layout.same_placement(target))):
             return Dist(target, d.regs, d.elem)
         if d.layout.uniform:
             return Dist(target, [d.regs[0]] * target.slots, d.elem)
@@ -626,6 +660,8 @@ class _TileFunctionLowering(FunctionLowering):
 SCRATCH_PLANNERS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation], list[tuple[Attribute, int]]]] = {}
 """Per op class (lowerings outside this module register here): the shared scratch (element type,
 elements) the op's lowering needs, for `_plan_scratch`."""
+LAYOUT_ANALYSES: list[Callable[[_TileFunctionLowering], None]] = []
+"""Run before a kernel is lowered; each may set `layout_hints` (and plan the scratch it implies)."""
 
 _TILE_LOWERINGS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation, Emitter], SSAValue | Dist | View | PView | None]] = {}
 

@@ -257,6 +257,10 @@ def load_tile(fl: _TileFunctionLowering, e: Emitter, view: View, tile_shape: tup
 
 
 def store_tile(fl: _TileFunctionLowering, e: Emitter, d: Dist, view: View, tile_shape: tuple[int, ...], coords: list[SSAValue]) -> None:
+    own = getattr(d.layout, "store_tile", None)
+    if own is not None:  # a layout family with its own store (tile.dot's MMA layout: straight from registers)
+        own(fl, e, d, view, tile_shape, coords)
+        return
     d = fl.canon(e, d)
     layout = d.layout
     origin = _origin(e, coords, tile_shape)

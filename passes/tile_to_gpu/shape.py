@@ -45,12 +45,12 @@ def _ravel(e: Emitter, idx: list[SSAValue], shape: tuple[int, ...]) -> SSAValue:
 def _broadcast(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.BroadcastOp)
     dst = _tile_type(op)
-    free = broadcast_slice(fl.dist(op.input), dst.dims, fl.layout_of(dst, op))  # a reduction's rows, back along its axis
+    free = broadcast_slice(fl.dist(op.input), dst.dims, fl.layout_of(op.results[0], op))  # a reduction's rows, back along its axis
     if free is not None:
         return free
     d = fl.canon(e, fl.dist(op.input))
     src_shape = d.layout.shape
-    target = canonical_layout(dst.dims, fl.threads)
+    target = fl.layout_of(op.results[0], op)
     lead = len(dst.dims) - len(src_shape)
 
     def index(x: Emitter, f: SSAValue) -> SSAValue:

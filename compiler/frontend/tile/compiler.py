@@ -48,7 +48,7 @@ class TileKernelIR:
     source: SourceInfo
 
 
-def compile_tile_kernel(fn: Any, spec: Any, *, num_warps: int | None = None, checks: bool = True, symbol: str | None = None) -> TileKernelIR:
+def compile_tile_kernel(fn: Any, spec: Any, *, num_warps: int | None = None, checks: bool = True, symbol: str | None = None, num_stages: int | None = None, min_blocks_per_sm: int | None = None) -> TileKernelIR:
     """Compile `fn` for `spec` (a `warpforge.tile_compile.Specialization`) into a `kernel` module.
 
     Raises `CompileError` (file:line:col, source line, caret) for anything unsupported.
@@ -107,6 +107,10 @@ def compile_tile_kernel(fn: Any, spec: Any, *, num_warps: int | None = None, che
     }
     if num_warps is not None:
         attributes["tile.num_warps"] = IntegerAttr(num_warps, i32)
+    if num_stages is not None:
+        attributes["tile.num_stages"] = IntegerAttr(num_stages, i32)
+    if min_blocks_per_sm is not None:
+        attributes["min_blocks_per_sm"] = IntegerAttr(min_blocks_per_sm, i32)
     if not checks:
         attributes["checks"] = IntegerAttr(0, i1)
     name = symbol or symbol_name(fn)

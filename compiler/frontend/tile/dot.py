@@ -68,7 +68,7 @@ class TileDotMixin:
 
         need = shared_bytes(m, n, k, max(1, ta.elem.bits // 8))
         if need > STATIC_SHARED:
-            err(node, f"{what}: needs {need} bytes of shared memory to stage A, B and the {m}x{n} accumulator, more than the 48 KiB a CTA has; use smaller tiles")
+            err(node, f"{what}: needs {need} bytes of shared memory to stage A and B, more than the 48 KiB of static shared memory a CTA has; use smaller tiles")
         if acc is None:
             c = self.to_tile(Literal(0), acc_dt, (m, n), node)  # pyright: ignore[reportAttributeAccessIssue]
         else:

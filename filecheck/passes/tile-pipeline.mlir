@@ -1,0 +1,124 @@
+// RUN: warpforge-opt %s --split-input-file -p tile-pipeline | filecheck %s
+// RUN: warpforge-opt %s --split-input-file -p 'tile-pipeline{num_stages=1}' | filecheck %s --check-prefix=OFF
+
+// A K loop whose tile.dot operands are tile.loads of aligned f16 views (tile.arg_info): three stages
+// (the default). The prologue copies steps 0 and 1 into slots 0 and 1 (one commit group each); each
+// iteration waits until one group is left in flight, copies step k + 2 into slot (slot - 1) mod 3,
+// and the dot reads slot `slot` from the rings; the loop carries the slot; a wait for all after it.
+// CHECK-LABEL: kernel.func @mm(
+// CHECK:       %[[AP:.*]] = tile.make_partition_view %a
+// CHECK:       %[[BP:.*]] = tile.make_partition_view %b
+// CHECK:       %[[LO:.*]] = kernel.constant 0 : si64
+// CHECK:       %[[S0:.*]] = kernel.constant 0 : si64
+// CHECK-NEXT:  tile.async_copy %[[AP]][%{{.*}}, %[[LO]]] into %[[S0]] {ring = 0 : i64, stages = 3 : i64}
+// CHECK-NEXT:  tile.async_copy %[[BP]][%[[LO]], %{{.*}}] into %[[S0]] {ring = 1 : i64, stages = 3 : i64}
+// CHECK-NEXT:  tile.async_commit
+// CHECK:       %[[K1:.*]] = kernel.add %[[LO]], %{{.*}} : si64
+// CHECK-NEXT:  %[[S1:.*]] = kernel.constant 1 : si64
+// CHECK-NEXT:  tile.async_copy %[[AP]][%{{.*}}, %[[K1]]] into %[[S1]] {ring = 0 : i64, stages = 3 : i64}
+// CHECK-NEXT:  tile.async_copy %[[BP]][%[[K1]], %{{.*}}] into %[[S1]] {ring = 1 : i64, stages = 3 : i64}
+// CHECK-NEXT:  tile.async_commit
+// CHECK:       %{{.*}}, %{{.*}} = kernel.for %[[K:.*]] = %[[LO]] to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[SLOT:.*]] = %{{.*}}) -> (!tile.tile<32x32xf32>, si64) : si64 {
+// CHECK-NEXT:    tile.async_wait {pending = 1 : i64}
+// CHECK-NEXT:    %[[TWO:.*]] = kernel.constant 2 : si64
+// CHECK-NEXT:    %[[AHEAD:.*]] = kernel.add %[[K]], %[[TWO]] : si64
+// CHECK:         %[[FIRST:.*]] = kernel.cmp eq, %[[SLOT]], %{{.*}} : si64
+// CHECK-NEXT:    %[[PREV:.*]] = kernel.sub %[[SLOT]], %{{.*}} : si64
+// CHECK-NEXT:    %[[W:.*]] = kernel.select %[[FIRST]], %{{.*}}, %[[PREV]] : si64
+// CHECK-NEXT:    tile.async_copy %[[AP]][%{{.*}}, %[[AHEAD]]] into %[[W]] {ring = 0 : i64, stages = 3 : i64}
+// CHECK-NEXT:    tile.async_copy %[[BP]][%[[AHEAD]], %{{.*}}] into %[[W]] {ring = 1 : i64, stages = 3 : i64}
+// CHECK-NEXT:    tile.async_commit
+// CHECK-NEXT:    %[[X:.*]] = tile.ring_tile %[[SLOT]] {ring = 0 : i64, stages = 3 : i64} : si64 -> !tile.tile<32x16xf16>
+// CHECK-NEXT:    %[[Y:.*]] = tile.ring_tile %[[SLOT]] {ring = 1 : i64, stages = 3 : i64} : si64 -> !tile.tile<16x32xf16>
+// CHECK-NEXT:    %[[D:.*]] = tile.dot %[[X]], %[[Y]], %[[ACC]]
+// CHECK:         kernel.yield %[[D]], %{{.*}} : !tile.tile<32x32xf32>, si64
+// CHECK-NEXT:  }
+// CHECK-NEXT:  tile.async_wait {pending = 0 : i64}
+// OFF-LABEL:   kernel.func @mm(
+// OFF-NOT:     tile.async_copy
+// OFF:         tile.load
+kernel.func @mm(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?xf16>, %b: !tile.tensor_view<?x?xf16>, %n: si64) attributes {kernel, tile, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %i = tile.block_coord %cp[0] : !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %j = tile.block_coord %cp[1] : !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[16, 32], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %zero = tile.full 0.0 : f32 -> !tile.tile<32x32xf32>
+  %lo = kernel.constant 0 : si64
+  %one = kernel.constant 1 : si64
+  %acc = kernel.for %k = %lo to %n step %one iter_args(%acc0 = %zero) -> (!tile.tile<32x32xf32>) : si64 {
+    %x = tile.load %ap[%i, %k] : !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<32x16xf16>
+    %y = tile.load %bp[%k, %j] : !tile.partition_view<[16, 32], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x32xf16>
+    %d = tile.dot %x, %y, %acc0 : !tile.tile<32x16xf16>, !tile.tile<16x32xf16>, !tile.tile<32x32xf32> -> !tile.tile<32x32xf32>
+    kernel.yield %d : !tile.tile<32x32xf32>
+  }
+  tile.store %acc, %cp[%i, %j] : !tile.tile<32x32xf32>, !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}
+
+// -----
+
+// The kernel's tile.num_stages = 2: one prologue step, each iteration waits for every group
+// (nothing else is in flight when step k is read) and copies step k + 1. The coordinate 2k + 1 is
+// recomputed from the induction variable for the steps ahead (k and k + 1).
+// CHECK-LABEL: kernel.func @two_stages(
+// CHECK:       %[[LO:.*]] = kernel.constant 0 : si64
+// CHECK:       %[[C2:.*]] = kernel.constant 2 : si64
+// CHECK:       %[[M0:.*]] = kernel.mul %[[LO]], %[[C2]] : si64
+// CHECK-NEXT:  %[[K0:.*]] = kernel.add %[[M0]], %{{.*}} : si64
+// CHECK-NEXT:  tile.async_copy %{{.*}}[%{{.*}}, %[[K0]]] into %{{.*}} {ring = 0 : i64, stages = 2 : i64}
+// CHECK-NEXT:  tile.async_commit
+// CHECK-NOT:   tile.async_copy
+// CHECK:       kernel.for %[[K:.*]] = %[[LO]]
+// CHECK-NEXT:    tile.async_wait {pending = 0 : i64}
+// CHECK:         %[[AHEAD:.*]] = kernel.add %[[K]], %{{.*}} : si64
+// CHECK:         %[[MA:.*]] = kernel.mul %[[AHEAD]], %[[C2]] : si64
+// CHECK-NEXT:    %[[KA:.*]] = kernel.add %[[MA]], %{{.*}} : si64
+// CHECK-NEXT:    tile.async_copy %{{.*}}[%{{.*}}, %[[KA]]] into %{{.*}} {ring = 0 : i64, stages = 2 : i64}
+// CHECK:         tile.ring_tile
+// CHECK:         tile.dot
+kernel.func @two_stages(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?xbf16>, %bt: !tile.tile<16x32xbf16>, %n: si64) attributes {kernel, tile, tile.num_stages = 2 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {}, {}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %i = tile.block_coord %cp[0] : !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<?x?xbf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xbf16>, padding = 0.0 : bf16>
+  %zero = tile.full 0.0 : f32 -> !tile.tile<32x32xf32>
+  %lo = kernel.constant 0 : si64
+  %one = kernel.constant 1 : si64
+  %two = kernel.constant 2 : si64
+  %acc = kernel.for %k = %lo to %n step %one iter_args(%acc0 = %zero) -> (!tile.tile<32x32xf32>) : si64 {
+    %k2 = kernel.mul %k, %two : si64
+    %kk = kernel.add %k2, %one : si64
+    %x = tile.load %ap[%i, %kk] : !tile.partition_view<[32, 16], !tile.tensor_view<?x?xbf16>, padding = 0.0 : bf16>, si64, si64 -> !tile.tile<32x16xbf16>
+    %d = tile.dot %x, %bt, %acc0 : !tile.tile<32x16xbf16>, !tile.tile<16x32xbf16>, !tile.tile<32x32xf32> -> !tile.tile<32x32xf32>
+    kernel.yield %d : !tile.tile<32x32xf32>
+  }
+  tile.store %acc, %cp[%i, %i] : !tile.tile<32x32xf32>, !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}
+
+// -----
+
+// Not pipelined: A's pointer is only 4-byte aligned (cp.async copies 16 bytes), and B's load has a
+// padding other than 0 (cp.async zero-fills): both stay tile.loads.
+// CHECK-LABEL: kernel.func @unaligned(
+// CHECK-NOT:   tile.async_copy
+// CHECK:       tile.load
+// CHECK:       tile.load
+// CHECK-NOT:   tile.ring_tile
+kernel.func @unaligned(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?xf16>, %b: !tile.tensor_view<?x?xf16>, %n: si64) attributes {kernel, tile, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 4 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %i = tile.block_coord %cp[0] : !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[16, 32], !tile.tensor_view<?x?xf16>, padding = 1.0 : f16>
+  %zero = tile.full 0.0 : f32 -> !tile.tile<32x32xf32>
+  %lo = kernel.constant 0 : si64
+  %one = kernel.constant 1 : si64
+  %acc = kernel.for %k = %lo to %n step %one iter_args(%acc0 = %zero) -> (!tile.tile<32x32xf32>) : si64 {
+    %x = tile.load %ap[%i, %k] : !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<32x16xf16>
+    %y = tile.load %bp[%k, %i] : !tile.partition_view<[16, 32], !tile.tensor_view<?x?xf16>, padding = 1.0 : f16>, si64, si64 -> !tile.tile<16x32xf16>
+    %d = tile.dot %x, %y, %acc0 : !tile.tile<32x16xf16>, !tile.tile<16x32xf16>, !tile.tile<32x32xf32> -> !tile.tile<32x32xf32>
+    kernel.yield %d : !tile.tile<32x32xf32>
+  }
+  tile.store %acc, %cp[%i, %i] : !tile.tile<32x32xf32>, !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}

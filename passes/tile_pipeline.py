@@ -1,0 +1,257 @@
+"""`tile-pipeline`: software-pipeline the operand loads of `tile.dot` in K loops through a shared-memory
+ring of `cp.async` copies (the scheme of Triton's `tritongpu-pipeline` and of CUTLASS's multistage
+mainloop; our own code).
+
+A `kernel.for` (constant step > 0, no `break`/`continue`) whose body has a `tile.dot` with an operand
+`tile.load %view[coords]` used only there is rewritten, for `S = num_stages` ≥ 2:
+
+```
+tile.async_copy %view[coords(lo + j·step)] into j ... ; tile.async_commit     j = 0 … S-2 (prologue)
+kernel.for %k = %lo to %hi step %step iter_args(..., %slot = 0) {
+  tile.async_wait {pending = S-2}                         // tile (k) has landed; slot (k-1) is free
+  tile.async_copy %view[coords(k + (S-1)·step)] into (slot - 1) mod S ; tile.async_commit
+  %a = tile.ring_tile %slot                               // the dot reads slot k by ldmatrix
+  ... tile.dot %a, ...
+  kernel.yield ..., (slot + 1) mod S
+}
+tile.async_wait {pending = 0}
+```
+
+so the copies of step k + S - 1 overlap the MMAs of step k, with one barrier per step. Each operand
+gets its own ring (`ring` = 0, 1, … per kernel). The coordinates must be loop-invariant or computed
+from the induction variable by pure scalar ops in the body (they are recomputed for the steps ahead).
+Copies past the loop's end read zeros or in-bounds data nobody uses; past the tensor's edge they
+zero-fill (the padding). An operand qualifies when `cp.async` can fetch it: a 2-D tile of f16/bf16
+from a contiguous tensor parameter whose pointer is 16-byte aligned and whose rows are a multiple of
+8 elements (`tile.arg_info`), padding 0. Other loops and operands are left as they are.
+
+Option `num_stages`: 0 (default) takes the kernel's `tile.num_stages` attribute (`@tile.kernel(
+num_stages=...)`), else 3; 1 turns pipelining off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin
+from xdsl.dialects.builtin import BFloat16Type, DenseArrayBase, DictionaryAttr, FloatAttr, Float16Type, IntegerAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.traits import Pure
+
+from warpforge.dialects import kernel, tile
+from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp
+
+DEFAULT_STAGES = 3
+
+
+def _const(value: int) -> kernel.ConstantOp:
+    return kernel.ConstantOp(IntegerAttr(value, kernel.SI64))
+
+
+def _divisor(n: int) -> int:
+    d = 1
+    while n and n % (d * 2) == 0 and d < 1 << 20:
+        d *= 2
+    return d
+
+
+def _async_copyable(load: tile.LoadOp, func: kernel.FuncOp) -> bool:
+    """`cp.async` (16 B, zero-fill) can fetch the tile: see the module doc."""
+    pv_op = load.view.owner
+    if not isinstance(pv_op, tile.MakePartitionViewOp):
+        return False
+    pvt = pv_op.result.type
+    assert isinstance(pvt, tile.PartitionViewType)
+    tt = pvt.tile_type
+    if tt.rank != 2 or tt.dims[1] < 8 or not isinstance(tt.element_type, Float16Type | BFloat16Type):
+        return False
+    pad = pvt.padding
+    if not isinstance(pad, FloatAttr) or pad.value.data != 0.0:
+        return False
+    src = pv_op.source
+    entry = func.body.blocks.first
+    if not pvt.tensor.contiguous or entry is None or src not in entry.args:
+        return False
+    infos = func.attributes.get("tile.arg_info")
+    index = list(entry.args).index(src)  # pyright: ignore[reportArgumentType]
+    info = infos.data[index] if isinstance(infos, builtin.ArrayAttr) and index < len(infos.data) else None
+    if not isinstance(info, DictionaryAttr):
+        return False
+    align, div = info.data.get("align"), info.data.get("divisibility")
+    if not isinstance(align, IntegerAttr) or align.value.data < 16:
+        return False
+    last = pvt.tensor.dims[-1]
+    row_div = _divisor(last) if last > 0 else (div.get_values()[-1] if isinstance(div, DenseArrayBase) else 1)
+    return row_div >= 8 and row_div % 8 == 0  # pyright: ignore[reportOperatorIssue]
+
+
+def _slice(values: list[SSAValue], loop: kernel.ForOp) -> list[Operation] | None:
+    """The body ops (in order) computing `values` from the induction variable and loop invariants, or
+    None when one of them is not a pure scalar op of the body."""
+    body = loop.body.block
+    iv = body.args[0]
+    needed: set[Operation] = set()
+
+    def visit(v: SSAValue) -> bool:
+        if v is iv:
+            return True
+        owner = v.owner
+        if isinstance(owner, Block):
+            return owner is not body and not _inside(owner.parent_op(), loop)
+        if not _inside(owner, loop):
+            return True
+        if owner.parent_block() is not body or not owner.has_trait(Pure) or owner.regions or isinstance(owner.results[0].type, tile.TileType):
+            return False
+        if owner in needed:
+            return True
+        needed.add(owner)
+        return all(visit(o) for o in owner.operands)
+
+    if not all(visit(v) for v in values):
+        return None
+    return [op for op in body.ops if op in needed]
+
+
+def _inside(op: Operation | None, loop: Operation) -> bool:
+    while op is not None:
+        if op is loop:
+            return True
+        op = op.parent_op()
+    return False
+
+
+@dataclass
+class _Candidate:
+    load: tile.LoadOp
+    ring: int
+
+
+def _clone_coords(load: tile.LoadOp, ops: list[Operation], iv: SSAValue, iv_value: SSAValue, before: Operation) -> list[SSAValue]:
+    block = before.parent_block()
+    assert block is not None
+    mapping: dict[SSAValue, SSAValue] = {iv: iv_value}
+    for op in ops:
+        new = op.clone(value_mapper=mapping)
+        block.insert_op_before(new, before)
+    return [mapping.get(c, c) for c in load.coords]
+
+
+def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: list[int]) -> None:
+    body = loop.body.block
+    term = body.last_op
+    if not isinstance(term, kernel.YieldOp) or any(isinstance(o, kernel.BreakOp | kernel.ContinueOp) for o in loop.walk()):
+        return
+    step = loop.step.owner
+    if not isinstance(step, kernel.ConstantOp) or not isinstance(step.value, IntegerAttr) or step.value.value.data <= 0:
+        return
+    step_n = step.value.value.data
+    cands: list[tuple[_Candidate, list[Operation]]] = []
+    for op in body.ops:
+        if not isinstance(op, DotOp):
+            continue
+        for operand in (op.lhs, op.rhs):
+            load = operand.owner
+            if not isinstance(load, tile.LoadOp) or load.parent_block() is not body or len(list(operand.uses)) != 1:
+                continue
+            if not _async_copyable(load, func):
+                continue
+            ops = _slice(list(load.coords), loop)
+            if ops is None:
+                continue
+            cands.append((_Candidate(load, next_ring[0]), ops))
+            next_ring[0] += 1
+    if not cands:
+        return
+    iv = body.args[0]
+    outer = loop.parent_block()
+    assert outer is not None
+
+    # prologue: steps 0 … S-2 into slots 0 … S-2
+    for j in range(stages - 1):
+        if j == 0:
+            iv_j = loop.lower
+        else:
+            off = _const(j * step_n)
+            add = kernel.AddOp(loop.lower, off)
+            outer.insert_ops_before([off, add], loop)
+            iv_j = add.result
+        slot = _const(j)
+        outer.insert_op_before(slot, loop)
+        for c, ops in cands:
+            coords = _clone_coords(c.load, ops, iv, iv_j, loop)
+            outer.insert_op_before(AsyncCopyOp(c.load.view, coords, slot.result, c.ring, stages), loop)
+        outer.insert_op_before(AsyncCommitOp(), loop)
+
+    # the loop carries the slot it reads
+    zero = _const(0)
+    outer.insert_op_before(zero, loop)
+    slot_arg = body.insert_arg(kernel.SI64, len(body.args))
+    slot_arg.name_hint = "slot"
+    first = body.first_op
+    assert first is not None
+    wait = AsyncWaitOp(stages - 2)
+    body.insert_op_before(wait, first)
+    ahead_off = _const((stages - 1) * step_n)
+    ahead = kernel.AddOp(iv, ahead_off)
+    last_slot, one, zero_in = _const(stages - 1), _const(1), _const(0)
+    is_first = kernel.CmpOp("eq", slot_arg, zero_in)
+    prev = kernel.SubOp(slot_arg, one)
+    write = kernel.SelectOp(is_first, last_slot, prev)
+    head = [ahead_off, ahead, last_slot, one, zero_in, is_first, prev, write]
+    for o in head:
+        body.insert_op_before(o, first)
+    for c, ops in cands:
+        coords = _clone_coords(c.load, ops, iv, ahead.result, first)
+        body.insert_op_before(AsyncCopyOp(c.load.view, coords, write.result, c.ring, stages), first)
+    body.insert_op_before(AsyncCommitOp(), first)
+    for c, _ in cands:
+        ring_tile = RingTileOp(slot_arg, c.ring, stages, c.load.result.type)  # pyright: ignore[reportArgumentType]
+        body.insert_op_before(ring_tile, c.load)
+        c.load.result.replace_all_uses_with(ring_tile.result)
+        c.load.detach()
+        c.load.erase()
+    is_last = kernel.CmpOp("eq", slot_arg, last_slot.result)
+    inc = kernel.AddOp(slot_arg, one.result)
+    nxt = kernel.SelectOp(is_last, zero_in.result, inc.result)
+    body.insert_ops_before([is_last, inc, nxt], term)
+    new_term = kernel.YieldOp([*term.operands, nxt.result])
+    body.insert_op_before(new_term, term)
+    term.detach()
+    term.erase()
+
+    region = loop.detach_region(loop.body)
+    new_loop = kernel.ForOp(loop.lower, loop.upper, loop.step, [*loop.inits, zero.result], region)
+    new_loop.attributes.update(loop.attributes)
+    new_loop.location = loop.location
+    outer.insert_op_before(new_loop, loop)
+    for old, new in zip(loop.results, new_loop.results):
+        old.replace_all_uses_with(new)
+    loop.detach()
+    loop.erase()
+    outer.insert_op_after(AsyncWaitOp(0), new_loop)
+
+
+@dataclass(frozen=True)
+class TilePipelinePass(ModulePass):
+    """Pipeline tile.dot operand loads of K loops through a cp.async shared-memory ring."""
+
+    name = "tile-pipeline"
+
+    num_stages: int = 0
+    """Ring depth; 0: the kernel's `tile.num_stages` attribute, else 3; 1: no pipelining."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        for f in op.ops:
+            if not isinstance(f, kernel.FuncOp) or "tile" not in f.attributes:
+                continue
+            attr = f.attributes.get("tile.num_stages")
+            stages = self.num_stages or (attr.value.data if isinstance(attr, IntegerAttr) else DEFAULT_STAGES)
+            if stages < 2:
+                continue
+            next_ring = [0]
+            loops = [o for o in f.walk() if isinstance(o, kernel.ForOp)]
+            for loop in loops:
+                if not any(isinstance(o, kernel.ForOp) for o in loop.body.walk()):  # innermost loops
+                    _pipeline(loop, f, stages, next_ring)
