@@ -768,7 +768,7 @@ def test_kernel_override_of_the_ptx_runs_on_the_gpu(tmp_path: Path, monkeypatch:
     _load(_kernels_file(tmp_path, "gpuovr"), "gpuovr_first").gpuovr_add.compile("sm_90")
     monkeypatch.delenv("WARPFORGE_DUMP_IR")
     ptx = (tmp_path / "dump" / "gpuovr_add.ptx").read_text()
-    assert ptx.count("add.rn.f32") == 1
+    assert ptx.count("add.rn.f32") in (1, 2)  # 2: hoist-checks versions the kernel (a checked and a proven copy)
     edited = ptx.replace("add.rn.f32", "sub.rn.f32")
     if find_ptxas() is not None:
         run_ptxas(edited, "sm_90", verbose=False)

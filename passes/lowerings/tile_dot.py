@@ -311,6 +311,12 @@ class MmaLayout:
         mt = view.memref.type
         linear = view.limit is not None or (isinstance(mt, MemRefType) and mt.get_num_dims() == 1)
 
+        def row_stride(x: Emitter) -> SSAValue:
+            """Elements between rows: a strided view's first stride, else the row length (row-major)."""
+            if view.strides is not None:
+                return view.strides[0] if view.strides[0] is not None else x.const(1, i64)
+            return view.dims[1]
+
         def body(x: Emitter) -> None:
             r0 = x(arith.AddiOp(origin[0], x(arith.AddiOp(w.row0, w.g))))
             c0 = x(arith.AddiOp(origin[1], x(arith.AddiOp(w.col0, x(arith.ShLIOp(w.t, x.const(1, i64)))))))
@@ -321,8 +327,7 @@ class MmaLayout:
                 for j in range(self.tn):
                     for h in range(2):
                         row, col = rows[2 * i + h], cols[j]
-                        assert view.stride is not None
-                        lin = x(arith.AddiOp(x(arith.MuliOp(row, view.stride)), col)) if linear else col
+                        lin = x(arith.AddiOp(x(arith.MuliOp(row, row_stride(x))), col)) if linear else col
                         s0 = 4 * (i * self.tn + j) + 2 * h
                         chunks.append((_Chunk([row, col], lin), d.regs[s0 : s0 + 2]))
 
