@@ -17,14 +17,12 @@ grid parameter, the block size, the `load_tile_like` pairs).
 from __future__ import annotations
 
 import inspect
-import math
-import os
 from dataclasses import dataclass
 from typing import Any
 
 from warpforge import dtypes
 from warpforge.dtypes import DType
-from warpforge.errors import CompileError, LaunchError, UsageError
+from warpforge.errors import CompileError, LaunchError
 
 # --------------------------------------------------------------------------- specialization
 
@@ -64,16 +62,7 @@ class Specialization:
         return tuple((p.kind, p.dtype.name if p.dtype else None, p.dims, p.tile, p.align, p.divisible, repr(p.value), p.strided, p.stride_divisible) for p in self.params)
 
 
-def call_site() -> str:
-    """`file:line` of the user's code that called into warpforge (for host-side messages)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    frame = inspect.currentframe()
-    while frame is not None:
-        fname = os.path.abspath(frame.f_code.co_filename)
-        if not fname.startswith(here + os.sep) and "importlib" not in fname:
-            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
-        frame = frame.f_back
-    return "<unknown>"
+from warpforge.runtime.tiling import call_site, check_tile_shape, grid_of  # noqa: E402,F401  (host-side; re-exported)
 
 
 def _pow2_divisor(n: int, cap: int = 16) -> int:
@@ -88,22 +77,6 @@ def _pow2_divisor(n: int, cap: int = 16) -> int:
 def pointer_alignment(ptr: int) -> int:
     """The alignment of a device address in bytes, as far as it matters (at most 16)."""
     return _pow2_divisor(ptr, 16)
-
-
-def check_tile_shape(shape: tuple[int, ...], what: str, site: str | None = None) -> None:
-    """A `CompileError` unless every dimension is a power of two and the tile has at most
-    `MAX_TILE_ELEMENTS` elements (shown at the user's call site)."""
-    from warpforge.dialects.tile import MAX_TILE_ELEMENTS
-
-    def refuse(why: str) -> None:
-        filename, _, line = (site or call_site()).rpartition(":")
-        raise CompileError(f"{what} {tuple(shape)} is not a valid tile shape: {why}", filename=filename or "<unknown>", line=int(line) if line.isdigit() else 0)
-
-    for d in shape:
-        if isinstance(d, bool) or not isinstance(d, int) or d < 1 or d & (d - 1):
-            refuse(f"tile dimensions must be powers of two (1, 2, 4, …), got {d!r}")
-    if math.prod(shape) > MAX_TILE_ELEMENTS:
-        refuse(f"{math.prod(shape)} elements; a tile has at most {MAX_TILE_ELEMENTS} (MAX_TILE_ELEMENTS)")
 
 
 def _annotations(kernel: Any) -> list[tuple[str, Any]]:
@@ -238,11 +211,6 @@ def specialize(kernel: Any, args: tuple[Any, ...]) -> Specialization:
             f"(e.g. {name}(wf.zeros((n,), wf.f32).partition((128,)), ...)) (at {call_site()})"
         )
     return Specialization(tuple(params))
-
-
-def grid_of(shape: tuple[int, ...], tile_shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Tiles per axis: ceil(extent / tile)."""
-    return tuple(-(-n // t) for n, t in zip(shape, tile_shape))
 
 
 # --------------------------------------------------------------------------- compiling

@@ -44,7 +44,7 @@ import numpy
 from warpforge import dtypes
 from warpforge.dtypes import DType
 from warpforge.errors import AliasError, ChainNotRunError, LaunchError, MovedValueError
-from warpforge.tile_compile import call_site, check_tile_shape, grid_of
+from warpforge.runtime.tiling import call_site, check_tile_shape, grid_of
 
 _seq = itertools.count()
 _lock = threading.Lock()
