@@ -2,7 +2,7 @@
 # The one GPU check: install (offline wheels), run the GPU tests, every example and the benchmarks,
 # and print a short table last. Usage on the GPU machine, from the repository root:
 #   bash scripts/gpu-check.sh [pytest args...]
-# WF_PARTS=tests,examples,sanitize,bench (the default) picks the parts; WF_BENCH="vecadd sgemm" picks benches.
+# WF_PARTS=tests,examples,sanitize,bench (the default) picks the parts (tests,examples: a short check); WF_BENCH="vecadd sgemm" picks benches.
 # sanitize: every example under compute-sanitizer (`warpforge sanitize`), WF_SANITIZE_TOOLS="memcheck racecheck"
 # (the default) per example, each run cut off after WF_SANITIZE_TIMEOUT seconds (default 600; the examples
 # run at their own sizes); WF_SANITIZE_EXAMPLES="vecadd saxpy" picks examples.
@@ -28,14 +28,28 @@ PARTS=${WF_PARTS:-tests,examples,sanitize,bench}
 
 # --- GPU tests (the examples run below, once)
 if [[ $PARTS == *tests* ]]; then
-python3 -m pytest -m gpu -k "not test_example_passes_on_gpu" -q -rs -p no:cacheprovider tests "$@" 2>&1 | tee "$OUT/pytest-gpu.log" | tail -40
-summary=$(grep -E "^[0-9]+ (passed|failed)|^=+ .*(passed|failed)" "$OUT/pytest-gpu.log" | tail -1)
-if [ -z "$summary" ]; then  # -qq prints no summary: count the progress marks
-  progress=$(grep -E "^[.sFExX]+ *(\[ *[0-9]+%\])?$" "$OUT/pytest-gpu.log" | tr -d ' []%0-9\n')
-  summary="$(tr -cd . <<<"$progress" | wc -c) passed, $(tr -cd FE <<<"$progress" | wc -c) failed or errors"
-  [ "$(tr -cd FE <<<"$progress" | wc -c)" -eq 0 ] || summary="$summary (failed)"
-fi
-if grep -qE "(failed|error)" <<<"$summary"; then row "pytest -m gpu" FAIL "$summary"; else row "pytest -m gpu" ok "$summary"; fi
+# WF_SHARDS (default 4) pytest processes over the test files at once (the machine has 16 cores; compiling
+# is most of a GPU test's time), each cut off after WF_TEST_TIMEOUT seconds (default 900)
+shards=${WF_SHARDS:-4}
+rm -f "$OUT"/shard*.txt
+i=0; for f in tests/test_*.py; do echo "$f" >>"$OUT/shard$((i % shards)).txt"; i=$((i + 1)); done
+for ((s = 0; s < shards; s++)); do
+  [ -f "$OUT/shard$s.txt" ] || continue
+  timeout "${WF_TEST_TIMEOUT:-900}" python3 -m pytest -m gpu -k "not test_example_passes_on_gpu" -q -rs -p no:cacheprovider $(cat "$OUT/shard$s.txt") "$@" >"$OUT/pytest-gpu$s.log" 2>&1 &
+done
+wait
+cat "$OUT"/pytest-gpu[0-9]*.log >"$OUT/pytest-gpu.log"
+grep -hE "^(FAILED|ERROR) " "$OUT/pytest-gpu.log" | head -40
+passed=0; failed=0
+for log in "$OUT"/pytest-gpu[0-9]*.log; do
+  last=$(tail -1 "$log")
+  p=$(grep -oE "[0-9]+ passed" <<<"$last" | grep -oE "^[0-9]+" | head -1)
+  f=$(grep -oE "[0-9]+ (failed|errors?)" <<<"$last" | grep -oE "^[0-9]+" | awk '{n += $1} END {print n + 0}')
+  grep -qE "passed|failed|error" <<<"$last" || f=$((${f:-0} + 1))  # a shard cut off or crashed
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+done
+summary="$passed passed, $failed failed or errors ($shards shards)"
+if [ "$failed" -gt 0 ]; then row "pytest -m gpu" FAIL "$summary"; else row "pytest -m gpu" ok "$summary"; fi
 differential=$(grep -m1 "^simulator vs GPU:" "$OUT/pytest-gpu.log")
 [ -n "$differential" ] && row "simulator vs GPU (differential)" ok "${differential#simulator vs GPU: }"
 fi
