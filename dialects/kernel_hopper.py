@@ -25,14 +25,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerType, StringAttr, i1
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, result_def, var_operand_def
-from xdsl.parser import AttrParser
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from warpforge.dialects._common import int_array, int_tuple
 from warpforge.dialects.kernel import SharedArrayType, check_scalar
+from warpforge.dialects.nvgpu_hopper import TensorMapSyntax
 
 SWIZZLES = ("none", "32B", "64B", "128B")
 """TMA shared-memory swizzle modes (`CUtensorMapSwizzle`), as `warpforge.runtime.tma` names them."""
@@ -42,7 +40,7 @@ MAX_BOX = 256
 
 
 @irdl_attr_definition
-class TensorMapType(ParametrizedAttribute, TypeAttribute):
+class TensorMapType(TensorMapSyntax, ParametrizedAttribute, TypeAttribute):
     """`!kernel.tensor_map<32x64xf16, "128B">`: a TMA descriptor (CUDA tensor map) parameter, passed
     `__grid_constant__`; one copy moves a box of this shape (outermost first) and element type,
     stored in shared memory with this swizzle. Box extents 1..256, rank 1..5 (PTX ISA §9.7.9.25.5)."""
@@ -53,26 +51,6 @@ class TensorMapType(ParametrizedAttribute, TypeAttribute):
     element_type: Attribute
     swizzle: StringAttr
 
-    def __init__(self, box: Sequence[int], element_type: Attribute, swizzle: str = "none"):
-        super().__init__(int_array(box), element_type, StringAttr(swizzle))
-
-    @property
-    def dims(self) -> tuple[int, ...]:
-        return int_tuple(self.box)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        parser.parse_punctuation("<")
-        dims, elem = parser.parse_ranked_shape()
-        parser.parse_punctuation(",")
-        swizzle = parser.parse_str_literal()
-        parser.parse_punctuation(">")
-        return [int_array(dims), elem, StringAttr(swizzle)]
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<" + "".join(f"{d}x" for d in self.dims))
-        printer.print_attribute(self.element_type)
-        printer.print_string(f', "{self.swizzle.data}">')
 
     def verify(self) -> None:
         check_scalar(self.element_type, "the element type of a tensor map")

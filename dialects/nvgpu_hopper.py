@@ -38,13 +38,10 @@ SHARED_SPACE = 3
 SWIZZLES = ("none", "32B", "64B", "128B")
 
 
-@irdl_attr_definition
-class TensorMapDescriptorType(ParametrizedAttribute, TypeAttribute):
-    """`!nvgpu.tensormap.descriptor<32x64xf16, "128B">`: a TMA descriptor kernel parameter (a
-    `__grid_constant__` 128-byte `CUtensorMap`, lowered to `ptr byval([128 x i8]) align 64`): boxes of
-    this shape (outermost first) and element type, swizzled in shared memory as named."""
-
-    name = "nvgpu.tensormap.descriptor"
+class TensorMapSyntax:
+    """The construction and syntax `<32x64xf16, "128B">` (box, outermost first; element type; swizzle) of
+    the two tensor-map types, `!nvgpu.tensormap.descriptor` and `!kernel.tensor_map`. Methods only: each
+    type declares its own parameters `box`, `element_type`, `swizzle`."""
 
     box: ArrayAttr[IntAttr]
     element_type: Attribute
@@ -70,6 +67,20 @@ class TensorMapDescriptorType(ParametrizedAttribute, TypeAttribute):
         printer.print_string("<" + "".join(f"{d}x" for d in self.dims))
         printer.print_attribute(self.element_type)
         printer.print_string(f', "{self.swizzle.data}">')
+
+
+@irdl_attr_definition
+class TensorMapDescriptorType(TensorMapSyntax, ParametrizedAttribute, TypeAttribute):
+    """`!nvgpu.tensormap.descriptor<32x64xf16, "128B">`: a TMA descriptor kernel parameter (a
+    `__grid_constant__` 128-byte `CUtensorMap`, lowered to `ptr byval([128 x i8]) align 64`): boxes of
+    this shape (outermost first) and element type, swizzled in shared memory as named."""
+
+    name = "nvgpu.tensormap.descriptor"
+
+    box: ArrayAttr[IntAttr]
+    element_type: Attribute
+    swizzle: StringAttr
+
 
     def verify(self) -> None:
         if not 1 <= len(self.dims) <= 5:
