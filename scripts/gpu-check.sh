@@ -40,16 +40,19 @@ done
 wait
 cat "$OUT"/pytest-gpu[0-9]*.log >"$OUT/pytest-gpu.log"
 grep -hE "^(FAILED|ERROR) " "$OUT/pytest-gpu.log" | head -40
-passed=0; failed=0
+passed=0; failed=0; cut=""
 for log in "$OUT"/pytest-gpu[0-9]*.log; do
   last=$(tail -1 "$log")
   p=$(grep -oE "[0-9]+ passed" <<<"$last" | grep -oE "^[0-9]+" | head -1)
   f=$(grep -oE "[0-9]+ (failed|errors?)" <<<"$last" | grep -oE "^[0-9]+" | awk '{n += $1} END {print n + 0}')
-  grep -qE "passed|failed|error" <<<"$last" || f=$((${f:-0} + 1))  # a shard cut off or crashed
+  if ! grep -qE "passed|failed|error" <<<"$last"; then  # a shard cut off (WF_TEST_TIMEOUT) or crashed: its passes are not counted
+    f=$((${f:-0} + 1)); cut="$cut $(basename "$log" .log)"
+  fi
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
 done
-summary="$passed passed, $failed failed or errors ($shards shards)"
+summary="$passed passed, $failed failed or errors ($shards shards${cut:+; cut off or crashed:$cut})"
 if [ "$failed" -gt 0 ]; then row "pytest -m gpu" FAIL "$summary"; else row "pytest -m gpu" ok "$summary"; fi
+while read -r line; do [ -n "$line" ] && row "  ${line%% - *}" FAIL ""; done < <(grep -hE "^(FAILED|ERROR) " "$OUT/pytest-gpu.log" | head -20)
 differential=$(grep -m1 "^simulator vs GPU:" "$OUT/pytest-gpu.log")
 [ -n "$differential" ] && row "simulator vs GPU (differential)" ok "${differential#simulator vs GPU: }"
 fi
