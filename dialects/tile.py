@@ -1313,6 +1313,38 @@ class CastOp(IRDLOperation):
 REDUCE_KINDS = ("sum", "prod", "max", "min")
 
 
+def parse_axis_operand(parser: Parser) -> tuple[SSAValue, int, bool, dict[str, Attribute], Attribute]:
+    """`%t [axis] (keepdims)? attr-dict : type -> type`, the syntax after the keyword of the ops that work
+    along one axis (`tile.reduce`, `tile.argmax/argmin`, `tile.cumsum`): (operand, axis, keepdims, attrs,
+    result type)."""
+    operand = parser.parse_unresolved_operand()
+    parser.parse_punctuation("[")
+    axis = parser.parse_integer()
+    parser.parse_punctuation("]")
+    keep = parser.parse_optional_keyword("keepdims") is not None
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    t = parser.parse_type()
+    parser.parse_punctuation("->")
+    r = parser.parse_type()
+    (value,) = parser.resolve_operands([operand], [t], parser.pos)
+    return value, axis, keep, attrs, r
+
+
+def print_axis_operand(op: IRDLOperation, printer: Printer, operand: SSAValue, axis: int, keep: bool) -> None:
+    """Prints what `parse_axis_operand` reads."""
+    printer.print_string(" ")
+    printer.print_operand(operand)
+    printer.print_string(f" [{axis}]")
+    if keep:
+        printer.print_string(" keepdims")
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(operand.type)
+    printer.print_string(" -> ")
+    printer.print_attribute(op.results[0].type)
+
+
 @irdl_op_definition
 class ReduceOp(IRDLOperation):
     """`%r = tile.reduce sum %t [1] keepdims : !tile.tile<64x128xf32> -> !tile.tile<64x1xf32>`:
@@ -1369,32 +1401,14 @@ class ReduceOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ReduceOp:
         kind = parser.parse_keyword_in(REDUCE_KINDS, " (reduction)")
-        operand = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        axis = parser.parse_integer()
-        parser.parse_punctuation("]")
-        keep = parser.parse_optional_keyword("keepdims") is not None
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
-        parser.parse_punctuation("->")
-        r = parser.parse_type()
-        (value,) = parser.resolve_operands([operand], [t], parser.pos)
+        value, axis, keep, attrs, r = parse_axis_operand(parser)
         op = cls(kind, value, axis, keep, result_type=r)  # the verifier checks axis and result type
         op.attributes.update(attrs)
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data} ")
-        printer.print_operand(self.input)
-        printer.print_string(f" [{self.axis.data}]")
-        if self.keepdims is not None:
-            printer.print_string(" keepdims")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+        printer.print_string(f" {self.kind.data}")
+        print_axis_operand(self, printer, self.input, self.axis.data, self.keepdims is not None)
 
 
 ELEMENTWISE_BINARY: tuple[type[ElementwiseBinaryOp], ...] = (

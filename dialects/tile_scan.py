@@ -30,35 +30,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from warpforge.dialects.kernel import SI64
-from warpforge.dialects.tile import TileType, kind_of
-
-
-def _parse_axis_op(parser: Parser) -> tuple[SSAValue, int, bool, dict[str, Attribute], Attribute]:
-    operand = parser.parse_unresolved_operand()
-    parser.parse_punctuation("[")
-    axis = parser.parse_integer()
-    parser.parse_punctuation("]")
-    keep = parser.parse_optional_keyword("keepdims") is not None
-    attrs = parser.parse_optional_attr_dict()
-    parser.parse_punctuation(":")
-    t = parser.parse_type()
-    parser.parse_punctuation("->")
-    r = parser.parse_type()
-    (value,) = parser.resolve_operands([operand], [t], parser.pos)
-    return value, axis, keep, attrs, r
-
-
-def _print_axis_op(op: IRDLOperation, printer: Printer, operand: SSAValue, axis: int, keep: bool) -> None:
-    printer.print_string(" ")
-    printer.print_operand(operand)
-    printer.print_string(f" [{axis}]")
-    if keep:
-        printer.print_string(" keepdims")
-    printer.print_op_attributes(op.attributes)
-    printer.print_string(" : ")
-    printer.print_attribute(operand.type)
-    printer.print_string(" -> ")
-    printer.print_attribute(op.results[0].type)
+from warpforge.dialects.tile import TileType, kind_of, parse_axis_operand, print_axis_operand
 
 
 class ArgReduceOp(IRDLOperation):
@@ -105,13 +77,13 @@ class ArgReduceOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        value, axis, keep, attrs, r = _parse_axis_op(parser)
+        value, axis, keep, attrs, r = parse_axis_operand(parser)
         op = cls(value, axis, keep, result_type=r)
         op.attributes.update(attrs)
         return op
 
     def print(self, printer: Printer) -> None:
-        _print_axis_op(self, printer, self.input, self.axis.data, self.keepdims is not None)
+        print_axis_operand(self, printer, self.input, self.axis.data, self.keepdims is not None)
 
 
 @irdl_op_definition
@@ -156,7 +128,7 @@ class CumSumOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> CumSumOp:
-        value, axis, keep, attrs, r = _parse_axis_op(parser)
+        value, axis, keep, attrs, r = parse_axis_operand(parser)
         if keep:
             parser.raise_error("tile.cumsum keeps every dimension: no 'keepdims'")
         op = cls(value, axis, result_type=r)  # the verifier compares the types
@@ -164,7 +136,7 @@ class CumSumOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        _print_axis_op(self, printer, self.input, self.axis.data, False)
+        print_axis_operand(self, printer, self.input, self.axis.data, False)
 
 
 TILE_SCAN_OPS: tuple[type[IRDLOperation], ...] = (ArgMaxOp, ArgMinOp, CumSumOp)
