@@ -302,7 +302,7 @@ class MmaLayout:
         two columns, rows (origin + row0 + g) + 8m and columns (origin + col0 + 2t) + 8j, with one
         2-element access where alignment allows; a tile wholly inside the tensor (uniform test)
         unmasked, a tail tile each chunk guarded; replica warps do not store."""
-        from warpforge.passes.tile_to_gpu.memory import _Chunk, _full_tile, _in_bounds, _origin, _store_group, _tile_inside, _vector_width, _whole_tiles  # pyright: ignore[reportPrivateUsage]
+        from warpforge.passes.tile_to_gpu.memory import _Chunk, _in_bounds, _origin, _store_group, _vector_width, store_full_or_tail  # pyright: ignore[reportPrivateUsage]
 
         origin = _origin(e, coords, tile_shape)
         w = warp_coords(fl, self)
@@ -344,16 +344,7 @@ class MmaLayout:
                         ok = _in_bounds(y, view, ch, k, wm)
                         fl.when(y, ok, lambda z, ch=ch, k=k, vals=vals: _store_group(z, view, ch, k, vals[k : k + wm], wm * b))
 
-            if _whole_tiles(view, tile_shape):
-                fl.when(x, _tile_inside(x, view, origin), unmasked)
-                return
-            tb, eb = Block(), Block()
-            te, ee = Emitter(tb, x.source), Emitter(eb, x.source)
-            unmasked(te)
-            te(scf.YieldOp())
-            masked(ee)
-            ee(scf.YieldOp())
-            x(scf.IfOp(_full_tile(x, view, origin, tile_shape), [], Region(tb), Region(eb)))
+            store_full_or_tail(fl, x, view, origin, tile_shape, unmasked, masked)
 
         fl.when(e, self.first_replica(fl), body)
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dataclasses import dataclass
 from math import prod
 
@@ -256,6 +258,24 @@ def load_tile(fl: _TileFunctionLowering, e: Emitter, view: View, tile_shape: tup
     return Dist(layout, regs, elem)
 
 
+def store_full_or_tail(fl: _TileFunctionLowering, x: Emitter, view: View, origin: list[SSAValue], tile_shape: tuple[int, ...],
+                       unmasked: Callable[[Emitter], None], masked: Callable[[Emitter], None]) -> None:  # fmt: skip
+    """Emit a tile store: `unmasked` when the tile lies wholly inside the tensor (a uniform test), else
+    `masked` (each access guarded) — or, when every tile is whole, `unmasked` under the inside test only
+    (a tile past the end stores nothing)."""
+    if _whole_tiles(view, tile_shape):
+        fl.when(x, _tile_inside(x, view, origin), unmasked)
+        return
+    full = _full_tile(x, view, origin, tile_shape)
+    tb, eb = Block(), Block()
+    te, ee = Emitter(tb, x.source), Emitter(eb, x.source)
+    unmasked(te)
+    te(scf.YieldOp())
+    masked(ee)
+    ee(scf.YieldOp())
+    x(scf.IfOp(full, [], Region(tb), Region(eb)))
+
+
 def store_tile(fl: _TileFunctionLowering, e: Emitter, d: Dist, view: View, tile_shape: tuple[int, ...], coords: list[SSAValue]) -> None:
     own = getattr(d.layout, "store_tile", None)
     if own is not None:  # a layout family with its own store (tile.dot's MMA layout: straight from registers)
@@ -284,17 +304,7 @@ def store_tile(fl: _TileFunctionLowering, e: Emitter, d: Dist, view: View, tile_
                     vals = d.regs[r * layout.vec + k : r * layout.vec + k + wm]
                     fl.when(y, ok, lambda z, ch=ch, k=k, vals=vals: _store_group(z, view, ch, k, vals, wm * b))
 
-        if _whole_tiles(view, tile_shape):
-            fl.when(x, _tile_inside(x, view, origin), unmasked)
-            return
-        full = _full_tile(x, view, origin, tile_shape)
-        tb, eb = Block(), Block()
-        te, ee = Emitter(tb, x.source), Emitter(eb, x.source)
-        unmasked(te)
-        te(scf.YieldOp())
-        masked(ee)
-        ee(scf.YieldOp())
-        x(scf.IfOp(full, [], Region(tb), Region(eb)))
+        store_full_or_tail(fl, x, view, origin, tile_shape, unmasked, masked)
 
     fl.when(e, fl.is_first_replica(layout), body)
 
