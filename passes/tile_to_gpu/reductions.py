@@ -12,7 +12,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from warpforge.dialects import gpu, tile
 from warpforge.passes.kernel_to_gpu import Emitter, signless, to_bits
 from warpforge.passes.tile_to_gpu.layouts import Layout, distinct_warps, reduce_plan, slice_layout
-from warpforge.passes.tile_to_gpu.lowering import Dist, _TileFunctionLowering, _log2, lowers
+from warpforge.passes.tile_to_gpu.lowering import Dist, _TileFunctionLowering, _log2, lowers, reduce_accumulator
 from warpforge.passes.tile_to_gpu.elementwise import _tile_type
 from warpforge.passes.tile_to_gpu.shape import _ravel, _unravel
 
@@ -56,6 +56,19 @@ def _shuffle_xor(e: Emitter, x: SSAValue, offset: int, elem: Attribute) -> SSAVa
 def _reduce(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ReduceOp)
     d = fl.canon(e, fl.dist(op.input))
+    acc = reduce_accumulator(op.kind.data, d.elem)
+    if acc == d.elem:
+        return _reduce_dist(fl, op, e, d)
+    wide = _reduce_dist(fl, op, e, Dist(d.layout, [e(arith.ExtFOp(r, acc)) for r in d.regs], acc))
+    narrow: dict[SSAValue, SSAValue] = {}  # a splat stays one value
+    for r in wide.regs:
+        if r not in narrow:
+            narrow[r] = e(arith.TruncFOp(r, d.elem))
+    return Dist(wide.layout, [narrow[r] for r in wide.regs], d.elem)
+
+
+def _reduce_dist(fl: _TileFunctionLowering, op: tile.ReduceOp, e: Emitter, d: Dist) -> Dist:
+    """`op` over `d` (canonical layout), combining in `d.elem`."""
     kind, axis = op.kind.data, op.axis.data
     result_type = _tile_type(op)
     shape = d.layout.shape
