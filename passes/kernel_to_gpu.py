@@ -19,7 +19,7 @@ marked `kernel` becomes a `gpu.func … kernel` inside one `gpu.module` carrying
 - shifts by ≥ the width give 0 (or the sign fill), float→int conversion saturates (`arith.fptosi`
   is lowered saturating by `convert-arith-to-llvm`), `max`/`min` propagate NaN (`maximumf`);
 - `kernel.store` through a `!kernel.thread_index` writes only when the index is in range (and, for
-  `index_2d`, `col < ncols`, which keeps the index unique); through a `!kernel.block_index` only from
+  `index_2d`, `0 ≤ col < ncols` and no wrap of `row·ncols + col`, which keeps the index unique); through a `!kernel.block_index` only from
   the block's thread (0, 0, 0); to a `raw_slice` at any index, checked;
 - shared arrays → `memref.global` in address space 3 + `memref.get_global` (one per
   `kernel.shared_array`), the dynamic shared memory → `gpu.dynamic_shared_memory` + `memref.view`,
@@ -693,25 +693,61 @@ def _index_1d(fl: FunctionLowering, op: Operation, emit: Emitter) -> _LoweredInd
     return _LoweredIndex(linear=_global_id(emit, "x"))
 
 
+def _mul_add_exact(emit: Emitter, a: SSAValue, n: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """`a·n + b` (i64, wrapping) and whether it is exact — no signed overflow — for a, b ≥ 0 and
+    0 ≤ n (a negative `n` gives some value and a meaningless flag: callers AND it with `b < n`).
+    Exact iff the high halves do not both count (`a_hi·n_hi = 0`), the cross term `a_hi·n_lo +
+    a_lo·n_hi` stays below 2^31, and each partial sum stays below 2^63 (every step fits in u64, so
+    the sign bit says whether it passed 2^63 − 1)."""
+    i64_ = IntegerType(64)
+    c32, m32 = emit.const(32, i64_), emit.const(0xFFFF_FFFF, i64_)
+    zero = emit.const(0, i64_)
+    a_hi, n_hi = emit(arith.ShRUIOp(a, c32)), emit(arith.ShRUIOp(n, c32))
+    a_lo, n_lo = emit(arith.AndIOp(a, m32)), emit(arith.AndIOp(n, m32))
+    one_high = emit(arith.OrIOp(emit(arith.CmpiOp(a_hi, zero, "eq")), emit(arith.CmpiOp(n_hi, zero, "eq"))))
+    cross = emit(arith.AddiOp(emit(arith.MuliOp(a_hi, n_lo)), emit(arith.MuliOp(a_lo, n_hi))))
+    low = emit(arith.MuliOp(a_lo, n_lo))
+    partial = emit(arith.AddiOp(emit(arith.ShLIOp(cross, c32)), low))
+    total = emit(arith.AddiOp(partial, b))
+    checks = [
+        one_high,
+        emit(arith.CmpiOp(cross, emit.const(1 << 31, i64_), "ult")),
+        emit(arith.CmpiOp(low, zero, "sge")),
+        emit(arith.CmpiOp(partial, zero, "sge")),
+        emit(arith.CmpiOp(total, zero, "sge")),
+    ]
+    exact = checks[0]
+    for c in checks[1:]:
+        exact = emit(arith.AndIOp(exact, c))
+    return total, exact
+
+
 @lowers(kernel.Index2DOp)
 def _index_2d(fl: FunctionLowering, op: Operation, emit: Emitter) -> _LoweredIndex:
+    """`row·ncols + col`, unique while `0 ≤ col < ncols` (signed: a negative `ncols` makes every
+    thread invalid, where an unsigned compare let two threads share an element) and the product
+    does not wrap (a huge `ncols` would map two threads onto one element)."""
     assert isinstance(op, kernel.Index2DOp)
     ncols = fl.to_i64(emit, fl.v(op.ncols), op.ncols.type)
     row = _global_id(emit, "y")
     col = _global_id(emit, "x")
-    linear = emit(arith.AddiOp(emit(arith.MuliOp(row, ncols)), col))
-    valid = emit(arith.CmpiOp(col, ncols, "ult"))
+    linear, exact = _mul_add_exact(emit, row, ncols, col)
+    valid = emit(arith.AndIOp(emit(arith.CmpiOp(col, ncols, "slt")), exact))
     return _LoweredIndex(linear=linear, row=row, col=col, valid=valid)
 
 
 @lowers(kernel.Index3DOp)
 def _index_3d(fl: FunctionLowering, op: Operation, emit: Emitter) -> _LoweredIndex:
+    """`(z·ny + y)·nx + x`, unique while `0 ≤ y < ny`, `0 ≤ x < nx` (signed compares) and neither
+    product wraps."""
     assert isinstance(op, kernel.Index3DOp)
     ny = fl.to_i64(emit, fl.v(op.ny), op.ny.type)
     nx = fl.to_i64(emit, fl.v(op.nx), op.nx.type)
     z, y, x = _global_id(emit, "z"), _global_id(emit, "y"), _global_id(emit, "x")
-    linear = emit(arith.AddiOp(emit(arith.MuliOp(emit(arith.AddiOp(emit(arith.MuliOp(z, ny)), y)), nx)), x))
-    valid = emit(arith.AndIOp(emit(arith.CmpiOp(y, ny, "ult")), emit(arith.CmpiOp(x, nx, "ult"))))
+    plane_row, exact_y = _mul_add_exact(emit, z, ny, y)
+    linear, exact_x = _mul_add_exact(emit, plane_row, nx, x)
+    valid = emit(arith.AndIOp(emit(arith.CmpiOp(y, ny, "slt")), emit(arith.CmpiOp(x, nx, "slt"))))
+    valid = emit(arith.AndIOp(valid, emit(arith.AndIOp(exact_y, exact_x))))
     return _LoweredIndex(linear=linear, row=y, col=x, valid=valid, plane=z)
 
 
@@ -1329,21 +1365,22 @@ def _view_address(fl: FunctionLowering, op: kernel.ViewLoadOp | kernel.ViewStore
             raise error_at(op, "a tile view needs a 2-D ThreadIndex (simt.index_2d)")
         r, k = coords
         th, tw, n = sizes
-        row = emit(arith.AddiOp(emit(arith.MuliOp(index.row, th)), r))
-        col = emit(arith.AddiOp(emit(arith.MuliOp(index.col, tw)), k))
-        address = emit(arith.AddiOp(emit(arith.MuliOp(row, n)), col))
+        row, row_exact = _mul_add_exact(emit, index.row, th, r)
+        col, col_exact = _mul_add_exact(emit, index.col, tw, k)
+        address, address_exact = _mul_add_exact(emit, row, n, col)
         conds += [emit(arith.CmpiOp(r, th, "ult")), emit(arith.CmpiOp(k, tw, "ult")), emit(arith.CmpiOp(col, n, "ult"))]
         conds += [emit(arith.CmpiOp(th, zero, "sgt")), emit(arith.CmpiOp(tw, zero, "sgt"))]
+        conds += [row_exact, col_exact, address_exact]  # no product wraps onto another thread's element
     else:
         (j,) = coords
         (n,) = sizes
         i = index.linear
         if kind == "row":
-            address = emit(arith.AddiOp(emit(arith.MuliOp(i, n)), j))
-            conds.append(emit(arith.CmpiOp(j, n, "ult")))
+            address, exact = _mul_add_exact(emit, i, n, j)
+            conds += [emit(arith.CmpiOp(j, n, "ult")), exact]
         else:  # column
-            address = emit(arith.AddiOp(emit(arith.MuliOp(j, n)), i))
-            conds += [emit(arith.CmpiOp(i, n, "ult")), emit(arith.CmpiOp(j, zero, "sge"))]
+            address, exact = _mul_add_exact(emit, j, n, i)
+            conds += [emit(arith.CmpiOp(i, n, "ult")), emit(arith.CmpiOp(j, zero, "sge")), exact]
         if index.valid is not None:
             conds.append(index.valid)
     conds.append(emit(arith.CmpiOp(sizes[-1], zero, "sgt")))

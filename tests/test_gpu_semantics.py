@@ -300,3 +300,95 @@ def test_shift_counts_past_the_width_give_zero_or_the_sign_fill(backend: Backend
 
     np.testing.assert_array_equal(left, [py_shift(int(x), int(c), "<<") for x, c in zip(a, counts)])
     np.testing.assert_array_equal(right, [py_shift(int(x), int(c), ">>") for x, c in zip(a, counts)])
+
+
+@simt.kernel
+def tag_2d(out: simt.DisjointSlice[wf.i32], ncols: wf.i64):
+    idx = simt.index_2d(ncols)
+    out[idx] = wf.i32(idx.row * 100 + idx.col)
+
+
+@simt.kernel
+def tag_3d(out: simt.DisjointSlice[wf.i32], ny: wf.i64, nx: wf.i64):
+    idx = simt.index_3d(ny, nx)
+    out[idx] = wf.i32(idx.z * 10000 + idx.y * 100 + idx.x)
+
+
+def _unique_writes(n: int, threads: list[tuple[int, int]]) -> np.ndarray:
+    """What a DisjointSlice of `n` i32 holds after each thread (linear index, tag) of `threads`
+    writes: -1 where nobody wrote. Fails if two threads own one element."""
+    want = np.full(n, -1, np.int32)
+    for linear, tag in threads:
+        if 0 <= linear < n:
+            assert want[linear] == -1, f"element {linear} owned twice"
+            want[linear] = tag
+    return want
+
+
+@pytest.mark.parametrize("ncols", [-3, 0, 2, 5, 2**62 + 1, 2**63 - 1])
+def test_index_2d_owns_each_element_once_for_any_ncols(backend: Backend, ncols: int) -> None:
+    # `0 <= col < ncols` signed, and `row*ncols + col` must not wrap: a negative ncols passed an
+    # unsigned compare (threads (0,0) and (1,3) both wrote element 0 with ncols = -3), and
+    # ncols = 2^63 - 1 wrapped row 2's columns 2, 3 onto elements 0, 1.
+    (got,) = backend.run(tag_2d, (1, 1), (4, 4), np.full(16, -1, np.int32), ncols)
+    threads = [(r * ncols + c, r * 100 + c) for r in range(4) for c in range(4) if 0 <= c < ncols and r * ncols + c < 2**63]
+    np.testing.assert_array_equal(got, _unique_writes(16, threads))
+
+
+@pytest.mark.parametrize("ny,nx", [(-2, 2), (2, -2), (2, 2), (2**62, 3), (3, 2**63 - 1), (2**62 + 1, 2**62 + 1)])
+def test_index_3d_owns_each_element_once_for_any_extents(backend: Backend, ny: int, nx: int) -> None:
+    (got,) = backend.run(tag_3d, (1, 1, 1), (4, 2, 2), np.full(32, -1, np.int32), ny, nx)
+    threads = []
+    for z in range(2):
+        for y in range(2):
+            for x in range(4):
+                linear = (z * ny + y) * nx + x
+                if 0 <= y < ny and 0 <= x < nx and z * ny + y < 2**63 and linear < 2**63:
+                    threads.append((linear, z * 10000 + y * 100 + x))
+    np.testing.assert_array_equal(got, _unique_writes(32, threads))
+
+
+@simt.kernel
+def tag_row_view(out: simt.DisjointSlice[wf.i32], n: wf.i64, j: wf.i64):
+    idx = simt.index_1d()
+    r = out.row(idx, n)
+    r[j] = wf.i32(idx.get())
+
+
+@simt.kernel
+def tag_column_view(out: simt.DisjointSlice[wf.i32], n: wf.i64, j: wf.i64):
+    idx = simt.index_1d()
+    c = out.column(idx, n)
+    c[j] = wf.i32(idx.get())
+
+
+@simt.kernel
+def tag_tile_view(out: simt.DisjointSlice[wf.i32], ncols: wf.i64, th: wf.Constant[int], n: wf.i64):
+    idx = simt.index_2d(ncols)
+    t = out.tile(idx, (th, 1), n)
+    t[0, 0] = wf.i32(idx.row * 100 + idx.col)
+
+
+@pytest.mark.parametrize("n,j", [(4, 1), (2**62, 0), (2**61 + 1, 3), (2**63 - 1, 1)])
+def test_row_and_column_views_never_wrap_onto_another_thread(backend: Backend, n: int, j: int) -> None:
+    # row view: thread i owns i*n + j (j < n); column view: j*n + i (i < n). With n = 2^62 the row
+    # view of thread 4 wrapped onto element 0, which thread 0 owns.
+    (row,) = backend.run(tag_row_view, 1, 8, np.full(16, -1, np.int32), n, j)
+    want = _unique_writes(16, [(i * n + j, i) for i in range(8) if 0 <= j < n and i * n + j < 2**63])
+    np.testing.assert_array_equal(row, want)
+    (col,) = backend.run(tag_column_view, 1, 8, np.full(16, -1, np.int32), n, j)
+    want = _unique_writes(16, [(j * n + i, i) for i in range(8) if 0 <= i < n and j >= 0 and j * n + i < 2**63])
+    np.testing.assert_array_equal(col, want)
+
+
+@pytest.mark.parametrize("th,n", [(2**62, 4), (1, 2**62), (2, 2**63 - 1), (2, 4)])
+def test_tile_views_never_wrap_onto_another_thread(backend: Backend, th: int, n: int) -> None:
+    # thread (R, C) owns (R*th + r)*n + C + k for r < th, k < 1: no product may wrap
+    (got,) = backend.run(tag_tile_view, (1, 1), (4, 4), np.full(32, -1, np.int32), 4, th, n)
+    threads = []
+    for row in range(4):
+        for col in range(4):
+            address = (row * th) * n + col
+            if col < n and row * th < 2**63 and address < 2**63:
+                threads.append((address, row * 100 + col))
+    np.testing.assert_array_equal(got, _unique_writes(32, threads))

@@ -111,11 +111,15 @@ builtin.module {
 
 // -----
 
-// index_2d writes also need col < ncols (uniqueness).
+// index_2d writes also need 0 <= col < ncols (signed) and row*ncols + col exact (uniqueness).
 // CHECK-LABEL: gpu.func @two_d(
 // CHECK: gpu.block_id y
 // CHECK: gpu.block_id x
-// CHECK: %[[VALID:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi sge
+// CHECK: %[[LT:.*]] = arith.cmpi slt, %[[COL]], %ncols : i64
+// CHECK: %[[VALID:.*]] = arith.andi %[[LT]], %{{.*}} : i1
 // CHECK: %[[INB:.*]] = arith.cmpi ult
 // CHECK: %[[OK:.*]] = arith.andi %[[INB]], %[[VALID]] : i1
 // CHECK: scf.if %[[OK]] {
@@ -251,12 +255,12 @@ builtin.module {
 // -----
 
 // A tile view: element (r, k) of thread (R, C) is (R*th + r)*n + C*tw + k, written only when r < th,
-// k < tw, C*tw + k < n and in range.
+// k < tw, C*tw + k < n, no product wraps, and in range.
 // CHECK-LABEL: gpu.func @tile_view(
-// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
-// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %r : i64
+// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %r : i64
 // CHECK: %[[ADDR:.*]] = arith.addi %{{.*}}, %[[COL]] : i64
-// CHECK: arith.cmpi ult, %[[COL]], %{{.*}} : i64
+// CHECK: arith.cmpi ult, %[[COL]], %n : i64
 // CHECK: scf.if
 // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf32, 1 : i32>
 builtin.module {
