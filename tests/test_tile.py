@@ -71,6 +71,22 @@ def row_sums_bf16(z: tile.Tensor[bf16, ("R",)], x: tile.Tensor[bf16, (-1, -1)], 
 
 
 @tile.kernel
+def histogram_16(counts: tile.AtomicTensor[i32, (-1,)], x: tile.Tensor[i64, ("B",)]):
+    t = x.load()
+    tile.atomic_add(counts, t % 16, tile.full(t.shape, 1, i32))
+
+
+@tile.kernel
+def histogram_2d(counts: tile.AtomicTensor[i32, (-1,)], x: tile.Tensor[i32, (4, 32)]):
+    tile.atomic_add(counts, (x.load() + 1) % 8, tile.full((4, 32), 1, i32))
+
+
+@tile.kernel
+def atomic_tile_sums(total: tile.AtomicTensor[f32, (-1,)], x: tile.Tensor[f32, ("B",)]):
+    tile.atomic_add(total, tile.zeros((1,), i64), tile.sum(x.load()).reshape((1,)))
+
+
+@tile.kernel
 def col_sums(out: tile.Tensor[f32, (1, 32)], x: tile.Tensor[f32, (16, -1)]):
     t = tile.load(x, (0, tile.bid(1)), (16, 32))
     out.store(tile.sum(t, axis=0, keepdims=True))
@@ -180,6 +196,23 @@ def test_16_bit_float_sums_accumulate_in_f32(backend: Backend, dtype: str) -> No
         ulp = np.spacing(np.abs(exact).astype(np_type)).astype(np.float64)
         err = np.abs(got.astype(np.float64) - exact) / ulp
         assert err.max() <= 1.0, f"{dtype} {rows}x{cols}: {err.max():.1f} ulps from the exact sum"
+
+
+def test_atomics_skip_the_padding_of_a_loaded_tail(backend: Backend) -> None:
+    # elements past a loaded tensor's end are padding: an atomic computed from them elementwise does
+    # not happen (as a store of them is not written). 300 values in tiles of 128 counted 384.
+    stream = _stream(backend)
+    for n in (128, 300, 1000):
+        x = rng.integers(0, 1000, n).astype(np.int64)
+        got = histogram_16(wf.from_host(np.zeros(16, np.int32)), wf.from_host(x).partition((128,))).first().to_host().sync_on(stream)
+        np.testing.assert_array_equal(got, np.bincount(x % 16, minlength=16))
+    x2 = rng.integers(-50, 50, (10, 50)).astype(np.int32)
+    got = histogram_2d(wf.from_host(np.zeros(8, np.int32)), wf.from_host(x2).partition((4, 32))).first().to_host().sync_on(stream)
+    np.testing.assert_array_equal(got, np.bincount(((x2 + 1) % 8).ravel(), minlength=8))
+    # a reduction's padding is the load's padding= (0 for a sum): its atomic is not masked
+    y = rng.standard_normal(1000).astype(np.float32)
+    got = atomic_tile_sums(wf.from_host(np.zeros(1, np.float32)), wf.from_host(y).partition((256,))).first().to_host().sync_on(stream)
+    np.testing.assert_allclose(got, [y.astype(np.float64).sum()], rtol=1e-4, atol=1e-3)
 
 
 def test_floor_division_and_modulo_on_negative_tiles(backend: Backend) -> None:
