@@ -36,6 +36,28 @@ def shape_text(shape: Sequence[int]) -> str:
     return "x".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape)
 
 
+# --------------------------------------------------------------------------- ` {attrs} : T1, T2` (custom op syntax)
+
+
+def print_attrs_and_types(printer: Printer, op: Operation, types: Sequence[Attribute]) -> None:
+    """The tail of a custom op syntax: the op's remaining attributes (` {...}`, none when empty),
+    then ` : ` and `types` separated by `, ` (read back by `parse_optional_attr_dict` and
+    `parse_colon_types`)."""
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_list(types, printer.print_attribute)
+
+
+def parse_colon_types(parser: Parser, count: int) -> list[Attribute]:
+    """`: T1, T2, …` with exactly `count` types (the parser's own errors for a missing `:`, `,` or type)."""
+    parser.parse_punctuation(":")
+    types = [parser.parse_type()]
+    for _ in range(count - 1):
+        parser.parse_punctuation(",")
+        types.append(parser.parse_type())
+    return types
+
+
 # --------------------------------------------------------------------------- shaped types
 
 

@@ -96,7 +96,9 @@ from warpforge.dialects._common import (
     SameTypeBinaryOp,
     SameTypeUnaryOp,
     check_compare_predicate,
+    parse_colon_types,
     parse_compare,
+    print_attrs_and_types,
     print_compare,
 )
 
@@ -636,17 +638,14 @@ class _SpecialOp(IRDLOperation):
     def parse(cls, parser: Parser) -> _SpecialOp:
         dim = parser.parse_keyword_in(("x", "y", "z"), " (dimension)")
         attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        parser.parse_type()
+        parse_colon_types(parser, 1)
         op = cls(dim)
         op.attributes.update(attrs)
         return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.dimension.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        print_attrs_and_types(printer, self, [self.result.type])
 
 
 @irdl_op_definition
@@ -1037,9 +1036,7 @@ class AtomicOp(IRDLOperation):
         if self.text is not None:
             printer.print_string(f", text = {self.text}")
         printer.print_string("}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_list([self.target.type, *(i.type for i in self.indices), self.value.type], printer.print_attribute)
+        print_attrs_and_types(printer, self, [self.target.type, *(i.type for i in self.indices), self.value.type])
 
 
 def _verify_scope_ordering(scope: StringAttr, ordering: StringAttr) -> None:
@@ -1120,16 +1117,12 @@ class AtomicCASOp(IRDLOperation):
         printer.print_string("[")
         printer.print_list(self.indices, printer.print_operand)
         printer.print_string("], ")
-        printer.print_operand(self.expected)
-        printer.print_string(", ")
-        printer.print_operand(self.new)
+        printer.print_list([self.expected, self.new], printer.print_operand)
         printer.print_string(f' {{scope = "{self.scope.data}", ordering = "{self.ordering.data}"')
         if self.text is not None:
             printer.print_string(f", text = {self.text}")
         printer.print_string("}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_list([self.target.type, *(i.type for i in self.indices), self.new.type], printer.print_attribute)
+        print_attrs_and_types(printer, self, [self.target.type, *(i.type for i in self.indices), self.new.type])
 
 
 @irdl_op_definition
@@ -1402,8 +1395,7 @@ class BarrierReduceOp(IRDLOperation):
         kind = parser.parse_keyword_in(BARRIER_REDUCTIONS, " (barrier reduction)")
         pred = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        parser.parse_type()
+        parse_colon_types(parser, 1)
         (p,) = parser.resolve_operands([pred], [i1], parser.pos)
         op = cls(kind, p)
         op.attributes.update(attrs)
@@ -1412,9 +1404,7 @@ class BarrierReduceOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data} ")
         printer.print_operand(self.predicate)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        print_attrs_and_types(printer, self, [self.result.type])
 
 
 FENCE_SCOPES = tuple(FenceScope)  # block, device, system: the scopes of gpu.thread_fence
@@ -1500,10 +1490,7 @@ class ShuffleOp(IRDLOperation):
         offset = parser.parse_unresolved_operand()
         attrs = dict(parser.parse_optional_attr_dict())
         width = attrs.pop("width", IntegerAttr(32, i32))
-        parser.parse_punctuation(":")
-        vt = parser.parse_type()
-        parser.parse_punctuation(",")
-        ot = parser.parse_type()
+        vt, ot = parse_colon_types(parser, 2)
         v, o = parser.resolve_operands([value, offset], [vt, ot], parser.pos)
         if not isinstance(width, IntegerAttr):
             parser.raise_error(f"the shuffle width is an integer attribute, got {width}")
@@ -1513,15 +1500,9 @@ class ShuffleOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.mode.data} ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        printer.print_operand(self.offset)
+        printer.print_list([self.value, self.offset], printer.print_operand)
         printer.print_string(f" {{width = {self.width.value.data}}}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.offset.type)
+        print_attrs_and_types(printer, self, [self.value.type, self.offset.type])
 
 
 WARP_REDUCTIONS = ("add", "min", "max", "and", "or", "xor")
@@ -1566,9 +1547,7 @@ class WarpReduceOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data} ")
         printer.print_operand(self.value)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
+        print_attrs_and_types(printer, self, [self.value.type])
 
 
 @irdl_op_definition
