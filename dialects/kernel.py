@@ -346,19 +346,30 @@ class ConstantOp(IRDLOperation):
         check_scalar(self.result.type, "kernel.constant's type")
 
 
-class _BinaryOp(SameTypeBinaryOp):
-    """`%r = kernel.<op> %lhs, %rhs : T` — both operands and the result have type T."""
+class _KindChecked:
+    """The verifier of kernel's operator bases (`_BinaryOp`, `_UnaryOp`): the result type T is a
+    scalar whose kind is in `ALLOWED` (`b` bool, `i` integers, `f` floats); `refusal` words the error."""
 
     ALLOWED: ClassVar[str] = "bif"
     """Which kinds of T are allowed: `b` bool, `i` integers, `f` floats."""
 
+    def refusal(self, kind: str, t: Attribute) -> str:
+        raise NotImplementedError
+
     def verify_(self) -> None:
-        t = self.result.type
-        check_scalar(t, f"{self.name}'s type")
+        t = self.result.type  # pyright: ignore[reportAttributeAccessIssue]  (the op's result)
+        check_scalar(t, f"{self.name}'s type")  # pyright: ignore[reportAttributeAccessIssue]
         kind = "b" if t == i1 else ("f" if is_float_type(t) else "i")
         if kind not in self.ALLOWED:
-            what = {"b": "bool", "i": "integers", "f": "floats"}[kind]
-            raise VerifyException(f"{self.name} is not defined on {what} ({t})")
+            raise VerifyException(self.refusal(kind, t))
+
+
+class _BinaryOp(_KindChecked, SameTypeBinaryOp):
+    """`%r = kernel.<op> %lhs, %rhs : T` — both operands and the result have type T."""
+
+    def refusal(self, kind: str, t: Attribute) -> str:
+        what = {"b": "bool", "i": "integers", "f": "floats"}[kind]
+        return f"{self.name} is not defined on {what} ({t})"
 
 
 @irdl_op_definition
@@ -524,17 +535,11 @@ class CmpOp(IRDLOperation):
         print_compare(printer, self.predicate.data, self.lhs, self.rhs, self.attributes)
 
 
-class _UnaryOp(SameTypeUnaryOp):
+class _UnaryOp(_KindChecked, SameTypeUnaryOp):
     """`%r = kernel.<op> %x : T`."""
 
-    ALLOWED: ClassVar[str] = "bif"
-
-    def verify_(self) -> None:
-        t = self.result.type
-        check_scalar(t, f"{self.name}'s type")
-        kind = "b" if t == i1 else ("f" if is_float_type(t) else "i")
-        if kind not in self.ALLOWED:
-            raise VerifyException(f"{self.name} is not defined on {t}")
+    def refusal(self, kind: str, t: Attribute) -> str:
+        return f"{self.name} is not defined on {t}"
 
 
 @irdl_op_definition
