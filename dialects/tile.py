@@ -72,6 +72,7 @@ from warpforge.dialects._common import (
     SameTypeBinaryOp,
     SameTypeUnaryOp,
     ShapedType,
+    StridedShapedType,
     check_compare_predicate,
     int_array,
     int_tuple,
@@ -202,7 +203,7 @@ def plain(t: Attribute) -> Attribute:
 
 
 @irdl_attr_definition
-class TensorViewType(ParametrizedAttribute, TypeAttribute):
+class TensorViewType(StridedShapedType):
     """`!tile.tensor_view<?x1024xf32>`: global memory as a row-major tensor; dimensions may be dynamic.
 
     `strides = [?, 1]` (in elements) is printed only when the strides are not the contiguous ones; the
@@ -216,30 +217,6 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
     element_type: Attribute
     strides: ArrayAttr[IntAttr]
 
-    def __init__(self, shape: Sequence[int], element_type: Attribute, strides: Sequence[int] | None = None):
-        super().__init__(int_array(shape), element_type, int_array(strides or ()))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        parser.parse_punctuation("<")
-        dims, elem = parse_shape_and_type(parser)
-        strides: list[int] = []
-        if parser.parse_optional_punctuation(",") is not None:
-            parser.parse_keyword("strides")
-            parser.parse_punctuation("=")
-            strides = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_shape_dimension)
-        parser.parse_punctuation(">")
-        return [int_array(dims), elem, int_array(strides)]
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        if self.dims:
-            printer.print_string(shape_text(self.dims) + "x")
-        printer.print_attribute(self.element_type)
-        if self.strides.data:
-            printer.print_string(", strides = [" + ", ".join("?" if s == DYNAMIC_INDEX else str(s) for s in self.stride_values) + "]")
-        printer.print_string(">")
-
     def verify(self) -> None:
         check_scalar(self.element_type, "the element type of !tile.tensor_view")
         if not 1 <= len(self.dims) <= MAX_TENSOR_RANK:
@@ -251,18 +228,6 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
                 raise VerifyException(f"!tile.tensor_view needs one stride per dimension: {len(self.dims)} dimensions, {len(self.stride_values)} strides")
             if self.stride_values[-1] != 1:
                 raise VerifyException(f"the last stride of a !tile.tensor_view must be 1 (rows are contiguous), got {self.stride_values[-1]}")
-
-    @property
-    def dims(self) -> tuple[int, ...]:
-        return int_tuple(self.shape)
-
-    @property
-    def stride_values(self) -> tuple[int, ...]:
-        return int_tuple(self.strides)
-
-    @property
-    def rank(self) -> int:
-        return len(self.shape.data)
 
     @property
     def contiguous(self) -> bool:
