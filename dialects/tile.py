@@ -954,21 +954,29 @@ def _check_allowed(op: IRDLOperation, t: Attribute, allowed: str) -> None:
         raise VerifyException(f"{op.name} is not defined on {what} tiles ({t})")
 
 
-class ElementwiseBinaryOp(SameTypeBinaryOp):
-    """`%r = tile.<op> %lhs, %rhs : !tile.tile<…xT>`: both operands and the result have one tile type;
-    the semantics per element are those of the scalar op `SCALAR` (a class)."""
+class _Elementwise:
+    """What the elementwise bases (`ElementwiseBinaryOp`, `ElementwiseUnaryOp`) share: the scalar op
+    and catalog record behind a tile op, and the verifier (the result is a tile whose element kind is
+    in `ALLOWED`; `TAKES` names the operands in the refusal)."""
 
     ALLOWED: ClassVar[str] = "bif"
+    TAKES: ClassVar[str] = "tiles"
     SCALAR: ClassVar[type[Operation]]
-    """The scalar op with the same semantics per element (`tile-to-gpu` applies `kernel-to-gpu`'s
-    lowering of it to each register)."""
+    """The `kernel` or `math` scalar op with the same semantics per element (`tile-to-gpu` applies
+    `kernel-to-gpu`'s lowering of it to each register)."""
     BUILTIN: ClassVar[Builtin | None] = None
     """The catalog record of a builtin's tile op (`warpforge.dialects.math_catalog`), None for operators."""
 
     def verify_(self) -> None:
-        if not isinstance(self.result.type, TileType):
-            raise VerifyException(f"{self.name} takes tiles, got {self.result.type}")
-        _check_allowed(self, self.result.type, self.ALLOWED)
+        t = self.result.type  # pyright: ignore[reportAttributeAccessIssue]  (the op's result)
+        if not isinstance(t, TileType):
+            raise VerifyException(f"{self.name} takes {self.TAKES}, got {t}")  # pyright: ignore[reportAttributeAccessIssue]
+        _check_allowed(self, t, self.ALLOWED)  # pyright: ignore[reportArgumentType]
+
+
+class ElementwiseBinaryOp(_Elementwise, SameTypeBinaryOp):
+    """`%r = tile.<op> %lhs, %rhs : !tile.tile<…xT>`: both operands and the result have one tile type;
+    the semantics per element are those of the scalar op `SCALAR` (a class)."""
 
 
 @irdl_op_definition
@@ -1097,19 +1105,11 @@ class MinimumOp(ElementwiseBinaryOp):
     SCALAR: ClassVar[type[Operation]] = kernel.MinOp
 
 
-class ElementwiseUnaryOp(SameTypeUnaryOp):
+class ElementwiseUnaryOp(_Elementwise, SameTypeUnaryOp):
     """`%r = tile.<op> %x : !tile.tile<…xT>`."""
 
     ALLOWED: ClassVar[str] = "f"
-    SCALAR: ClassVar[type[Operation]]
-    """The `kernel` or `math` scalar op with the same semantics per element (used by `tile-to-gpu`)."""
-    BUILTIN: ClassVar[Builtin | None] = None
-    """The catalog record of a builtin's tile op, None for operators."""
-
-    def verify_(self) -> None:
-        if not isinstance(self.result.type, TileType):
-            raise VerifyException(f"{self.name} takes a tile, got {self.result.type}")
-        _check_allowed(self, self.result.type, self.ALLOWED)
+    TAKES: ClassVar[str] = "a tile"
 
 
 @irdl_op_definition
