@@ -39,13 +39,18 @@ class BuiltinStubs:
                 self._stubs = stubs
             return self._stubs
 
-    def module_getattr(self, name: str, static_all: list[str]) -> Any:
-        """The module's `__getattr__`: a stub, or `__all__` with the stubs' names."""
-        if name == "__all__":
-            return [*static_all, *self.stubs()]
-        if not name.startswith("_") and name in self.stubs():
-            return self.stubs()[name]
-        raise AttributeError(f"module {self.module!r} has no attribute {name!r}")
+    def module_hooks(self, static_all: list[str], module_globals: dict[str, Any]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+        """The module's PEP 562 `__getattr__` (a stub, or `__all__`: `static_all` and the stubs' names)
+        and `__dir__` (its globals and the stubs): `__getattr__, __dir__ = STUBS.module_hooks(...)`."""
 
-    def module_dir(self, module_globals: dict[str, Any]) -> list[str]:
-        return sorted({*module_globals, *self.stubs()})
+        def module_getattr(name: str) -> Any:
+            if name == "__all__":
+                return [*static_all, *self.stubs()]
+            if not name.startswith("_") and name in self.stubs():
+                return self.stubs()[name]
+            raise AttributeError(f"module {self.module!r} has no attribute {name!r}")
+
+        def module_dir() -> list[str]:
+            return sorted({*module_globals, *self.stubs()})
+
+        return module_getattr, module_dir

@@ -37,7 +37,7 @@ from warpforge.errors import UsageError
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-    from warpforge.runtime.compiled import CompiledKernel
+    from warpforge.runtime.compiled import CompiledKernel, ParamSpec
 
 STAGES = ("kernel", "gpu", "nvvm", "llvm", "ll", "ptx")
 """The stages of a SIMT kernel."""
@@ -474,10 +474,29 @@ def _compile_simt(kernel: Any, chip: str, features: str, key: str) -> CompiledKe
         return _compile_simt_once(kernel, chip, features, key, unroll_static=True)
 
 
+def simt_param_specs(kir: Any) -> tuple[ParamSpec, ...]:
+    """The run-time parameters of a SIMT kernel as the runtime checks its arguments (a `ParamSpec`
+    each: slices of rank 1, TMA descriptors, scalars), from the frontend's output (`KernelIR.params`)
+    alone: the same for every target, so they can be known before code generation."""
+    from warpforge.frontend.annotations import SliceAnnotation, TensorMapAnnotation
+    from warpforge.runtime.compiled import ParamSpec
+
+    params: list[ParamSpec] = []
+    for p in kir.params:
+        if isinstance(p.annotation, SliceAnnotation):
+            assert p.annotation.dtype is not None
+            params.append(ParamSpec(p.name, p.annotation.kind, p.annotation.dtype.np, 1))
+        elif isinstance(p.annotation, TensorMapAnnotation):
+            ann = p.annotation
+            params.append(ParamSpec(p.name, "tensor_map", ann.dtype.np, len(ann.box), box=ann.box, swizzle=ann.swizzle))
+        else:
+            params.append(ParamSpec(p.name, "scalar", p.annotation.np, 0))
+    return tuple(params)
+
+
 def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unroll_static: bool) -> CompiledKernel:
     from warpforge.errors import CompileError
-    from warpforge.frontend.annotations import SliceAnnotation, TensorMapAnnotation
-    from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
+    from warpforge.runtime.compiled import CompiledKernel, ErrorSite
 
     target = Target(chip, features)
     kir = kernel.kernel_ir(unroll_static=unroll_static)
@@ -506,16 +525,7 @@ def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unrol
     )  # fmt: skip
     ptx = lower(module, "ptx", target, start="gpu", module_name=kir.symbol + "_module", ftz=kernel.fastmath is True, require_unrolled=not unroll_static)
     assert isinstance(ptx, str)
-    params = []
-    for p in kir.params:
-        if isinstance(p.annotation, SliceAnnotation):
-            assert p.annotation.dtype is not None
-            params.append(ParamSpec(p.name, p.annotation.kind, p.annotation.dtype.np, 1))
-        elif isinstance(p.annotation, TensorMapAnnotation):
-            ann = p.annotation
-            params.append(ParamSpec(p.name, "tensor_map", ann.dtype.np, len(ann.box), box=ann.box, swizzle=ann.swizzle))
-        else:
-            params.append(ParamSpec(p.name, "scalar", p.annotation.np, 0))
+    params = simt_param_specs(kir)
     # the most restrictive requirement of the indices used (index_1d: y = z = 1; index_2d: z = 1)
     domain = min(d for d in kir.index_dims if d in (1, 2)) if kir.index_dims & {1, 2} else None
     contract = kernel.contract
@@ -527,7 +537,7 @@ def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unrol
         entry=kir.symbol,
         ptx=ptx,
         chip=chip,
-        params=tuple(params),
+        params=params,
         checked=kernel.checks,
         error_sites=tuple(ErrorSite(s.id, s.kind, site_message(s), s.filename, s.line, s.col, s.operands) for s in sites),
         exact_block=tuple(contract.block) if contract is not None and contract.block is not None else None,

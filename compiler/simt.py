@@ -226,14 +226,6 @@ def kernel_functions() -> tuple[str, ...]:
     return (*KERNEL_FUNCTIONS, *_BUILTIN_STUBS.stubs())
 
 
-def __getattr__(name: str) -> Any:  # PEP 562: the catalog's stubs, on first use
-    return _BUILTIN_STUBS.module_getattr(name, _STATIC_ALL)
-
-
-def __dir__() -> list[str]:
-    return _BUILTIN_STUBS.module_dir(globals())
-
-
 @dataclass(frozen=True)
 class DimProxy:
     """`simt.thread_idx`, `block_idx`, `block_dim`, `grid_dim`: their `.x/.y/.z` are i64 inside kernels."""
@@ -626,3 +618,5 @@ _STATIC_ALL = [
     "thread_idx",
 ]
 """`__all__` less the catalog's builtins (`__all__` itself adds them, on first use)."""
+
+__getattr__, __dir__ = _BUILTIN_STUBS.module_hooks(_STATIC_ALL, globals())  # PEP 562: the catalog's stubs, on first use

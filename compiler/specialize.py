@@ -15,6 +15,7 @@ signature is compiled once and cached:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,10 +26,24 @@ from warpforge.errors import LaunchError
 from warpforge.frontend.annotations import GENERIC, ConstantAnnotation, ConstantValue, SliceAnnotation, is_complete
 
 
+@dataclass(frozen=True)
+class ArraySignature:
+    """An array argument described by its element dtype and shape alone, without memory: what
+    specialization reads of an array (`dtype`, rank), for a launch whose arrays do not exist yet
+    (a SIMT step of the lazy tile chain, `warpforge.runtime.lazy.record_simt_launch`)."""
+
+    dtype: np.dtype[Any]
+    shape: tuple[int, ...]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
 def is_array(arg: Any) -> bool:
     """Whether a launch argument is an array (a device buffer, a DLPack / CUDA-array-interface object,
-    or a NumPy array, which the runtime then refuses with its own message)."""
-    if isinstance(arg, np.ndarray):
+    an `ArraySignature`, or a NumPy array, which the runtime then refuses with its own message)."""
+    if isinstance(arg, np.ndarray | ArraySignature):
         return True
     if isinstance(arg, bool | int | float | np.generic):
         return False

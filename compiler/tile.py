@@ -190,14 +190,6 @@ def kernel_functions() -> tuple[str, ...]:
     return (*KERNEL_FUNCTIONS, *_BUILTIN_STUBS.stubs())
 
 
-def __getattr__(name: str) -> Any:  # PEP 562: the catalog's stubs, on first use
-    return _BUILTIN_STUBS.module_getattr(name, _STATIC_ALL)
-
-
-def __dir__() -> list[str]:
-    return _BUILTIN_STUBS.module_dir(globals())
-
-
 # --------------------------------------------------------------------------- specs for ahead-of-time compilation
 
 
@@ -413,3 +405,5 @@ _STATIC_ALL = [
     *KERNEL_FUNCTIONS,
 ]
 """`__all__` less the catalog's builtins (`__all__` itself adds them, on first use)."""
+
+__getattr__, __dir__ = _BUILTIN_STUBS.module_hooks(_STATIC_ALL, globals())  # PEP 562: the catalog's stubs, on first use

@@ -36,6 +36,28 @@ def shape_text(shape: Sequence[int]) -> str:
     return "x".join("?" if d == DYNAMIC_INDEX else str(d) for d in shape)
 
 
+# --------------------------------------------------------------------------- ` {attrs} : T1, T2` (custom op syntax)
+
+
+def print_attrs_and_types(printer: Printer, op: Operation, types: Sequence[Attribute]) -> None:
+    """The tail of a custom op syntax: the op's remaining attributes (` {...}`, none when empty),
+    then ` : ` and `types` separated by `, ` (read back by `parse_optional_attr_dict` and
+    `parse_colon_types`)."""
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_list(types, printer.print_attribute)
+
+
+def parse_colon_types(parser: Parser, count: int) -> list[Attribute]:
+    """`: T1, T2, …` with exactly `count` types (the parser's own errors for a missing `:`, `,` or type)."""
+    parser.parse_punctuation(":")
+    types = [parser.parse_type()]
+    for _ in range(count - 1):
+        parser.parse_punctuation(",")
+        types.append(parser.parse_type())
+    return types
+
+
 # --------------------------------------------------------------------------- shaped types
 
 
@@ -84,6 +106,40 @@ class ShapedType(ParametrizedAttribute, TypeAttribute):
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
         print_shape_and_type(printer, self.dims, self.element_type)  # pyright: ignore[reportAttributeAccessIssue]
+        printer.print_string(">")
+
+
+class StridedShapedType(ShapedType):
+    """A shaped type with optional strides in elements (`!kernel.tensor`, `!tile.tensor_view`): the
+    syntax `<?x1024xf32>` or `<?x?x64xf16, strides = [?, ?, 1]>` (`?` a dynamic stride; empty
+    strides, printed as nothing, mean the contiguous row-major ones) and the builder. Each type
+    declares `shape`, `element_type` and `strides: ArrayAttr[IntAttr]` and verifies them itself."""
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute, strides: Sequence[int] | None = None):
+        ParametrizedAttribute.__init__(self, int_array(shape), element_type, int_array(strides or ()))
+
+    @property
+    def stride_values(self) -> tuple[int, ...]:
+        """The strides in elements (`DYNAMIC_INDEX` for a dynamic one); empty: contiguous."""
+        return int_tuple(self.strides)  # pyright: ignore[reportAttributeAccessIssue]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        parser.parse_punctuation("<")
+        dims, elem = parse_shape_and_type(parser)
+        strides: list[int] = []
+        if parser.parse_optional_punctuation(",") is not None:
+            parser.parse_keyword("strides")
+            parser.parse_punctuation("=")
+            strides = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_shape_dimension)
+        parser.parse_punctuation(">")
+        return [int_array(dims), elem, int_array(strides)]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        print_shape_and_type(printer, self.dims, self.element_type)  # pyright: ignore[reportAttributeAccessIssue]
+        if self.stride_values:
+            printer.print_string(", strides = [" + ", ".join("?" if s == DYNAMIC_INDEX else str(s) for s in self.stride_values) + "]")
         printer.print_string(">")
 
 

@@ -96,7 +96,9 @@ from warpforge.dialects._common import (
     SameTypeBinaryOp,
     SameTypeUnaryOp,
     check_compare_predicate,
+    parse_colon_types,
     parse_compare,
+    print_attrs_and_types,
     print_compare,
 )
 
@@ -344,19 +346,30 @@ class ConstantOp(IRDLOperation):
         check_scalar(self.result.type, "kernel.constant's type")
 
 
-class _BinaryOp(SameTypeBinaryOp):
-    """`%r = kernel.<op> %lhs, %rhs : T` — both operands and the result have type T."""
+class _KindChecked:
+    """The verifier of kernel's operator bases (`_BinaryOp`, `_UnaryOp`): the result type T is a
+    scalar whose kind is in `ALLOWED` (`b` bool, `i` integers, `f` floats); `refusal` words the error."""
 
     ALLOWED: ClassVar[str] = "bif"
     """Which kinds of T are allowed: `b` bool, `i` integers, `f` floats."""
 
+    def refusal(self, kind: str, t: Attribute) -> str:
+        raise NotImplementedError
+
     def verify_(self) -> None:
-        t = self.result.type
-        check_scalar(t, f"{self.name}'s type")
+        t = self.result.type  # pyright: ignore[reportAttributeAccessIssue]  (the op's result)
+        check_scalar(t, f"{self.name}'s type")  # pyright: ignore[reportAttributeAccessIssue]
         kind = "b" if t == i1 else ("f" if is_float_type(t) else "i")
         if kind not in self.ALLOWED:
-            what = {"b": "bool", "i": "integers", "f": "floats"}[kind]
-            raise VerifyException(f"{self.name} is not defined on {what} ({t})")
+            raise VerifyException(self.refusal(kind, t))
+
+
+class _BinaryOp(_KindChecked, SameTypeBinaryOp):
+    """`%r = kernel.<op> %lhs, %rhs : T` — both operands and the result have type T."""
+
+    def refusal(self, kind: str, t: Attribute) -> str:
+        what = {"b": "bool", "i": "integers", "f": "floats"}[kind]
+        return f"{self.name} is not defined on {what} ({t})"
 
 
 @irdl_op_definition
@@ -522,17 +535,11 @@ class CmpOp(IRDLOperation):
         print_compare(printer, self.predicate.data, self.lhs, self.rhs, self.attributes)
 
 
-class _UnaryOp(SameTypeUnaryOp):
+class _UnaryOp(_KindChecked, SameTypeUnaryOp):
     """`%r = kernel.<op> %x : T`."""
 
-    ALLOWED: ClassVar[str] = "bif"
-
-    def verify_(self) -> None:
-        t = self.result.type
-        check_scalar(t, f"{self.name}'s type")
-        kind = "b" if t == i1 else ("f" if is_float_type(t) else "i")
-        if kind not in self.ALLOWED:
-            raise VerifyException(f"{self.name} is not defined on {t}")
+    def refusal(self, kind: str, t: Attribute) -> str:
+        return f"{self.name} is not defined on {t}"
 
 
 @irdl_op_definition
@@ -636,17 +643,14 @@ class _SpecialOp(IRDLOperation):
     def parse(cls, parser: Parser) -> _SpecialOp:
         dim = parser.parse_keyword_in(("x", "y", "z"), " (dimension)")
         attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        parser.parse_type()
+        parse_colon_types(parser, 1)
         op = cls(dim)
         op.attributes.update(attrs)
         return op
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.dimension.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        print_attrs_and_types(printer, self, [self.result.type])
 
 
 @irdl_op_definition
@@ -1037,9 +1041,7 @@ class AtomicOp(IRDLOperation):
         if self.text is not None:
             printer.print_string(f", text = {self.text}")
         printer.print_string("}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_list([self.target.type, *(i.type for i in self.indices), self.value.type], printer.print_attribute)
+        print_attrs_and_types(printer, self, [self.target.type, *(i.type for i in self.indices), self.value.type])
 
 
 def _verify_scope_ordering(scope: StringAttr, ordering: StringAttr) -> None:
@@ -1120,16 +1122,12 @@ class AtomicCASOp(IRDLOperation):
         printer.print_string("[")
         printer.print_list(self.indices, printer.print_operand)
         printer.print_string("], ")
-        printer.print_operand(self.expected)
-        printer.print_string(", ")
-        printer.print_operand(self.new)
+        printer.print_list([self.expected, self.new], printer.print_operand)
         printer.print_string(f' {{scope = "{self.scope.data}", ordering = "{self.ordering.data}"')
         if self.text is not None:
             printer.print_string(f", text = {self.text}")
         printer.print_string("}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_list([self.target.type, *(i.type for i in self.indices), self.new.type], printer.print_attribute)
+        print_attrs_and_types(printer, self, [self.target.type, *(i.type for i in self.indices), self.new.type])
 
 
 @irdl_op_definition
@@ -1402,8 +1400,7 @@ class BarrierReduceOp(IRDLOperation):
         kind = parser.parse_keyword_in(BARRIER_REDUCTIONS, " (barrier reduction)")
         pred = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        parser.parse_type()
+        parse_colon_types(parser, 1)
         (p,) = parser.resolve_operands([pred], [i1], parser.pos)
         op = cls(kind, p)
         op.attributes.update(attrs)
@@ -1412,9 +1409,7 @@ class BarrierReduceOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data} ")
         printer.print_operand(self.predicate)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        print_attrs_and_types(printer, self, [self.result.type])
 
 
 FENCE_SCOPES = tuple(FenceScope)  # block, device, system: the scopes of gpu.thread_fence
@@ -1500,10 +1495,7 @@ class ShuffleOp(IRDLOperation):
         offset = parser.parse_unresolved_operand()
         attrs = dict(parser.parse_optional_attr_dict())
         width = attrs.pop("width", IntegerAttr(32, i32))
-        parser.parse_punctuation(":")
-        vt = parser.parse_type()
-        parser.parse_punctuation(",")
-        ot = parser.parse_type()
+        vt, ot = parse_colon_types(parser, 2)
         v, o = parser.resolve_operands([value, offset], [vt, ot], parser.pos)
         if not isinstance(width, IntegerAttr):
             parser.raise_error(f"the shuffle width is an integer attribute, got {width}")
@@ -1513,15 +1505,9 @@ class ShuffleOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.mode.data} ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        printer.print_operand(self.offset)
+        printer.print_list([self.value, self.offset], printer.print_operand)
         printer.print_string(f" {{width = {self.width.value.data}}}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.offset.type)
+        print_attrs_and_types(printer, self, [self.value.type, self.offset.type])
 
 
 WARP_REDUCTIONS = ("add", "min", "max", "and", "or", "xor")
@@ -1566,9 +1552,7 @@ class WarpReduceOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.kind.data} ")
         printer.print_operand(self.value)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
+        print_attrs_and_types(printer, self, [self.value.type])
 
 
 @irdl_op_definition

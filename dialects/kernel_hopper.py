@@ -32,12 +32,6 @@ from xdsl.utils.exceptions import VerifyException
 from warpforge.dialects.kernel import SharedArrayType, check_scalar
 from warpforge.dialects.nvgpu_hopper import TensorMapSyntax
 
-SWIZZLES = ("none", "32B", "64B", "128B")
-"""TMA shared-memory swizzle modes (`CUtensorMapSwizzle`), as `warpforge.runtime.tma` names them."""
-
-MAX_TMA_RANK = 5
-MAX_BOX = 256
-
 
 @irdl_attr_definition
 class TensorMapType(TensorMapSyntax, ParametrizedAttribute, TypeAttribute):
@@ -54,23 +48,7 @@ class TensorMapType(TensorMapSyntax, ParametrizedAttribute, TypeAttribute):
 
     def verify(self) -> None:
         check_scalar(self.element_type, "the element type of a tensor map")
-        if not 1 <= len(self.dims) <= MAX_TMA_RANK:
-            raise VerifyException(f"a tensor map box has rank 1 to {MAX_TMA_RANK}, got {len(self.dims)}")
-        if any(not 1 <= d <= MAX_BOX for d in self.dims):
-            raise VerifyException(f"tensor map box extents must be in [1, {MAX_BOX}], got {list(self.dims)}")
-        if self.swizzle.data not in SWIZZLES:
-            raise VerifyException(f"unknown tensor map swizzle {self.swizzle.data!r} (one of {', '.join(SWIZZLES)})")
-
-    def box_bytes(self) -> int:
-        """Bytes one copy of the box moves (what `mbarrier.arrive.expect_tx` announces)."""
-        from math import prod
-
-        return prod(self.dims) * element_bytes(self.element_type)
-
-
-def element_bytes(t: Attribute) -> int:
-    width = t.width.data if isinstance(t, IntegerType) else t.bitwidth  # pyright: ignore[reportAttributeAccessIssue]
-    return max(1, width // 8)
+        super().verify()
 
 
 def _check_mbarrier(op: IRDLOperation, value: SSAValue) -> None:

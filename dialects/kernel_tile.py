@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, FloatAttr, IntAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntAttr, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -44,13 +44,12 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from warpforge.dialects._common import (
-    ShapedType,
+    StridedShapedType,
     int_array,
     int_tuple,
     parse_axis_query,
-    parse_shape_and_type,
+    parse_colon_types,
     print_axis_query,
-    shape_text,
 )
 from warpforge.dialects.kernel import SI64, check_scalar, is_int_type
 from warpforge.dialects.tile import MAX_TENSOR_RANK, TileType, check_tile_shape
@@ -59,7 +58,7 @@ from warpforge.dialects.tile import MAX_TENSOR_RANK, TileType, check_tile_shape
 
 
 @irdl_attr_definition
-class TensorType(ShapedType):
+class TensorType(StridedShapedType):
     """`!kernel.tensor<?x1024xf32>`: a tensor parameter, row-major (rank 1 to 4). `strides = [?, ?, 1]`
     (in elements, printed only when given) marks a strided view: the memory of a non-contiguous
     array (e.g. torch's `q.transpose(1, 2)`) whose last axis is contiguous (stride 1)."""
@@ -69,28 +68,6 @@ class TensorType(ShapedType):
     shape: ArrayAttr[IntAttr]
     element_type: Attribute
     strides: ArrayAttr[IntAttr]
-
-    def __init__(self, shape: Sequence[int], element_type: Attribute, strides: Sequence[int] | None = None):
-        ParametrizedAttribute.__init__(self, int_array(shape), element_type, int_array(strides or ()))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        parser.parse_punctuation("<")
-        dims, elem = parse_shape_and_type(parser)
-        strides: list[int] = []
-        if parser.parse_optional_punctuation(",") is not None:
-            parser.parse_keyword("strides")
-            parser.parse_punctuation("=")
-            strides = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_shape_dimension)
-        parser.parse_punctuation(">")
-        return [int_array(dims), elem, int_array(strides)]
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{shape_text(self.dims)}x")
-        printer.print_attribute(self.element_type)
-        if self.strides.data:
-            printer.print_string(", strides = [" + ", ".join("?" if s == DYNAMIC_INDEX else str(s) for s in int_tuple(self.strides)) + "]")
-        printer.print_string(">")
 
     def verify(self) -> None:
         check_scalar(self.element_type, "the element type of !kernel.tensor")
@@ -102,10 +79,6 @@ class TensorType(ShapedType):
                 raise VerifyException(f"!kernel.tensor needs one stride per dimension: {len(self.dims)} dimensions, {len(strides)} strides")
             if strides[-1] != 1:
                 raise VerifyException(f"the last stride of a !kernel.tensor must be 1 (the last axis is contiguous), got {strides[-1]}")
-
-    @property
-    def stride_values(self) -> tuple[int, ...]:
-        return int_tuple(self.strides)
 
 
 @irdl_attr_definition
@@ -343,8 +316,7 @@ class _GridQueryOp(IRDLOperation):
     def parse(cls, parser: Parser):
         axis = parser.parse_integer()
         attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        parser.parse_type()
+        parse_colon_types(parser, 1)
         op = cls(axis)
         op.attributes.update(attrs)
         return op

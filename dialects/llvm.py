@@ -50,6 +50,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoMemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from warpforge.dialects._common import parse_colon_types, print_attrs_and_types
+
 # --------------------------------------------------------------------------- casts
 
 
@@ -175,10 +177,7 @@ class AtomicRMWOp(IRDLOperation):
         scope = _parse_syncscope(parser)
         ordering = _parse_keyword_in(parser, ATOMIC_ORDERINGS, "an atomic ordering")
         attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_t = parser.parse_type()
-        parser.parse_punctuation(",")
-        val_t = parser.parse_type()
+        ptr_t, val_t = parse_colon_types(parser, 2)
         ptr_v, val_v = parser.resolve_operands([ptr, val], [ptr_t, val_t], parser.pos)
         op = cls(ptr_v, val_v, bin_op, ordering, scope.data if scope else None)
         op.attributes.update(attrs)
@@ -186,16 +185,10 @@ class AtomicRMWOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.bin_op.data} ")
-        printer.print_operand(self.ptr)
-        printer.print_string(", ")
-        printer.print_operand(self.val)
+        printer.print_list([self.ptr, self.val], printer.print_operand)
         _print_syncscope(printer, self.syncscope)
         printer.print_string(f" {self.ordering.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.val.type)
+        print_attrs_and_types(printer, self, [self.ptr.type, self.val.type])
 
 
 @irdl_op_definition
@@ -257,10 +250,7 @@ class CmpXchgOp(IRDLOperation):
         succ = _parse_keyword_in(parser, ATOMIC_ORDERINGS, "a success ordering")
         fail = _parse_keyword_in(parser, ATOMIC_ORDERINGS, "a failure ordering")
         attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_t = parser.parse_type()
-        parser.parse_punctuation(",")
-        val_t = parser.parse_type()
+        ptr_t, val_t = parse_colon_types(parser, 2)
         ptr_v, cmp_v, val_v = parser.resolve_operands([ptr, cmp, val], [ptr_t, val_t, val_t], parser.pos)
         op = cls(ptr_v, cmp_v, val_v, succ, fail, scope.data if scope else None)
         op.attributes.update(attrs)
@@ -268,18 +258,10 @@ class CmpXchgOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_operand(self.ptr)
-        printer.print_string(", ")
-        printer.print_operand(self.cmp)
-        printer.print_string(", ")
-        printer.print_operand(self.val)
+        printer.print_list([self.ptr, self.cmp, self.val], printer.print_operand)
         _print_syncscope(printer, self.syncscope)
         printer.print_string(f" {self.success_ordering.data} {self.failure_ordering.data}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.val.type)
+        print_attrs_and_types(printer, self, [self.ptr.type, self.val.type])
 
 
 @irdl_op_definition
@@ -430,9 +412,7 @@ class ExtractElementOp(IRDLOperation):
         printer.print_string(" : ")
         printer.print_attribute(self.position.type)
         printer.print_string("]")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.vector.type)
+        print_attrs_and_types(printer, self, [self.vector.type])
 
 
 @irdl_op_definition

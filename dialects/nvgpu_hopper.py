@@ -24,6 +24,7 @@ or interleave: warpforge's descriptors use L2 128-byte promotion, zero fill, no 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import prod
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerType, MemRefType, StringAttr, i1
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
@@ -33,15 +34,22 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from warpforge.dialects._common import int_array, int_tuple
+from warpforge.dialects.element_types import byte_size
 
 SHARED_SPACE = 3
 SWIZZLES = ("none", "32B", "64B", "128B")
+"""TMA shared-memory swizzle modes (`CUtensorMapSwizzle`), as `warpforge.runtime.tma` names them."""
+
+MAX_TMA_RANK = 5
+MAX_BOX = 256
+"""A tensor map's box: rank 1..5, extents 1..256 (PTX ISA §9.7.9.25.5, `cuTensorMapEncodeTiled`)."""
 
 
 class TensorMapSyntax:
     """The construction and syntax `<32x64xf16, "128B">` (box, outermost first; element type; swizzle) of
     the two tensor-map types, `!nvgpu.tensormap.descriptor` and `!kernel.tensor_map`. Methods only: each
-    type declares its own parameters `box`, `element_type`, `swizzle`."""
+    type declares its own parameters `box`, `element_type`, `swizzle`; `verify` checks the box's rank
+    and extents and the swizzle's name."""
 
     box: ArrayAttr[IntAttr]
     element_type: Attribute
@@ -68,6 +76,18 @@ class TensorMapSyntax:
         printer.print_attribute(self.element_type)
         printer.print_string(f', "{self.swizzle.data}">')
 
+    def verify(self) -> None:
+        if not 1 <= len(self.dims) <= MAX_TMA_RANK:
+            raise VerifyException(f"a tensor map box has rank 1 to {MAX_TMA_RANK}, got {len(self.dims)}")
+        if any(not 1 <= d <= MAX_BOX for d in self.dims):
+            raise VerifyException(f"tensor map box extents must be in [1, {MAX_BOX}], got {list(self.dims)}")
+        if self.swizzle.data not in SWIZZLES:
+            raise VerifyException(f"unknown tensor map swizzle {self.swizzle.data!r} (one of {', '.join(SWIZZLES)})")
+
+    def box_bytes(self) -> int:
+        """Bytes one copy of the box moves (what `mbarrier.arrive.expect_tx` announces)."""
+        return prod(self.dims) * byte_size(self.element_type)
+
 
 @irdl_attr_definition
 class TensorMapDescriptorType(TensorMapSyntax, ParametrizedAttribute, TypeAttribute):
@@ -80,22 +100,6 @@ class TensorMapDescriptorType(TensorMapSyntax, ParametrizedAttribute, TypeAttrib
     box: ArrayAttr[IntAttr]
     element_type: Attribute
     swizzle: StringAttr
-
-
-    def verify(self) -> None:
-        if not 1 <= len(self.dims) <= 5:
-            raise VerifyException(f"a tensor map box has rank 1 to 5, got {len(self.dims)}")
-        if any(not 1 <= d <= 256 for d in self.dims):
-            raise VerifyException(f"tensor map box extents must be in [1, 256], got {list(self.dims)}")
-        if self.swizzle.data not in SWIZZLES:
-            raise VerifyException(f"unknown tensor map swizzle {self.swizzle.data!r} (one of {', '.join(SWIZZLES)})")
-
-    def box_bytes(self) -> int:
-        from math import prod
-
-        t = self.element_type
-        width = t.width.data if isinstance(t, IntegerType) else t.bitwidth  # pyright: ignore[reportAttributeAccessIssue]
-        return prod(self.dims) * max(1, width // 8)
 
 
 def _shared(t: Attribute) -> bool:

@@ -44,6 +44,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from warpforge.dialects._common import parse_colon_types, print_attrs_and_types
 from warpforge.dialects.nvvm_catalog import CATALOG, WGMMA_SPEC, WGMMA_TYPES, IntrinsicSpec, WGMMAType
 
 _TYPES: dict[str, TypeAttribute] = {
@@ -363,10 +364,7 @@ class AtomicRMWOp(IRDLOperation):
         sem, scope = attrs.pop("sem", None), attrs.pop("scope", None)
         if not isinstance(sem, StringAttr) or not isinstance(scope, StringAttr):
             parser.raise_error('nvvm.atomicrmw needs {sem = "...", scope = "..."}', pos, parser.pos)
-        parser.parse_punctuation(":")
-        ptr_t = parser.parse_type()
-        parser.parse_punctuation(",")
-        val_t = parser.parse_type()
+        ptr_t, val_t = parse_colon_types(parser, 2)
         ptr_v, val_v = parser.resolve_operands([ptr, val], [ptr_t, val_t], parser.pos)
         op = cls(bin_op, ptr_v, val_v, sem.data, scope.data)
         op.attributes.update(attrs)
@@ -374,15 +372,9 @@ class AtomicRMWOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.bin_op.data} ")
-        printer.print_operand(self.ptr)
-        printer.print_string(", ")
-        printer.print_operand(self.val)
+        printer.print_list([self.ptr, self.val], printer.print_operand)
         printer.print_string(f' {{sem = "{self.sem.data}", scope = "{self.scope.data}"}}')
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.val.type)
+        print_attrs_and_types(printer, self, [self.ptr.type, self.val.type])
 
 
 # --------------------------------------------------------------------------- warpgroup MMA (inline PTX)

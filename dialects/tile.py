@@ -72,6 +72,7 @@ from warpforge.dialects._common import (
     SameTypeBinaryOp,
     SameTypeUnaryOp,
     ShapedType,
+    StridedShapedType,
     check_compare_predicate,
     int_array,
     int_tuple,
@@ -202,7 +203,7 @@ def plain(t: Attribute) -> Attribute:
 
 
 @irdl_attr_definition
-class TensorViewType(ParametrizedAttribute, TypeAttribute):
+class TensorViewType(StridedShapedType):
     """`!tile.tensor_view<?x1024xf32>`: global memory as a row-major tensor; dimensions may be dynamic.
 
     `strides = [?, 1]` (in elements) is printed only when the strides are not the contiguous ones; the
@@ -216,30 +217,6 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
     element_type: Attribute
     strides: ArrayAttr[IntAttr]
 
-    def __init__(self, shape: Sequence[int], element_type: Attribute, strides: Sequence[int] | None = None):
-        super().__init__(int_array(shape), element_type, int_array(strides or ()))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        parser.parse_punctuation("<")
-        dims, elem = parse_shape_and_type(parser)
-        strides: list[int] = []
-        if parser.parse_optional_punctuation(",") is not None:
-            parser.parse_keyword("strides")
-            parser.parse_punctuation("=")
-            strides = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_shape_dimension)
-        parser.parse_punctuation(">")
-        return [int_array(dims), elem, int_array(strides)]
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        if self.dims:
-            printer.print_string(shape_text(self.dims) + "x")
-        printer.print_attribute(self.element_type)
-        if self.strides.data:
-            printer.print_string(", strides = [" + ", ".join("?" if s == DYNAMIC_INDEX else str(s) for s in self.stride_values) + "]")
-        printer.print_string(">")
-
     def verify(self) -> None:
         check_scalar(self.element_type, "the element type of !tile.tensor_view")
         if not 1 <= len(self.dims) <= MAX_TENSOR_RANK:
@@ -251,18 +228,6 @@ class TensorViewType(ParametrizedAttribute, TypeAttribute):
                 raise VerifyException(f"!tile.tensor_view needs one stride per dimension: {len(self.dims)} dimensions, {len(self.stride_values)} strides")
             if self.stride_values[-1] != 1:
                 raise VerifyException(f"the last stride of a !tile.tensor_view must be 1 (rows are contiguous), got {self.stride_values[-1]}")
-
-    @property
-    def dims(self) -> tuple[int, ...]:
-        return int_tuple(self.shape)
-
-    @property
-    def stride_values(self) -> tuple[int, ...]:
-        return int_tuple(self.strides)
-
-    @property
-    def rank(self) -> int:
-        return len(self.shape.data)
 
     @property
     def contiguous(self) -> bool:
@@ -989,21 +954,29 @@ def _check_allowed(op: IRDLOperation, t: Attribute, allowed: str) -> None:
         raise VerifyException(f"{op.name} is not defined on {what} tiles ({t})")
 
 
-class ElementwiseBinaryOp(SameTypeBinaryOp):
-    """`%r = tile.<op> %lhs, %rhs : !tile.tile<…xT>`: both operands and the result have one tile type;
-    the semantics per element are those of the scalar op `SCALAR` (a class)."""
+class _Elementwise:
+    """What the elementwise bases (`ElementwiseBinaryOp`, `ElementwiseUnaryOp`) share: the scalar op
+    and catalog record behind a tile op, and the verifier (the result is a tile whose element kind is
+    in `ALLOWED`; `TAKES` names the operands in the refusal)."""
 
     ALLOWED: ClassVar[str] = "bif"
+    TAKES: ClassVar[str] = "tiles"
     SCALAR: ClassVar[type[Operation]]
-    """The scalar op with the same semantics per element (`tile-to-gpu` applies `kernel-to-gpu`'s
-    lowering of it to each register)."""
+    """The `kernel` or `math` scalar op with the same semantics per element (`tile-to-gpu` applies
+    `kernel-to-gpu`'s lowering of it to each register)."""
     BUILTIN: ClassVar[Builtin | None] = None
     """The catalog record of a builtin's tile op (`warpforge.dialects.math_catalog`), None for operators."""
 
     def verify_(self) -> None:
-        if not isinstance(self.result.type, TileType):
-            raise VerifyException(f"{self.name} takes tiles, got {self.result.type}")
-        _check_allowed(self, self.result.type, self.ALLOWED)
+        t = self.result.type  # pyright: ignore[reportAttributeAccessIssue]  (the op's result)
+        if not isinstance(t, TileType):
+            raise VerifyException(f"{self.name} takes {self.TAKES}, got {t}")  # pyright: ignore[reportAttributeAccessIssue]
+        _check_allowed(self, t, self.ALLOWED)  # pyright: ignore[reportArgumentType]
+
+
+class ElementwiseBinaryOp(_Elementwise, SameTypeBinaryOp):
+    """`%r = tile.<op> %lhs, %rhs : !tile.tile<…xT>`: both operands and the result have one tile type;
+    the semantics per element are those of the scalar op `SCALAR` (a class)."""
 
 
 @irdl_op_definition
@@ -1132,19 +1105,11 @@ class MinimumOp(ElementwiseBinaryOp):
     SCALAR: ClassVar[type[Operation]] = kernel.MinOp
 
 
-class ElementwiseUnaryOp(SameTypeUnaryOp):
+class ElementwiseUnaryOp(_Elementwise, SameTypeUnaryOp):
     """`%r = tile.<op> %x : !tile.tile<…xT>`."""
 
     ALLOWED: ClassVar[str] = "f"
-    SCALAR: ClassVar[type[Operation]]
-    """The `kernel` or `math` scalar op with the same semantics per element (used by `tile-to-gpu`)."""
-    BUILTIN: ClassVar[Builtin | None] = None
-    """The catalog record of a builtin's tile op, None for operators."""
-
-    def verify_(self) -> None:
-        if not isinstance(self.result.type, TileType):
-            raise VerifyException(f"{self.name} takes a tile, got {self.result.type}")
-        _check_allowed(self, self.result.type, self.ALLOWED)
+    TAKES: ClassVar[str] = "a tile"
 
 
 @irdl_op_definition

@@ -1500,10 +1500,11 @@ def _build_reporter() -> func.FuncOp:
 
 
 @dataclass(frozen=True)
-class KernelToGpuPass(ModulePass):
-    """Lower kernel-dialect kernels (Python semantics) to gpu.func in a gpu.module with #nvvm.target."""
-
-    name = "kernel-to-gpu"
+class GpuModulePass(ModulePass):
+    """Base of `kernel-to-gpu` and `tile-to-gpu`: the `kernel.func`s it lowers (`functions`) become
+    one `gpu.module` with `#nvvm.target<chip, features>`, holding each one's `lower_function`, put
+    where the first of them was; the `kernel.func`s are erased. Raises `TargetError` for an unknown
+    chip or a PTX version it cannot have (before anything is lowered)."""
 
     chip: str = "sm_90"
     features: str = ""
@@ -1511,11 +1512,19 @@ class KernelToGpuPass(ModulePass):
     module: str = ""
     """The `gpu.module`'s name; empty: `<first kernel's symbol>_module`, the name `warpforge compile` uses."""
 
+    def functions(self, op: builtin.ModuleOp) -> list[kernel.FuncOp]:
+        """The functions this pass lowers, in order."""
+        raise NotImplementedError
+
+    def lower_function(self, f: kernel.FuncOp, lowering: ModuleLowering) -> gpu.FuncOp:
+        """The `gpu.func` of `f` (`lowering`: the module's shared state)."""
+        raise NotImplementedError
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         from warpforge.backend.chips import resolve_target
 
-        target = resolve_target(self.chip, self.features)  # TargetError for an unknown chip or impossible PTX version
-        funcs = [f for f in op.ops if isinstance(f, kernel.FuncOp)]
+        target = resolve_target(self.chip, self.features)
+        funcs = self.functions(op)
         if not funcs:
             return
         first = next((f for f in funcs if f.is_kernel), funcs[0])
@@ -1523,14 +1532,26 @@ class KernelToGpuPass(ModulePass):
         gpu_module = gpu.ModuleOp(name, [], [NVVMTargetAttr(target.chip.name, target.features)])
         lowering = ModuleLowering(gpu_module)
         for f in funcs:
-            if not f.is_kernel:
-                raise error_at(f, f"kernel-to-gpu lowers kernels only; device function @{f.sym_name.data} must be inlined first")
-            gpu_module.body.block.add_op(FunctionLowering(f, lowering).run())
+            gpu_module.body.block.add_op(self.lower_function(f, lowering))
         funcs[0].parent_block().insert_op_before(gpu_module, funcs[0])  # pyright: ignore[reportOptionalMemberAccess]
         for f in funcs:
             f.detach()
             f.erase()
 
+
+@dataclass(frozen=True)
+class KernelToGpuPass(GpuModulePass):
+    """Lower kernel-dialect kernels (Python semantics) to gpu.func in a gpu.module with #nvvm.target."""
+
+    name = "kernel-to-gpu"
+
+    def functions(self, op: builtin.ModuleOp) -> list[kernel.FuncOp]:
+        return [f for f in op.ops if isinstance(f, kernel.FuncOp)]
+
+    def lower_function(self, f: kernel.FuncOp, lowering: ModuleLowering) -> gpu.FuncOp:
+        if not f.is_kernel:
+            raise error_at(f, f"kernel-to-gpu lowers kernels only; device function @{f.sym_name.data} must be inlined first")
+        return FunctionLowering(f, lowering).run()
 
 
 from warpforge.passes.lowerings import kernel_to_gpu_mma as _kernel_to_gpu_mma  # noqa: E402,F401  (registers the tensor-core lowerings)

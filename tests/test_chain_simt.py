@@ -111,3 +111,41 @@ def test_misuse_is_refused_at_the_call() -> None:
     t.partition((128,))  # consumes t
     with pytest.raises(wf.MovedValueError):
         scale_softsign[2, 128](x, t, np.float32(1.0))
+
+
+def test_a_recorded_simt_launch_allocates_nothing_and_compiles_for_the_device_it_runs_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The call picks the specialization from the tensors' dtypes and shapes (no probe arrays: a
+    4 TiB tensor is recorded as easily as a small one) and generates no code; the chain compiles the
+    kernel for the device of the stream it runs on (here a simulated sm_80), not for sm_90."""
+    huge = (2**40,)
+    reverse[2, 128](wf.empty(huge, f32), wf.empty(huge, f32))  # generic: specialized from the signature alone
+    scale_softsign[2, 128](wf.empty(huge, f32), wf.empty(huge, f32), np.float32(1.0))
+
+    chips: list[str] = []
+    real_compile = simt.SimtKernel.compile
+
+    def spy(self: simt.SimtKernel, chip: str = "sm_90", features: str = "") -> object:
+        chips.append(chip)
+        return real_compile(self, chip, features)
+
+    monkeypatch.setattr(simt.SimtKernel, "compile", spy)
+    rng = np.random.default_rng(SEED + 3)
+    n = 300
+    xs = rng.standard_normal(n).astype(np.float32)
+    r = reverse[-(-n // 64), 64](wf.from_host(xs), wf.full((n,), np.nan, f32))[1]
+    assert chips == []  # nothing compiled at the call
+    a100 = wf.Device.simulator(wf.DeviceLimits.for_testing(name="simulated sm_80", compute_capability=(8, 0)))
+    np.testing.assert_array_equal(r.to_host().sync_on(a100.create_stream()), xs[::-1])
+    assert chips and set(chips) == {"sm_80"}, chips
+
+
+@simt.kernel
+def _unknown_name(x: simt.Slice[f32], out: simt.DisjointSlice[f32]):
+    idx = simt.index_1d()
+    out[idx] = x[idx.get()] + not_defined  # noqa: F821
+
+
+def test_a_frontend_compile_error_is_raised_at_the_call() -> None:
+    n = 128
+    with pytest.raises(wf.CompileError, match="not_defined"):
+        _unknown_name[1, 128](wf.from_host(np.arange(n, dtype=np.float32)), wf.empty((n,), f32))

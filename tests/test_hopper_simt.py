@@ -14,6 +14,8 @@ import warpforge as wf
 from warpforge import simt
 from warpforge.backend.toolkit import find_ptxas, run_ptxas
 
+from hopper_setup import sm90a_device  # noqa: F401 (a fixture)
+
 
 @simt.kernel
 def producer_consumer(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
@@ -156,11 +158,9 @@ def test_mbarrier_is_refused_by_the_simulator() -> None:
 
 
 @pytest.mark.gpu
-def test_sm90a_kernel_runs_on_the_gpu() -> None:
+def test_sm90a_kernel_runs_on_the_gpu(sm90a_device) -> None:
     """On an H100/H200 the kernel is compiled for sm_90a, loaded and run; the result matches NumPy."""
-    dev = wf.Device(0)
-    if dev.compute_capability != (9, 0):
-        pytest.skip("sm_90a code needs a compute capability 9.0 device")
+    dev = sm90a_device
     stream = dev.create_stream()
     x = np.random.default_rng(5).standard_normal(1024).astype(np.float32)
     xb = wf.DeviceBuffer.from_host(stream, x)

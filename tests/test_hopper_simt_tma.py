@@ -20,6 +20,8 @@ from warpforge import f16, f32, simt
 from warpforge.backend.toolkit import find_ptxas, run_ptxas
 from warpforge.simulator import SimulatorError
 
+from hopper_setup import hopper_device  # noqa: F401 (a fixture)
+
 BR, BC = 16, 32  # an f32 box: 32 x 4 = 128-byte rows
 HR, HC = 8, 64  # an f16 box for the 128-byte swizzle: 64 x 2 = 128-byte rows
 
@@ -282,18 +284,23 @@ def test_tiles_with_phase_flips_and_partial_boxes_on_the_simulator() -> None:
     np.testing.assert_array_equal(got, want)
 
 
-def test_swizzle_and_elect_on_the_simulator() -> None:
-    dev, stream = _sim()
-    rows, cols = 2 * HR, 2 * HC
-    rng = np.random.default_rng(7)
+def _check_swizzle_and_elect(dev, stream, row_boxes: int, col_boxes: int, seed: int) -> None:
+    """`swizzled_roundtrip` over a grid of row_boxes × col_boxes boxes of random f16: the shared image
+    each block stores is the 128-byte swizzle of its box, and the TMA store puts the box back."""
+    rows, cols = row_boxes * HR, col_boxes * HC
+    rng = np.random.default_rng(seed)
     host = rng.standard_normal((rows, cols)).astype(np.float16)
     x = wf.DeviceBuffer.from_host(stream, host)
     y = wf.DeviceBuffer.from_host(stream, np.full((rows, cols), np.nan, np.float16))
     image = wf.DeviceBuffer.from_host(stream, np.full(rows * cols, np.nan, np.float16))
-    prepared = swizzled_roundtrip.prepare(wf.LaunchConfig(grid=(2, 2), block=64), device=dev)
+    prepared = swizzled_roundtrip.prepare(wf.LaunchConfig(grid=(col_boxes, row_boxes), block=64), device=dev)
     swizzled_roundtrip.launch(stream, prepared, wf.tensor_map(x, (HR, HC), "128B"), wf.tensor_map(y, (HR, HC), "128B"), image, cols)
     np.testing.assert_array_equal(image.to_host(stream).reshape(rows, cols), swizzle_128b_image(host, (HR, HC)))
     np.testing.assert_array_equal(y.to_host(stream), host)
+
+
+def test_swizzle_and_elect_on_the_simulator() -> None:
+    _check_swizzle_and_elect(*_sim(), row_boxes=2, col_boxes=2, seed=7)
 
 
 def test_swizzle_model_matches_the_address_formula() -> None:
@@ -373,39 +380,18 @@ def test_descriptor_argument_is_checked_at_launch() -> None:
 # --------------------------------------------------------------------------- GPU
 
 
-def _hopper_device():
-    dev = wf.Device(0)
-    if dev.compute_capability < (9, 0):
-        pytest.skip("TMA and mbarriers need compute capability 9.0")
-    return dev
-
-
 @pytest.mark.gpu
-def test_tiles_with_phase_flips_and_partial_boxes_on_gpu() -> None:
-    dev = _hopper_device()
-    stream = dev.create_stream()
-    got, want = _run_affine(dev, stream, 1000, 3000, seed=11)  # 63 row tiles per block: phases 0..62
+def test_tiles_with_phase_flips_and_partial_boxes_on_gpu(hopper_device) -> None:
+    got, want = _run_affine(hopper_device, hopper_device.create_stream(), 1000, 3000, seed=11)  # 63 row tiles per block: phases 0..62
     np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.gpu
-def test_swizzle_and_elect_on_gpu() -> None:
-    dev = _hopper_device()
-    stream = dev.create_stream()
-    rows, cols = 5 * HR, 3 * HC
-    rng = np.random.default_rng(13)
-    host = rng.standard_normal((rows, cols)).astype(np.float16)
-    x = wf.DeviceBuffer.from_host(stream, host)
-    y = wf.DeviceBuffer.from_host(stream, np.full((rows, cols), np.nan, np.float16))
-    image = wf.DeviceBuffer.from_host(stream, np.full(rows * cols, np.nan, np.float16))
-    prepared = swizzled_roundtrip.prepare(wf.LaunchConfig(grid=(3, 5), block=64), device=dev)
-    swizzled_roundtrip.launch(stream, prepared, wf.tensor_map(x, (HR, HC), "128B"), wf.tensor_map(y, (HR, HC), "128B"), image, cols)
-    np.testing.assert_array_equal(image.to_host(stream).reshape(rows, cols), swizzle_128b_image(host, (HR, HC)))
-    np.testing.assert_array_equal(y.to_host(stream), host)
+def test_swizzle_and_elect_on_gpu(hopper_device) -> None:
+    _check_swizzle_and_elect(hopper_device, hopper_device.create_stream(), row_boxes=5, col_boxes=3, seed=13)
 
 
-def _phases_on_gpu() -> np.ndarray:
-    dev = _hopper_device()
+def _phases_on_gpu(dev) -> np.ndarray:
     stream = dev.create_stream()
     out = wf.DeviceBuffer.from_host(stream, np.full(64 * 4, -1, np.int32))
     phases.launch(stream, phases.prepare(wf.LaunchConfig(grid=1, block=64), device=dev), out)
@@ -413,10 +399,10 @@ def _phases_on_gpu() -> np.ndarray:
 
 
 @pytest.mark.gpu
-def test_mbarrier_phases_and_parity_on_gpu() -> None:
+def test_mbarrier_phases_and_parity_on_gpu(hopper_device) -> None:
     # columns 1-3: the preceding phase's parity passes on a fresh barrier; after the 64 arrivals phase 0
     # has completed and phase 1 (parity 1) has not
-    np.testing.assert_array_equal(_phases_on_gpu()[:, 1:], np.tile([1, 1, 0], (64, 1)))
+    np.testing.assert_array_equal(_phases_on_gpu(hopper_device)[:, 1:], np.tile([1, 1, 0], (64, 1)))
 
 
 @pytest.mark.gpu
@@ -427,5 +413,5 @@ def test_mbarrier_phases_and_parity_on_gpu() -> None:
     "an arrive.expect_tx (every TMA pipeline here) behaves as documented on both.",
     strict=False,
 )
-def test_try_wait_on_a_fresh_barrier_is_false_on_gpu() -> None:
-    np.testing.assert_array_equal(_phases_on_gpu()[:, 0], np.zeros(64, np.int32))
+def test_try_wait_on_a_fresh_barrier_is_false_on_gpu(hopper_device) -> None:
+    np.testing.assert_array_equal(_phases_on_gpu(hopper_device)[:, 0], np.zeros(64, np.int32))

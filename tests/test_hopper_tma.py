@@ -5,7 +5,6 @@ store round trip through a kernel built from `nvvm` ops (tests/hopper_tma_kernel
 from __future__ import annotations
 
 import ctypes
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +12,8 @@ import pytest
 from warpforge.errors import LaunchError
 from warpforge.runtime import tma
 from warpforge.runtime.tma import TensorMapRequest, check_tma_rules, tma_supported
+
+from hopper_setup import nvvm_file_ptx, sm90a_device  # noqa: F401 (sm90a_device is a fixture)
 
 
 def _req(shape=(128, 256), dtype=np.float16, box=(32, 64), swizzle="128B", address=0x7F0000000000, strides=None):
@@ -127,22 +128,7 @@ def test_swizzle_model_is_a_permutation_of_each_row() -> None:
 
 
 def _tma_kernel_ptx() -> str:
-    from xdsl.parser import Parser
-
-    from warpforge.backend.export import export_llvm_ir
-    from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
-    from warpforge.backend.toolkit import find_ptxas, run_ptxas
-    from warpforge.context import make_context
-    from warpforge.pipelines import run_pipeline
-
-    text = (Path(__file__).parent / "hopper_tma_kernel.mlir").read_text()
-    module = Parser(make_context(), text).parse_module()
-    run_pipeline(module, "check-nvvm-target,convert-nvvm-to-llvm,reconcile-unrealized-casts")
-    ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip="sm_90a", features="+ptx80"))
-    assert ".extern .func" not in ptx
-    if find_ptxas() is not None:
-        run_ptxas(ptx, "sm_90a", verbose=False)
-    return ptx
+    return nvvm_file_ptx("hopper_tma_kernel.mlir")
 
 
 def test_tma_kernel_ptx_assembles() -> None:
@@ -153,14 +139,11 @@ def test_tma_kernel_ptx_assembles() -> None:
 
 
 @pytest.mark.gpu
-def test_tma_load_store_roundtrip_on_gpu() -> None:
+def test_tma_load_store_roundtrip_on_gpu(sm90a_device) -> None:
     import warpforge as wf
     from cuda.bindings import driver
 
-    dev = wf.Device(0)
-    if dev.compute_capability != (9, 0):
-        pytest.skip("sm_90a code needs a compute capability 9.0 device")
-    stream = dev.create_stream()
+    stream = sm90a_device.create_stream()
     rng = np.random.default_rng(11)
     host = rng.standard_normal((ROWS, COLS)).astype(np.float16)
     src = wf.DeviceBuffer.from_host(stream, host)

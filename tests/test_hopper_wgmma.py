@@ -4,26 +4,15 @@ H100/H200 computes A @ B like NumPy (GPU)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from hopper_setup import nvvm_file_ptx, sm90a_device  # noqa: F401 (sm90a_device is a fixture)
+
 
 def _wgmma_kernel_ptx() -> str:
-    from warpforge.backend.export import export_llvm_ir
-    from warpforge.backend.nvptx import NVPTXOptions, compile_ptx
-    from warpforge.backend.toolkit import find_ptxas, run_ptxas
-    from warpforge.context import parse_module
-    from warpforge.pipelines import run_pipeline
-
-    module = parse_module((Path(__file__).parent / "hopper_wgmma_kernel.mlir").read_text())
-    run_pipeline(module, "check-nvvm-target,convert-nvvm-to-llvm,reconcile-unrealized-casts")
-    ptx = compile_ptx(str(export_llvm_ir(module)), NVPTXOptions(chip="sm_90a", features="+ptx80"))
-    assert ".extern .func" not in ptx
-    if find_ptxas() is not None:
-        run_ptxas(ptx, "sm_90a", verbose=False)
-    return ptx
+    return nvvm_file_ptx("hopper_wgmma_kernel.mlir")
 
 
 def test_wgmma_kernel_ptx() -> None:
@@ -35,15 +24,12 @@ def test_wgmma_kernel_ptx() -> None:
 
 
 @pytest.mark.gpu
-def test_wgmma_m64n8k16_matches_numpy() -> None:
+def test_wgmma_m64n8k16_matches_numpy(sm90a_device) -> None:
     import cuda.core as core
 
     import warpforge as wf
 
-    dev = wf.Device(0)
-    if dev.compute_capability != (9, 0):
-        pytest.skip("sm_90a code needs a compute capability 9.0 device")
-    stream = dev.create_stream()
+    stream = sm90a_device.create_stream()
     rng = np.random.default_rng(7)
     a = rng.standard_normal((64, 16)).astype(np.float16)
     b = rng.standard_normal((16, 8)).astype(np.float16)

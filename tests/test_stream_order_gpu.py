@@ -30,8 +30,7 @@ TRIALS = 5
 LCG_MOD = 1 << 31
 
 
-@simt.kernel(contract=simt.Contract(domain=1, block=(BLOCK, 1, 1)))
-def slow_shift(x: simt.Slice[f32], out: simt.DisjointSlice[f32], spins: i64, seed: i64):
+def _slow_shift(x: simt.Slice[f32], out: simt.DisjointSlice[f32], spins: i64, seed: i64):
     # out[i] = x[(i + b) % n] + b, b the low bit of `spins` steps of an LCG from `seed`: x is read
     # only after the spinning (the index depends on it), so the kernel reads late and writes late
     idx = simt.index_1d()
@@ -45,26 +44,17 @@ def slow_shift(x: simt.Slice[f32], out: simt.DisjointSlice[f32], spins: i64, see
         out[idx] = x[(i + b) % n] + f32(b)
 
 
+slow_shift = simt.kernel(contract=simt.Contract(domain=1, block=(BLOCK, 1, 1)))(_slow_shift)
+slow_shift_unchecked = simt.kernel(contract=simt.Contract(domain=1, block=(BLOCK, 1, 1)), checks=False)(_slow_shift)
+"""slow_shift without the error record, so no pending launch keeps its arguments alive."""
+
+
 def slow_shift_expected(x: np.ndarray, spins: int, seed: int) -> np.ndarray:
     j = seed
     for _ in range(spins):
         j = (j * 1103515245 + 12345) % LCG_MOD
     b = j % 2
     return (np.roll(x, -b) + np.float32(b)).astype(np.float32)
-
-
-@simt.kernel(contract=simt.Contract(domain=1, block=(BLOCK, 1, 1)), checks=False)
-def slow_shift_unchecked(x: simt.Slice[f32], out: simt.DisjointSlice[f32], spins: i64, seed: i64):
-    # slow_shift without the error record, so no pending launch keeps its arguments alive
-    idx = simt.index_1d()
-    i = idx.get()
-    j = seed
-    for _ in range(spins):
-        j = (j * 1103515245 + 12345) % 2147483648
-    b = j % 2
-    n = len(x)
-    if i < n:
-        out[idx] = x[(i + b) % n] + f32(b)
 
 
 @simt.kernel(contract=simt.Contract(domain=1, block=(BLOCK, 1, 1)))

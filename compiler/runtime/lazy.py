@@ -813,17 +813,36 @@ class _SimtLaunch(_Op):
         self.kernel[grid, block, stream, shmem](*args)
 
 
+_SIMT_PARAMS: dict[int, tuple[Any, tuple[Any, ...]]] = {}
+"""Each SIMT specialization's run-time parameters (`simt_param_specs`), keyed by the kernel's id and
+kept with the kernel itself in the entry (so an id is not taken for a later kernel's)."""
+
+
+def _simt_params(kernel: Any) -> tuple[Any, ...]:
+    """`kernel`'s run-time parameters from the frontend alone (no code generation, no target): the
+    frontend's compile errors surface here; the launch compiles for the stream's device when it runs."""
+    from warpforge.compile import simt_param_specs
+
+    entry = _SIMT_PARAMS.get(id(kernel))
+    if entry is None or entry[0] is not kernel:
+        entry = (kernel, simt_param_specs(kernel.kernel_ir()))
+        _SIMT_PARAMS[id(kernel)] = entry
+    return entry[1]
+
+
 def record_simt_launch(kernel: Any, grid: Any, block: Any, shmem: int, args: tuple[Any, ...]) -> LaunchResult:
-    """`simt_kernel[grid, block](...)` with chain tensors among the arguments: check and compile now
-    (compile errors and bad arguments are raised here, before anything runs), record the launch in
-    the chain — after the work that writes what it reads, before later readers of what it writes —
-    and return the arguments (`.first()`, `[i]`, `.sync_on(stream)`). Tensors are borrowed, not
-    consumed: a SIMT kernel writes the whole tensor it gets (a `DisjointSlice`), not a partition.
+    """`simt_kernel[grid, block](...)` with chain tensors among the arguments: check now (the
+    frontend's compile errors and bad arguments are raised here, before anything runs), record the
+    launch in the chain — after the work that writes what it reads, before later readers of what it
+    writes — and return the arguments (`.first()`, `[i]`, `.sync_on(stream)`). Tensors are borrowed,
+    not consumed: a SIMT kernel writes the whole tensor it gets (a `DisjointSlice`), not a partition.
+    The specialization is chosen from the tensors' dtypes and shapes (`ArraySignature`s; nothing is
+    allocated) and compiled for the device of the stream the chain runs on, when it runs.
 
     Raises `LaunchError` for a partitioned tensor (SIMT kernels take whole tensors), a tensor
     that is not 1-D or 2-D, and a tensor passed twice when the kernel writes it; `MovedValueError` for a
-    consumed handle; `CompileError` for the kernel itself."""
-    import numpy as np
+    consumed handle; `CompileError` for the kernel itself (a target's own refusals: when the chain runs)."""
+    from warpforge.specialize import ArraySignature
 
     site = call_site()
     name = kernel.__qualname__
@@ -837,18 +856,18 @@ def record_simt_launch(kernel: Any, grid: Any, block: Any, shmem: int, args: tup
             if len(a.shape) not in (1, 2):
                 raise LaunchError(f"{name}: argument {i} has shape {a.shape}; SIMT slices are 1-D or 2-D (at {site})")
             storages.append(a._storage)  # pyright: ignore[reportPrivateUsage]
-            probes.append(np.empty(a.shape, dtype=a.dtype.np))  # what specialization sees: dtype and rank
+            probes.append(ArraySignature(a.dtype.np, tuple(a.shape)))  # what specialization sees: dtype and rank
         else:
             storages.append(None)
             probes.append(a)
     child = kernel.specialize(*probes)
-    compiled = child.compile()  # compile errors surface at the call
+    params = _simt_params(child)
     # the runtime parameters (a generic kernel's constants are compiled in, not passed), in order
     runtime = kernel._runtime_args(tuple(probes)) if kernel.is_generic else tuple(probes)  # pyright: ignore[reportPrivateUsage]
-    if len(runtime) != len(compiled.params):
-        raise LaunchError(f"{name} takes {len(compiled.params)} arguments, got {len(runtime)} (at {site})")
+    if len(runtime) != len(params):
+        raise LaunchError(f"{name} takes {len(params)} arguments, got {len(runtime)} (at {site})")
     for i, a in enumerate(args):
-        param = next((p for r, p in zip(runtime, compiled.params) if r is probes[i]), None)
+        param = next((p for r, p in zip(runtime, params) if r is probes[i]), None)
         if not isinstance(a, LazyTensor) or param is None:
             continue
         if param.kind == "scalar":
@@ -856,7 +875,7 @@ def record_simt_launch(kernel: Any, grid: Any, block: Any, shmem: int, args: tup
         if param.dtype != a.dtype.np or param.ndim != len(a.shape):
             want = f"{param.ndim}-D {param.dtype}" if param.ndim != len(a.shape) else str(param.dtype)
             raise LaunchError(f"{name}: argument {i} holds {a.dtype.np} (shape {a.shape}); the parameter '{param.name}' is {_slice_text(child, param)} ({want}) (at {site})")
-    writable = {id(r): p.writable for r, p in zip(runtime, compiled.params)}
+    writable = {id(r): p.writable for r, p in zip(runtime, params)}
     kinds = ["out" if writable.get(id(p)) else "in" for p in probes]
     reads = [s for s, k in zip(storages, kinds) if s is not None and k == "in"]
     writes = [s for s, k in zip(storages, kinds) if s is not None and k == "out"]

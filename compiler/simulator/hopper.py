@@ -216,17 +216,24 @@ def _mbarrier_try_wait(self: Any, interp: SimInterpreter, op: Any, args: PythonV
     return (done,)
 
 
-def _tma_load(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> PythonValues:
-    rank = interp.static(op, lambda o: len(o.coordinates))
-    desc, coords, m, dst = _tensor_map(op, args[0]), args[1 : 1 + rank], args[1 + rank], args[2 + rank]
-    b = _barrier(interp, op, m)
+def _tma_box(interp: SimInterpreter, op: Any, desc: Any, coords: PythonValues) -> tuple[np.ndarray, tuple[int, ...], np.ndarray, np.ndarray]:
+    """What a TMA copy of `op` moves: the tensor's host memory, the box (outermost first), each
+    issuing thread's box start (threads × rank) and the box's elements in shared-memory order (its
+    swizzle)."""
     t = op.tensorMapDescriptor.type
     box, swizzle = t.dims, t.swizzle.data
-    host: np.ndarray = desc.host
-    n = len(_linear(interp))
-    starts = _coords(coords, n)
+    host: np.ndarray = _tensor_map(op, desc).host
+    starts = _coords(coords, len(_linear(interp)))
     order = _swizzled_offsets(int(np.prod(box)) * host.itemsize, host.itemsize, swizzle)
-    for k in range(n):  # each issuing thread's copy, in thread order
+    return host, box, starts, order
+
+
+def _tma_load(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> PythonValues:
+    rank = interp.static(op, lambda o: len(o.coordinates))
+    host, box, starts, order = _tma_box(interp, op, args[0], args[1 : 1 + rank])
+    m, dst = args[1 + rank], args[2 + rank]
+    b = _barrier(interp, op, m)
+    for k in range(len(starts)):  # each issuing thread's copy, in thread order
         tile = np.zeros(box, host.dtype)
         parts = _box_slices(host, starts[k].tolist(), box)
         if parts is not None:
@@ -239,17 +246,12 @@ def _tma_load(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) ->
 
 def _tma_store(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> PythonValues:
     rank = interp.static(op, lambda o: len(o.coordinates))
-    src, desc, coords = args[0], _tensor_map(op, args[1]), args[2 : 2 + rank]
-    t = op.tensorMapDescriptor.type
-    box, swizzle = t.dims, t.swizzle.data
-    host: np.ndarray = desc.host
-    n = len(_linear(interp))
-    starts = _coords(coords, n)
-    order = _swizzled_offsets(int(np.prod(box)) * host.itemsize, host.itemsize, swizzle)
+    src = args[0]
+    host, box, starts, order = _tma_box(interp, op, args[1], args[2 : 2 + rank])
     tile = src.data[order].reshape(box)
     if tile.dtype != host.dtype:
         tile = tile.view(host.dtype)
-    for k in range(n):
+    for k in range(len(starts)):
         parts = _box_slices(host, starts[k].tolist(), box)
         if parts is not None:
             host[parts[0]] = tile[parts[1]]

@@ -56,13 +56,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import builtin
-from xdsl.passes import ModulePass
 
 from warpforge.dialects import gpu, kernel
-from warpforge.dialects.nvvm import NVVMTargetAttr
-from warpforge.passes.kernel_to_gpu import ModuleLowering
+from warpforge.passes.kernel_to_gpu import GpuModulePass, ModuleLowering
 from warpforge.passes.tile_to_gpu import conversions as _conversions  # noqa: F401  (each concern module registers
 from warpforge.passes.tile_to_gpu import elementwise as _elementwise  # noqa: F401
 from warpforge.passes.tile_to_gpu import memory as _memory  # noqa: F401  its @lowers entries when imported)
@@ -78,36 +75,19 @@ from warpforge.passes.tile_to_gpu.lowering import _TileFunctionLowering  # pyrig
 
 
 @dataclass(frozen=True)
-class TileToGpuPass(ModulePass):
+class TileToGpuPass(GpuModulePass):
     """Distribute tile kernels over CTAs: gpu.func in a gpu.module with #nvvm.target."""
 
     name = "tile-to-gpu"
 
-    chip: str = "sm_90"
-    features: str = ""
-    """A `+ptxNN` PTX ISA version; `""`: the chip's default (`warpforge.backend.chips`)."""
-    module: str = ""
-    """The `gpu.module`'s name; empty: `<first kernel's symbol>_module`, the name `warpforge compile` uses."""
     vector_bytes: int = VECTOR_BYTES
     """The widest global access in bytes (16: 128-bit; 1: no vector accesses, e.g. for the simulator)."""
 
-    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        from warpforge.backend.chips import resolve_target
+    def functions(self, op: builtin.ModuleOp) -> list[kernel.FuncOp]:
+        return [f for f in op.ops if isinstance(f, kernel.FuncOp) and "tile" in f.attributes]
 
-        target = resolve_target(self.chip, self.features)  # TargetError for an unknown chip or impossible PTX version
-        funcs = [f for f in op.ops if isinstance(f, kernel.FuncOp) and "tile" in f.attributes]
-        if not funcs:
-            return
-        first = next((f for f in funcs if f.is_kernel), funcs[0])
-        name = self.module or f"{first.sym_name.data}_module"
-        gpu_module = gpu.ModuleOp(name, [], [NVVMTargetAttr(target.chip.name, target.features)])
-        lowering = ModuleLowering(gpu_module)
-        for f in funcs:
-            gpu_module.body.block.add_op(_TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes).run())
-        funcs[0].parent_block().insert_op_before(gpu_module, funcs[0])  # pyright: ignore[reportOptionalMemberAccess]
-        for f in funcs:
-            f.detach()
-            f.erase()
+    def lower_function(self, f: kernel.FuncOp, lowering: ModuleLowering) -> gpu.FuncOp:
+        return _TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes).run()
 
 
 from warpforge.passes.lowerings import tile_dot as _tile_dot  # noqa: E402,F401  (registers the tile.dot lowering)
