@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerAttr, IntegerType, UnitAttr, i64
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue, Use
 from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from warpforge.dialects.tile import PartitionViewType, TileType
+from warpforge.dialects.tile import PartitionViewType, PermuteOp, TileType, TransposeOp
 
 
 def mma_input_kind(t: Attribute) -> str | None:
@@ -173,11 +173,15 @@ class AsyncWaitOp(IRDLOperation):
             raise VerifyException(f"pending is in [0, 7] (cp.async.wait_group), got {self.pending.value.data}")
 
 
+def _dot_operand(use: Use) -> bool:
+    return isinstance(use.operation, DotOp) and use.index < 2
+
+
 @irdl_op_definition
 class RingTileOp(IRDLOperation):
     """`%t = tile.ring_tile %slot {ring = 0, stages = 3} : si64 -> !tile.tile<128x32xf16>`: the tile in
     slot `%slot` of shared ring `ring` (after a `tile.async_wait` covering its copy). Only `tile.dot`
-    reads it (its operands come from shared memory by `ldmatrix`)."""
+    reads it, directly or through a `tile.transpose` (its operands come from shared memory by `ldmatrix`)."""
 
     name = "tile.ring_tile"
 
@@ -196,8 +200,8 @@ class RingTileOp(IRDLOperation):
         t = self.result.type
         assert isinstance(t, TileType)
         _check_ring(self, t.dims, t.element_type)
-        if any(not isinstance(u.operation, DotOp) or u.index == 2 for u in self.result.uses):
-            raise VerifyException("its tile is read only as a tile.dot A or B operand")
+        if any(not _dot_operand(u) and not (isinstance(u.operation, TransposeOp | PermuteOp) and all(_dot_operand(w) for w in u.operation.results[0].uses)) for u in self.result.uses):
+            raise VerifyException("its tile is read only as a tile.dot A or B operand (or through a tile.transpose that is one)")
 
 
 TILE_DOT_OPS = (AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp)

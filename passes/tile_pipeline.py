@@ -3,7 +3,8 @@ ring of `cp.async` copies (the scheme of Triton's `tritongpu-pipeline` and of CU
 mainloop; our own code).
 
 A `kernel.for` (constant step > 0, no `break`/`continue`) whose body has a `tile.dot` with an operand
-`tile.load %view[coords]` used only there is rewritten, for `S = num_stages` ≥ 2:
+`tile.load %view[coords]` used only there (or only by a `tile.transpose` that is the operand: the ring
+holds the loaded tile, the dot reads it transposed) is rewritten, for `S = num_stages` ≥ 2:
 
 ```
 tile.async_copy %view[coords(lo + j·step)] into j ... ; tile.async_commit     j = 0 … S-2 (prologue)
@@ -87,6 +88,13 @@ def _async_copyable(load: tile.LoadOp, func: kernel.FuncOp) -> bool:
     return row_div >= 8 and row_div % 8 == 0  # pyright: ignore[reportOperatorIssue]
 
 
+def _transpose_2d(op: Operation | Block) -> bool:
+    """A rank-2 `tile.transpose` or `tile.permute [1, 0]`."""
+    if isinstance(op, tile.PermuteOp):
+        return [p.data for p in op.permutation.data] == [1, 0]
+    return isinstance(op, tile.TransposeOp)
+
+
 def _slice(values: list[SSAValue], loop: kernel.ForOp) -> list[Operation] | None:
     """The body ops (in order) computing `values` from the induction variable and loop invariants, or
     None when one of them is not a pure scalar op of the body."""
@@ -152,6 +160,10 @@ def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: l
         if not isinstance(op, DotOp):
             continue
         for operand in (op.lhs, op.rhs):
+            if len(list(operand.uses)) != 1:
+                continue
+            if _transpose_2d(operand.owner):  # `tile.dot(a, b.T)`: the ring holds b, the dot reads it transposed
+                operand = operand.owner.operands[0]  # pyright: ignore[reportAttributeAccessIssue]
             load = operand.owner
             if not isinstance(load, tile.LoadOp) or load.parent_block() is not body or len(list(operand.uses)) != 1:
                 continue

@@ -27,7 +27,7 @@ This is the portable path (sm_80+, `mma.sync`); Hopper's wgmma and TMA are the n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import log2
 
 from xdsl.dialects import arith, cf, memref, scf
@@ -133,7 +133,7 @@ def _copies_async(fl: _TileFunctionLowering, op: tile.LoadOp) -> bool:
     16-byte aligned, rows a multiple of 8 elements (every 8-element chunk a 16-byte aligned copy),
     padding 0, no reinterpreted memory."""
     uses = list(op.result.uses)
-    if len(uses) != 1 or not isinstance(uses[0].operation, DotOp) or uses[0].index == 2:
+    if len(uses) != 1 or not (is_dot_operand_use(uses[0]) or dot_operand_transpose(uses[0].operation)):
         return False
     pv = fl.values.get(op.view)
     if not isinstance(pv, PView):
@@ -146,6 +146,23 @@ def _copies_async(fl: _TileFunctionLowering, op: tile.LoadOp) -> bool:
     )  # fmt: skip
 
 
+def is_dot_operand_use(use) -> bool:  # noqa: ANN001 (an xDSL Use)
+    return isinstance(use.operation, DotOp) and use.index < 2
+
+
+def dot_operand_transpose(op: Operation) -> bool:
+    """`op` is a rank-2 `tile.transpose` (or `tile.permute [1, 0]`) whose only use is a `tile.dot`
+    operand: it costs nothing, the dot reads its input's shared-memory copy the other way round."""
+    if isinstance(op, tile.PermuteOp):
+        if [p.data for p in op.permutation.data] != [1, 0]:
+            return False
+    elif not isinstance(op, tile.TransposeOp):
+        return False
+    t = op.results[0].type
+    uses = list(op.results[0].uses)
+    return isinstance(t, tile.TileType) and t.rank == 2 and len(uses) == 1 and is_dot_operand_use(uses[0])
+
+
 @lowers(tile.LoadOp)
 def _load_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist | DeferredLoad:
     assert isinstance(op, tile.LoadOp)
@@ -154,6 +171,28 @@ def _load_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist
         assert isinstance(pv, PView)
         return DeferredLoad(pv, _coords64(fl, e, op.coords))
     return _register_load(fl, op, e)  # pyright: ignore[reportReturnType]
+
+
+@dataclass
+class Transposed:
+    """A `tile.dot` operand that is the transpose of `inner` (a deferred load, a ring slot or
+    registers): the dot stages `inner` as it is (an N×K B operand: rows n, K contiguous, which is
+    exactly `mma.sync`'s native "col" B layout) and reads it the other way round (`ldmatrix` without
+    `.trans` for B, with `.trans` for A); no transposed copy is made."""
+
+    inner: "DeferredLoad | SharedOperand | Dist"
+
+
+_register_permute = _TILE_LOWERINGS[tile.PermuteOp]
+_register_transpose = _TILE_LOWERINGS[tile.TransposeOp]
+
+
+@lowers(tile.TransposeOp, tile.PermuteOp)
+def _transpose_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist | Transposed:
+    if dot_operand_transpose(op):
+        inner = fl.values.get(op.operands[0])
+        return Transposed(inner if isinstance(inner, DeferredLoad | SharedOperand) else fl.canon(e, fl.dist(op.operands[0])))
+    return (_register_permute if isinstance(op, tile.PermuteOp) else _register_transpose)(fl, op, e)  # pyright: ignore[reportReturnType]
 
 
 def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSAValue, dest: SharedOperand | None = None) -> None:
@@ -499,8 +538,8 @@ LAYOUT_ANALYSES.append(assign_mma_layouts)
 def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, DotOp)
     la, lb = fl.values.get(op.lhs), fl.values.get(op.rhs)
-    a = la if isinstance(la, DeferredLoad | SharedOperand) else fl.canon(e, fl.dist(op.lhs))
-    b = lb if isinstance(lb, DeferredLoad | SharedOperand) else fl.canon(e, fl.dist(op.rhs))
+    a = la if isinstance(la, DeferredLoad | SharedOperand | Transposed) else fl.canon(e, fl.dist(op.lhs))
+    b = lb if isinstance(lb, DeferredLoad | SharedOperand | Transposed) else fl.canon(e, fl.dist(op.rhs))
     lay = fl.layout_of(op.result)
     assert isinstance(lay, MmaLayout)
     c = fl.to_layout(e, fl.dist(op.acc), lay)  # pyright: ignore[reportArgumentType]
@@ -513,12 +552,15 @@ def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     pad = PAD_BYTES // element_bytes(in_t)
     staged: list[SharedOperand] = []
     todo = []
-    for x, shape, cols in ((a, (m, k + pad), k), (b, (k, n + pad), n)):
+    for x, (rows, cols) in ((a, (m, k)), (b, (k, n))):
+        flip = isinstance(x, Transposed)
+        if isinstance(x, Transposed):  # stage the untransposed tile (cols x rows), read it transposed
+            x, rows, cols = x.inner, cols, rows
         if isinstance(x, SharedOperand):  # a ring slot (tile-pipeline): already there
-            staged.append(x)
+            staged.append(replace(x, transposed=flip))
             continue
-        buf = _buffer(fl, op, in_t, shape)
-        staged.append(SharedOperand(buf, None))
+        buf = _buffer(fl, op, in_t, (rows, cols + pad))
+        staged.append(SharedOperand(buf, None, None, flip))
         todo.append((x, buf, cols))
     if todo:
         e(gpu.BarrierOp())  # earlier readers of these arrays (a previous iteration) are done
@@ -608,6 +650,8 @@ class SharedOperand:
     buf: SSAValue
     row_base: SSAValue | None
     swizzle: tuple[int, int] | None = None
+    transposed: bool = False
+    """The array holds the operand's transpose (B as N×K, A as K×M): element (r, c) at row c, column r."""
 
     def row(self, e: Emitter, r: SSAValue) -> SSAValue:
         return r if self.row_base is None else e(arith.AddiOp(self.row_base, r))
@@ -645,27 +689,46 @@ def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: s
     sixteen_bit = kind in ("f16", "bf16")
     ldm_row = fl.at_entry(("ldm_row",), lambda x: x(arith.AndIOp(lane, x.const(15, i64))))
     ldm_col = fl.at_entry(("ldm_col",), lambda x: x(arith.ShLIOp(x(arith.ShRUIOp(lane, x.const(4, i64))), x.const(3, i64))))
+    # a transposed operand: matrix q = lane / 8 starts at row 8·(q / 2), column 8·(q % 2) of the stored 16×16 block
+    ldm_row_t = fl.at_entry(("ldm_row_t",), lambda x: x(arith.OrIOp(x(arith.AndIOp(lane, x.const(7, i64))), x(arith.ShLIOp(x(arith.ShRUIOp(lane, x.const(4, i64))), x.const(3, i64))))))
+    ldm_col_t = fl.at_entry(("ldm_col_t",), lambda x: x(arith.AndIOp(lane, x.const(8, i64))))
 
     def rows(op: SharedOperand, r: SSAValue) -> SSAValue:
         return op.row(e, r)
+
+    def element(op: SharedOperand, r: SSAValue, c: SSAValue) -> SSAValue:  # element (r, c) of the operand
+        if op.transposed:
+            r, c = c, r
+        return e(memref.LoadOp.get(op.buf, [_idx(e, rows(op, r)), _idx(e, c)]))
+
+    def ldmatrix(op: SharedOperand, r: SSAValue, c: SSAValue, tiles: int, trans: bool) -> list[SSAValue]:
+        """`ldmatrix` of stored row r, chunk-start column c (swizzled where the array is)."""
+        return list(e(nvgpu.LdMatrixOp(op.buf, [_idx(e, rows(op, r)), _idx(e, op.col(e, r, c))], tiles, transpose=trans)).owner.results)  # pyright: ignore[reportAttributeAccessIssue]
 
     for k0 in range(0, k, row.k):
         a_frags, b_frags = [], []
         for i in range(lay.tm):
             r0 = _add(e, row0, 16 * i)
-            if sixteen_bit:
+            if sixteen_bit and sa.transposed:  # A stored K×M: matrices (k0, m0), (k0, m0+8), (k0+8, m0), (k0+8, m0+8), transposed
+                a_frags.append(ldmatrix(sa, _add(e, ldm_row_t, k0), e(arith.AddiOp(r0, ldm_col_t)), 4, True))
+            elif sixteen_bit:
                 lr = e(arith.AddiOp(r0, ldm_row))
-                ca = sa.col(e, lr, _add(e, ldm_col, k0))
-                a_frags.append(list(e(nvgpu.LdMatrixOp(sa.buf, [_idx(e, rows(sa, lr)), _idx(e, ca)], 4)).owner.results))  # pyright: ignore[reportAttributeAccessIssue]
+                a_frags.append(ldmatrix(sa, lr, _add(e, ldm_col, k0), 4, False))
             else:
                 frag = []
                 for q in range(row.elements("a")):
                     rr, cc = _coeffs(row, "a", q)
-                    frag.append(e(memref.LoadOp.get(sa.buf, [_idx(e, rows(sa, _affine(e, g, t, rr, r0))), _idx(e, _affine(e, g, t, cc, e.const(k0, i64)))])))
+                    frag.append(element(sa, _affine(e, g, t, rr, r0), _affine(e, g, t, cc, e.const(k0, i64))))
                 a_frags.append(frag)
         j = 0
         while j < lay.tn:
             c0 = _add(e, col0, 8 * j)
+            if sixteen_bit and sb.transposed:  # B stored N×K (mma's native col-major B): no .trans
+                pair = j + 1 < lay.tn
+                res = ldmatrix(sb, e(arith.AddiOp(c0, ldm_row_t)), _add(e, ldm_col_t, k0), 4 if pair else 2, False)
+                b_frags += [res[:4], res[4:]] if pair else [res]  # matrices 0, 1: tile j (k0, k0 + 8); 2, 3: tile j + 1
+                j += 2 if pair else 1
+                continue
             if sixteen_bit:
                 lr = _add(e, ldm_row, k0)
                 rb = rows(sb, lr)
@@ -680,7 +743,7 @@ def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: s
                 frag = []
                 for q in range(row.elements("b")):
                     rr, cc = _coeffs(row, "b", q)
-                    frag.append(e(memref.LoadOp.get(sb.buf, [_idx(e, rows(sb, _affine(e, g, t, rr, e.const(k0, i64)))), _idx(e, _affine(e, g, t, cc, c0))])))
+                    frag.append(element(sb, _affine(e, g, t, rr, e.const(k0, i64)), _affine(e, g, t, cc, c0)))
                 b_frags.append(frag)
             j += 1
         for i in range(lay.tm):
