@@ -116,7 +116,8 @@ def _check_ring(op: IRDLOperation, shape: tuple[int, ...], elem: Attribute) -> N
 @irdl_op_definition
 class AsyncCopyOp(IRDLOperation):
     """`tile.async_copy %p[%i, %j] into %slot {ring = 0, stages = 3}`: start copying the tile at tile
-    coordinates (i, j) of the partition view into slot `%slot` (si64, in [0, stages)) of shared ring
+    coordinates (i, j) of the partition view (of rank 2, or up to 4 with tile dimensions of 1 before
+    the last two: `ring_tile_shape`) into slot `%slot` (si64, in [0, stages)) of shared ring
     `ring`, with `cp.async.cg` 16-byte copies (PTX ISA §9.7.9.25.3.1) that zero-fill past the tensor's
     edges (the view's padding must be 0). The copy is complete only after a `tile.async_wait` that
     covers its commit group. The view holds 16-bit floats, 16-byte aligned rows a multiple of 8."""
@@ -138,9 +139,18 @@ class AsyncCopyOp(IRDLOperation):
     def verify_(self) -> None:
         vt = self.view.type
         assert isinstance(vt, PartitionViewType)
-        _check_ring(self, vt.tile_type.dims, vt.tile_type.element_type)
-        if len(self.coords) != 2:
-            raise VerifyException(f"a copy of a 2-D view takes 2 coordinates, got {len(self.coords)}")
+        dims = vt.tile_type.dims
+        _check_ring(self, ring_tile_shape(dims) or dims, vt.tile_type.element_type)
+        if len(self.coords) != len(dims):
+            raise VerifyException(f"a copy of a {len(dims)}-D view takes {len(dims)} coordinates, got {len(self.coords)}")
+
+
+def ring_tile_shape(dims: Sequence[int]) -> tuple[int, int] | None:
+    """The 2-D tile a ring slot holds for a partition tile of `dims`: its last two dimensions when
+    every other is 1 (a (1, 1, 64, 128) tile of a (batch, heads, sequence, head dim) tensor), else None."""
+    if len(dims) < 2 or any(d != 1 for d in dims[:-2]):
+        return None
+    return dims[-2], dims[-1]
 
 
 @irdl_op_definition

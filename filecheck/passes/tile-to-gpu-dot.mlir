@@ -139,3 +139,41 @@ kernel.func @ring_transposed(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_vi
   tile.store %d, %cp[%zero, %zero] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
   kernel.return
 }
+
+// -----
+
+// P·V: the second dot's A operand is the first dot's product cast to f16. Its m16n8 accumulator
+// registers are the A fragments of the next m16n8k16 MMA (n8 tiles 2s and 2s + 1 make k-step s), so
+// both products split M only over the warps (2 warps, 16 rows each) and the second MMA takes the
+// truncf results directly: one ldmatrix for A (the first dot's), no shared array and no scratch for P
+// (3072 bytes: the first dot's A and B, the second's B).
+// CHECK-LABEL: gpu.func @register_a(
+// CHECK-SAME:    tile.shared_bytes = 3072 : i64
+// CHECK:       nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32} : memref<32x24xf16, 3 : i32>
+// CHECK:       %[[P0:.*]], %[[P1:.*]], %[[P2:.*]], %[[P3:.*]] = nvgpu.mma.sync "m16n8k16" "f16"
+// CHECK-NEXT:  %[[P4:.*]], %[[P5:.*]], %[[P6:.*]], %[[P7:.*]] = nvgpu.mma.sync "m16n8k16" "f16"
+// CHECK:       %[[H0:.*]] = arith.truncf %[[P0]] : f32 to f16
+// CHECK-NEXT:  %[[H1:.*]] = arith.truncf %[[P1]] : f32 to f16
+// CHECK-NEXT:  %[[H2:.*]] = arith.truncf %[[P2]] : f32 to f16
+// CHECK-NEXT:  %[[H3:.*]] = arith.truncf %[[P3]] : f32 to f16
+// CHECK-NEXT:  %[[H4:.*]] = arith.truncf %[[P4]] : f32 to f16
+// CHECK:       nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose} : memref<16x24xf16, 3 : i32>
+// CHECK-NEXT:  nvgpu.mma.sync "m16n8k16" "f16"(%[[H0]], %[[H1]], %[[H2]], %[[H3]], %[[H4]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT:   nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32} :
+// CHECK:       gpu.return
+kernel.func @register_a(%c: !tile.tensor_view<32x16xf32>, %a: !tile.tensor_view<32x16xf16>, %b: !tile.tensor_view<16x16xf16>, %v: !tile.tensor_view<16x16xf16>) attributes {kernel, tile, checks = false, tile.num_warps = 2 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<32x16xf32> -> !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<32x16xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<16x16xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>
+  %vp = tile.make_partition_view %v : !tile.tensor_view<16x16xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>
+  %zero = kernel.constant 0 : si64
+  %x = tile.load %ap[%zero, %zero] : !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<32x16xf16>
+  %y = tile.load %bp[%zero, %zero] : !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x16xf16>
+  %w = tile.load %vp[%zero, %zero] : !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x16xf16>
+  %acc = tile.full 0.0 : f32 -> !tile.tile<32x16xf32>
+  %s = tile.dot %x, %y, %acc : !tile.tile<32x16xf16>, !tile.tile<16x16xf16>, !tile.tile<32x16xf32> -> !tile.tile<32x16xf32>
+  %p = tile.cast %s : !tile.tile<32x16xf32> to !tile.tile<32x16xf16>
+  %o = tile.dot %p, %w, %acc : !tile.tile<32x16xf16>, !tile.tile<16x16xf16>, !tile.tile<32x16xf32> -> !tile.tile<32x16xf32>
+  tile.store %o, %cp[%zero, %zero] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}

@@ -665,6 +665,10 @@ elements) the op's lowering needs, for `_plan_scratch`."""
 LAYOUT_ANALYSES: list[Callable[[_TileFunctionLowering], None]] = []
 """Run before a kernel is lowered; each may set `layout_hints` (and plan the scratch it implies)."""
 
+STATIC_SHARED_BYTES = 48 * 1024
+"""Static shared memory of a CTA (CUDA C Programming Guide, "Compute Capabilities": 48 KiB; more only as dynamic)."""
+
+
 def _feeds_dot_only(op: Operation) -> bool:
     from warpforge.dialects.tile_dot import DotOp
 
