@@ -103,3 +103,10 @@ def test_ptx_passes_ptxas() -> None:
     if find_ptxas() is not None:
         report = run_ptxas(ptx, "sm_90", verbose=True)
         assert re.search(r"Used \d+ registers", report.log), report.log
+
+
+def test_bf16_non_causal_d128_on_the_simulator() -> None:
+    class _Sim:
+        device = wf.Device.simulator()
+
+    _run(_Sim(), bf16, 128, False, (1, 1, 40, 128), 5)  # 40 keys: one full K tile of 32 and a tail
