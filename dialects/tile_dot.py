@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerAttr, IntegerType, UnitAttr, i64
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue, Use
 from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from warpforge.dialects.tile import PartitionViewType, TileType
+from warpforge.dialects.tile import PartitionViewType, PermuteOp, TileType, TransposeOp
 
 
 def mma_input_kind(t: Attribute) -> str | None:
@@ -116,7 +116,8 @@ def _check_ring(op: IRDLOperation, shape: tuple[int, ...], elem: Attribute) -> N
 @irdl_op_definition
 class AsyncCopyOp(IRDLOperation):
     """`tile.async_copy %p[%i, %j] into %slot {ring = 0, stages = 3}`: start copying the tile at tile
-    coordinates (i, j) of the partition view into slot `%slot` (si64, in [0, stages)) of shared ring
+    coordinates (i, j) of the partition view (of rank 2, or up to 4 with tile dimensions of 1 before
+    the last two: `ring_tile_shape`) into slot `%slot` (si64, in [0, stages)) of shared ring
     `ring`, with `cp.async.cg` 16-byte copies (PTX ISA §9.7.9.25.3.1) that zero-fill past the tensor's
     edges (the view's padding must be 0). The copy is complete only after a `tile.async_wait` that
     covers its commit group. The view holds 16-bit floats, 16-byte aligned rows a multiple of 8."""
@@ -138,9 +139,18 @@ class AsyncCopyOp(IRDLOperation):
     def verify_(self) -> None:
         vt = self.view.type
         assert isinstance(vt, PartitionViewType)
-        _check_ring(self, vt.tile_type.dims, vt.tile_type.element_type)
-        if len(self.coords) != 2:
-            raise VerifyException(f"a copy of a 2-D view takes 2 coordinates, got {len(self.coords)}")
+        dims = vt.tile_type.dims
+        _check_ring(self, ring_tile_shape(dims) or dims, vt.tile_type.element_type)
+        if len(self.coords) != len(dims):
+            raise VerifyException(f"a copy of a {len(dims)}-D view takes {len(dims)} coordinates, got {len(self.coords)}")
+
+
+def ring_tile_shape(dims: Sequence[int]) -> tuple[int, int] | None:
+    """The 2-D tile a ring slot holds for a partition tile of `dims`: its last two dimensions when
+    every other is 1 (a (1, 1, 64, 128) tile of a (batch, heads, sequence, head dim) tensor), else None."""
+    if len(dims) < 2 or any(d != 1 for d in dims[:-2]):
+        return None
+    return dims[-2], dims[-1]
 
 
 @irdl_op_definition
@@ -173,11 +183,15 @@ class AsyncWaitOp(IRDLOperation):
             raise VerifyException(f"pending is in [0, 7] (cp.async.wait_group), got {self.pending.value.data}")
 
 
+def _dot_operand(use: Use) -> bool:
+    return isinstance(use.operation, DotOp) and use.index < 2
+
+
 @irdl_op_definition
 class RingTileOp(IRDLOperation):
     """`%t = tile.ring_tile %slot {ring = 0, stages = 3} : si64 -> !tile.tile<128x32xf16>`: the tile in
     slot `%slot` of shared ring `ring` (after a `tile.async_wait` covering its copy). Only `tile.dot`
-    reads it (its operands come from shared memory by `ldmatrix`)."""
+    reads it, directly or through a `tile.transpose` (its operands come from shared memory by `ldmatrix`)."""
 
     name = "tile.ring_tile"
 
@@ -196,8 +210,8 @@ class RingTileOp(IRDLOperation):
         t = self.result.type
         assert isinstance(t, TileType)
         _check_ring(self, t.dims, t.element_type)
-        if any(not isinstance(u.operation, DotOp) or u.index == 2 for u in self.result.uses):
-            raise VerifyException("its tile is read only as a tile.dot A or B operand")
+        if any(not _dot_operand(u) and not (isinstance(u.operation, TransposeOp | PermuteOp) and all(_dot_operand(w) for w in u.operation.results[0].uses)) for u in self.result.uses):
+            raise VerifyException("its tile is read only as a tile.dot A or B operand (or through a tile.transpose that is one)")
 
 
 TILE_DOT_OPS = (AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp)

@@ -3,7 +3,9 @@ ring of `cp.async` copies (the scheme of Triton's `tritongpu-pipeline` and of CU
 mainloop; our own code).
 
 A `kernel.for` (constant step > 0, no `break`/`continue`) whose body has a `tile.dot` with an operand
-`tile.load %view[coords]` used only there is rewritten, for `S = num_stages` ≥ 2:
+`tile.load %view[coords]` used only there (or only by a `tile.transpose` that is the operand: the ring
+holds the loaded tile, the dot reads it transposed; a rank-3/4 load of a (1, 1, R, C) tile may sit
+under a `tile.reshape` to (R, C), which the ring tile then replaces) is rewritten, for `S = num_stages` ≥ 2:
 
 ```
 tile.async_copy %view[coords(lo + j·step)] into j ... ; tile.async_commit     j = 0 … S-2 (prologue)
@@ -41,7 +43,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import Pure
 
 from warpforge.dialects import kernel, tile
-from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp
+from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp, ring_tile_shape
 
 DEFAULT_STAGES = 3
 
@@ -65,7 +67,7 @@ def _async_copyable(load: tile.LoadOp, func: kernel.FuncOp) -> bool:
     pvt = pv_op.result.type
     assert isinstance(pvt, tile.PartitionViewType)
     tt = pvt.tile_type
-    if tt.rank != 2 or tt.dims[1] < 8 or not isinstance(tt.element_type, Float16Type | BFloat16Type):
+    if ring_tile_shape(tt.dims) is None or tt.dims[-1] < 8 or not isinstance(tt.element_type, Float16Type | BFloat16Type):
         return False
     pad = pvt.padding
     if not isinstance(pad, FloatAttr) or pad.value.data != 0.0:
@@ -85,6 +87,13 @@ def _async_copyable(load: tile.LoadOp, func: kernel.FuncOp) -> bool:
     last = pvt.tensor.dims[-1]
     row_div = _divisor(last) if last > 0 else (div.get_values()[-1] if isinstance(div, DenseArrayBase) else 1)
     return row_div >= 8 and row_div % 8 == 0  # pyright: ignore[reportOperatorIssue]
+
+
+def _transpose_2d(op: Operation | Block) -> bool:
+    """A rank-2 `tile.transpose` or `tile.permute [1, 0]`."""
+    if isinstance(op, tile.PermuteOp):
+        return [p.data for p in op.permutation.data] == [1, 0]
+    return isinstance(op, tile.TransposeOp)
 
 
 def _slice(values: list[SSAValue], loop: kernel.ForOp) -> list[Operation] | None:
@@ -126,6 +135,8 @@ def _inside(op: Operation | None, loop: Operation) -> bool:
 class _Candidate:
     load: tile.LoadOp
     ring: int
+    reshape: tile.ReshapeOp | None = None
+    """The reshape of a rank-3/4 load to its last two dimensions: the ring tile replaces it."""
 
 
 def _clone_coords(load: tile.LoadOp, ops: list[Operation], iv: SSAValue, iv_value: SSAValue, before: Operation) -> list[SSAValue]:
@@ -152,15 +163,22 @@ def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: l
         if not isinstance(op, DotOp):
             continue
         for operand in (op.lhs, op.rhs):
+            if len(list(operand.uses)) != 1:
+                continue
+            if _transpose_2d(operand.owner):  # `tile.dot(a, b.T)`: the ring holds b, the dot reads it transposed
+                operand = operand.owner.operands[0]  # pyright: ignore[reportAttributeAccessIssue]
+            reshape = operand.owner if isinstance(operand.owner, tile.ReshapeOp) and len(list(operand.uses)) == 1 else None
+            if reshape is not None:  # a (1, 1, R, C) tile of a rank-4 tensor, reshaped to (R, C)
+                operand = reshape.input
             load = operand.owner
             if not isinstance(load, tile.LoadOp) or load.parent_block() is not body or len(list(operand.uses)) != 1:
                 continue
-            if not _async_copyable(load, func):
+            if not _async_copyable(load, func) or (reshape is not None and ring_tile_shape(load.result.type.dims) != tuple(reshape.result.type.dims)):  # pyright: ignore[reportAttributeAccessIssue]
                 continue
             ops = _slice(list(load.coords), loop)
             if ops is None:
                 continue
-            cands.append((_Candidate(load, next_ring[0]), ops))
+            cands.append((_Candidate(load, next_ring[0], reshape), ops))
             next_ring[0] += 1
     if not cands:
         return
@@ -207,11 +225,14 @@ def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: l
         body.insert_op_before(AsyncCopyOp(c.load.view, coords, write.result, c.ring, stages), first)
     body.insert_op_before(AsyncCommitOp(), first)
     for c, _ in cands:
-        ring_tile = RingTileOp(slot_arg, c.ring, stages, c.load.result.type)  # pyright: ignore[reportArgumentType]
+        replaced = c.reshape if c.reshape is not None else c.load
+        ring_tile = RingTileOp(slot_arg, c.ring, stages, replaced.results[0].type)  # pyright: ignore[reportArgumentType]
         body.insert_op_before(ring_tile, c.load)
-        c.load.result.replace_all_uses_with(ring_tile.result)
-        c.load.detach()
-        c.load.erase()
+        replaced.results[0].replace_all_uses_with(ring_tile.result)
+        for dead in (c.reshape, c.load):
+            if dead is not None:
+                dead.detach()
+                dead.erase()
     is_last = kernel.CmpOp("eq", slot_arg, last_slot.result)
     inc = kernel.AddOp(slot_arg, one.result)
     nxt = kernel.SelectOp(is_last, zero_in.result, inc.result)

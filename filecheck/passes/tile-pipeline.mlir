@@ -122,3 +122,32 @@ kernel.func @unaligned(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?
   tile.store %acc, %cp[%i, %i] : !tile.tile<32x32xf32>, !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
   kernel.return
 }
+
+// -----
+
+// tile.dot(q, k.T): the B operand is the transpose of a load used only by it, so the load's N×K
+// tile goes into the ring (ring 0) and the transpose reads the slot; the dot reads it transposed.
+// CHECK-LABEL: kernel.func @transposed_b(
+// CHECK:       %[[KP:.*]] = tile.make_partition_view %k
+// CHECK:       tile.async_copy %[[KP]][%{{.*}}, %{{.*}}] into %{{.*}} {ring = 0 : i64, stages = 3 : i64}
+// CHECK:       kernel.for
+// CHECK:         tile.async_copy %[[KP]]
+// CHECK:         %[[Y:.*]] = tile.ring_tile %{{.*}} {ring = 0 : i64, stages = 3 : i64} : si64 -> !tile.tile<32x16xf16>
+// CHECK-NEXT:    %[[YT:.*]] = tile.transpose %[[Y]] : !tile.tile<32x16xf16> -> !tile.tile<16x32xf16>
+// CHECK-NEXT:    tile.dot %{{.*}}, %[[YT]], %{{.*}}
+kernel.func @transposed_b(%c: !tile.tensor_view<?x?xf32>, %q: !tile.tile<32x16xf16>, %k: !tile.tensor_view<?x?xf16>, %n: si64) attributes {kernel, tile, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %i = tile.block_coord %cp[0] : !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %kp = tile.make_partition_view %k : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %zero = tile.full 0.0 : f32 -> !tile.tile<32x32xf32>
+  %lo = kernel.constant 0 : si64
+  %one = kernel.constant 1 : si64
+  %acc = kernel.for %j = %lo to %n step %one iter_args(%acc0 = %zero) -> (!tile.tile<32x32xf32>) : si64 {
+    %y = tile.load %kp[%j, %lo] : !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<32x16xf16>
+    %yt = tile.transpose %y : !tile.tile<32x16xf16> -> !tile.tile<16x32xf16>
+    %d = tile.dot %q, %yt, %acc0 : !tile.tile<32x16xf16>, !tile.tile<16x32xf16>, !tile.tile<32x32xf32> -> !tile.tile<32x32xf32>
+    kernel.yield %d : !tile.tile<32x32xf32>
+  }
+  tile.store %acc, %cp[%i, %i] : !tile.tile<32x32xf32>, !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}

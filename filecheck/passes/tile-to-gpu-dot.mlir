@@ -76,3 +76,104 @@ kernel.func @ring(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?xf16>
   tile.store %d, %cp[%zero, %zero] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
   kernel.return
 }
+
+// -----
+
+// A transposed B operand (tile.dot(a, b.T)): B's N×K tile is staged as loaded (cp.async into a
+// 16x24 padded array, the same bytes as an untransposed B) and read by ldmatrix without .trans
+// (K-major is mma.sync's "col" B layout); the transpose needs no scratch.
+// CHECK-LABEL: gpu.func @dot_b_transposed(
+// CHECK-SAME:    tile.shared_bytes = 2304 : i64
+// CHECK:       %[[SB:.*]] = memref.get_global @{{.*}} : memref<16x24xf16, 3 : i32>
+// CHECK:       nvgpu.device_async_copy %b[%{{.*}}, %{{.*}}], %[[SB]][%{{.*}}, %{{.*}}], 8
+// CHECK:       nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32} : memref<32x24xf16, 3 : i32>
+// CHECK:       %[[B0:[^,]*]], %[[B1:[^,]*]], %[[B2:[^,]*]], %[[B3:[^,]*]], %[[B4:[^,]*]], {{.*}} = nvgpu.ldmatrix %[[SB]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32} : memref<16x24xf16, 3 : i32>
+// CHECK-NEXT:  nvgpu.mma.sync "m16n8k16" "f16"(%{{.*}}) (%[[B0]], %[[B1]], %[[B2]], %[[B3]])
+// CHECK-NEXT:  nvgpu.mma.sync "m16n8k16" "f16"(%{{.*}}) (%[[B4]],
+// CHECK-NOT:   transpose
+// CHECK:       gpu.return
+kernel.func @dot_b_transposed(%c: !tile.tensor_view<32x16xf32>, %a: !tile.tensor_view<32x16xf16>, %b: !tile.tensor_view<16x16xf16>) attributes {kernel, tile, checks = false, tile.num_warps = 1 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<32x16xf32> -> !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<32x16xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<16x16xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>
+  %zero = kernel.constant 0 : si64
+  %x = tile.load %ap[%zero, %zero] : !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<32x16xf16>
+  %y = tile.load %bp[%zero, %zero] : !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x16xf16>
+  %yt = tile.transpose %y : !tile.tile<16x16xf16> -> !tile.tile<16x16xf16>
+  %acc = tile.full 0.0 : f32 -> !tile.tile<32x16xf32>
+  %d = tile.dot %x, %yt, %acc : !tile.tile<32x16xf16>, !tile.tile<16x16xf16>, !tile.tile<32x16xf32> -> !tile.tile<32x16xf32>
+  tile.store %d, %cp[%zero, %zero] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}
+
+// -----
+
+// B^T from a ring slot (tile.permute [1, 0] of a tile.ring_tile): ldmatrix from the slot without
+// .trans. A^T from registers (exp of a 16x32 load): its registers are stored untransposed into a
+// 16x40 padded array and read with ldmatrix.trans.
+// CHECK-LABEL: gpu.func @ring_transposed(
+// CHECK-SAME:    tile.shared_bytes = 1280 : i64
+// CHECK:       %[[RING:.*]] = memref.view %{{.*}} : memref<?xi8, 3 : i32> to memref<32x16xf16, 3 : i32>
+// CHECK:       %[[SA:.*]] = memref.get_global @{{.*}} : memref<16x40xf16, 3 : i32>
+// CHECK:       memref.store %{{.*}}, %[[SA]]
+// CHECK:       gpu.barrier
+// CHECK:       nvgpu.ldmatrix %[[SA]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose} : memref<16x40xf16, 3 : i32>
+// CHECK:       nvgpu.ldmatrix %[[SA]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose} : memref<16x40xf16, 3 : i32>
+// CHECK:       nvgpu.ldmatrix %[[RING]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32} : memref<32x16xf16, 3 : i32>
+// CHECK-COUNT-4: nvgpu.mma.sync "m16n8k16" "f16"
+kernel.func @ring_transposed(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<16x32xf16>, %b: !tile.tensor_view<?x?xf16>, %s: si64) attributes {kernel, tile, checks = false, tile.num_warps = 1 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<16x32xf16> -> !tile.partition_view<[16, 32], !tile.tensor_view<16x32xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %zero = kernel.constant 0 : si64
+  tile.async_copy %bp[%zero, %zero] into %s {ring = 0, stages = 2} : !tile.partition_view<[16, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64, si64
+  tile.async_commit
+  tile.async_wait {pending = 1}
+  %y = tile.ring_tile %s {ring = 0, stages = 2} : si64 -> !tile.tile<16x16xf16>
+  %yt = tile.permute %y [1, 0] : !tile.tile<16x16xf16> -> !tile.tile<16x16xf16>
+  %x = tile.load %ap[%zero, %zero] : !tile.partition_view<[16, 32], !tile.tensor_view<16x32xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x32xf16>
+  %x2 = tile.exp %x : !tile.tile<16x32xf16>
+  %xt = tile.transpose %x2 : !tile.tile<16x32xf16> -> !tile.tile<32x16xf16>
+  %acc = tile.full 0.0 : f32 -> !tile.tile<32x16xf32>
+  %d = tile.dot %xt, %yt, %acc : !tile.tile<32x16xf16>, !tile.tile<16x16xf16>, !tile.tile<32x16xf32> -> !tile.tile<32x16xf32>
+  tile.store %d, %cp[%zero, %zero] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}
+
+// -----
+
+// P·V: the second dot's A operand is the first dot's product cast to f16. Its m16n8 accumulator
+// registers are the A fragments of the next m16n8k16 MMA (n8 tiles 2s and 2s + 1 make k-step s), so
+// both products split M only over the warps (2 warps, 16 rows each) and the second MMA takes the
+// truncf results directly: one ldmatrix for A (the first dot's), no shared array and no scratch for P
+// (3072 bytes: the first dot's A and B, the second's B).
+// CHECK-LABEL: gpu.func @register_a(
+// CHECK-SAME:    tile.shared_bytes = 3072 : i64
+// CHECK:       nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32} : memref<32x24xf16, 3 : i32>
+// CHECK:       %[[P0:.*]], %[[P1:.*]], %[[P2:.*]], %[[P3:.*]] = nvgpu.mma.sync "m16n8k16" "f16"
+// CHECK-NEXT:  %[[P4:.*]], %[[P5:.*]], %[[P6:.*]], %[[P7:.*]] = nvgpu.mma.sync "m16n8k16" "f16"
+// CHECK:       %[[H0:.*]] = arith.truncf %[[P0]] : f32 to f16
+// CHECK-NEXT:  %[[H1:.*]] = arith.truncf %[[P1]] : f32 to f16
+// CHECK-NEXT:  %[[H2:.*]] = arith.truncf %[[P2]] : f32 to f16
+// CHECK-NEXT:  %[[H3:.*]] = arith.truncf %[[P3]] : f32 to f16
+// CHECK-NEXT:  %[[H4:.*]] = arith.truncf %[[P4]] : f32 to f16
+// CHECK:       nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose} : memref<16x24xf16, 3 : i32>
+// CHECK-NEXT:  nvgpu.mma.sync "m16n8k16" "f16"(%[[H0]], %[[H1]], %[[H2]], %[[H3]], %[[H4]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT:   nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32} :
+// CHECK:       gpu.return
+kernel.func @register_a(%c: !tile.tensor_view<32x16xf32>, %a: !tile.tensor_view<32x16xf16>, %b: !tile.tensor_view<16x16xf16>, %v: !tile.tensor_view<16x16xf16>) attributes {kernel, tile, checks = false, tile.num_warps = 2 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<32x16xf32> -> !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<32x16xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<16x16xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>
+  %vp = tile.make_partition_view %v : !tile.tensor_view<16x16xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>
+  %zero = kernel.constant 0 : si64
+  %x = tile.load %ap[%zero, %zero] : !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<32x16xf16>
+  %y = tile.load %bp[%zero, %zero] : !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x16xf16>
+  %w = tile.load %vp[%zero, %zero] : !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x16xf16>
+  %acc = tile.full 0.0 : f32 -> !tile.tile<32x16xf32>
+  %s = tile.dot %x, %y, %acc : !tile.tile<32x16xf16>, !tile.tile<16x16xf16>, !tile.tile<32x16xf32> -> !tile.tile<32x16xf32>
+  %p = tile.cast %s : !tile.tile<32x16xf32> to !tile.tile<32x16xf16>
+  %o = tile.dot %p, %w, %acc : !tile.tile<32x16xf16>, !tile.tile<16x16xf16>, !tile.tile<32x16xf32> -> !tile.tile<32x16xf32>
+  tile.store %o, %cp[%zero, %zero] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}

@@ -27,7 +27,7 @@ This is the portable path (sm_80+, `mma.sync`); Hopper's wgmma and TMA are the n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import log2
 
 from xdsl.dialects import arith, cf, memref, scf
@@ -39,9 +39,9 @@ from warpforge.dialects.nvvm_catalog import mma_shape
 from warpforge.diagnostics import error_at
 from warpforge.dialects import kernel
 from warpforge.dialects.tile_layout import MmaEncodingAttr
-from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp, mma_input_kind
+from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp, mma_input_kind, ring_tile_shape
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, cast_value, signless
-from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, _TILE_LOWERINGS, Dist, PView, View, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, STATIC_SHARED_BYTES, _TILE_LOWERINGS, Dist, PView, View, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
 from warpforge.passes.tile_to_gpu.memory import _coords64, _full_tile  # pyright: ignore[reportPrivateUsage]
 
 PAD_BYTES = 16
@@ -75,6 +75,8 @@ def _buffer(fl: _TileFunctionLowering, op: Operation, elem: Attribute, shape: tu
     typ = MemRefType(elem, list(shape), memory_space=SHARED)
     name = fl.module.shared_global(fl.src.sym_name.data, typ, op)
     fl.extra_shared += -(-shape[0] * shape[1] * element_bytes(elem) // 16) * 16
+    if fl.extra_shared > STATIC_SHARED_BYTES:
+        raise error_at(op, f"{op.name}: staging its operands takes the kernel's static shared memory to {fl.extra_shared} bytes, more than the 48 KiB a CTA has; use smaller tiles (operands loaded by cp.async in a K loop go to the dynamic-memory ring instead)")
     return fl.at_entry(("dot", name), lambda b: b(memref.GetGlobalOp(name, typ)))
 
 
@@ -132,8 +134,7 @@ def _copies_async(fl: _TileFunctionLowering, op: tile.LoadOp) -> bool:
     """`op` feeds only a `tile.dot` operand, and `cp.async` can fetch it: a 2-D view of 16-bit floats,
     16-byte aligned, rows a multiple of 8 elements (every 8-element chunk a 16-byte aligned copy),
     padding 0, no reinterpreted memory."""
-    uses = list(op.result.uses)
-    if len(uses) != 1 or not isinstance(uses[0].operation, DotOp) or uses[0].index == 2:
+    if not feeds_dot_operand(op):
         return False
     pv = fl.values.get(op.view)
     if not isinstance(pv, PView):
@@ -141,9 +142,60 @@ def _copies_async(fl: _TileFunctionLowering, op: tile.LoadOp) -> bool:
     v = pv.view
     elem = signless(v.elem)
     return (
-        len(pv.tile) == 2 and v.limit is None and v.strides is None and isinstance(elem, Float16Type | BFloat16Type) and v.align >= 16
-        and v.divisible[-1] >= 8 and v.divisible[-1] % 8 == 0 and pv.tile[1] >= 8 and _zero(pv.padding)
+        ring_tile_shape(pv.tile) is not None and v.limit is None and v.strides is None and isinstance(elem, Float16Type | BFloat16Type) and v.align >= 16
+        and v.divisible[-1] >= 8 and v.divisible[-1] % 8 == 0 and pv.tile[-1] >= 8 and _zero(pv.padding)
     )  # fmt: skip
+
+
+def dots_fed(v: SSAValue) -> list[DotOp] | None:
+    """The `tile.dot`s whose operand `v` (a loaded tile) is — directly, through a transpose
+    (`dot_operand_transpose`), or through a `tile.reshape` to its last two dimensions (a rank-4
+    (1, 1, R, C) load of a (batch, heads, sequence, head dim) tensor) and then one of those — or None
+    when some use is anything else."""
+    out: list[DotOp] = []
+    for u in v.uses:
+        user = u.operation
+        if isinstance(user, tile.ReshapeOp):
+            t, r = v.type, user.result.type
+            if not (isinstance(t, tile.TileType) and isinstance(r, tile.TileType) and ring_tile_shape(t.dims) == tuple(r.dims)):
+                return None
+            inner = dots_fed(user.result)
+            if inner is None:
+                return None
+            out += inner
+        elif is_dot_operand_use(u):
+            out.append(user)  # pyright: ignore[reportArgumentType]
+        elif dot_operand_transpose(user):
+            out.append(next(iter(user.results[0].uses)).operation)  # pyright: ignore[reportArgumentType]
+        else:
+            return None
+    return out
+
+
+def feeds_dot_operand(load: tile.LoadOp) -> bool:
+    """The loaded tile is only `tile.dot` operands (`dots_fed`): of one dot, or of dots all in other
+    blocks (loops) than the load — a loop-invariant operand, staged once where it is loaded."""
+    dots = dots_fed(load.result)
+    if not dots:
+        return False
+    return len(dots) == 1 or all(d.parent_block() is not load.parent_block() for d in dots)
+
+
+def is_dot_operand_use(use) -> bool:  # noqa: ANN001 (an xDSL Use)
+    return isinstance(use.operation, DotOp) and use.index < 2
+
+
+def dot_operand_transpose(op: Operation) -> bool:
+    """`op` is a rank-2 `tile.transpose` (or `tile.permute [1, 0]`) whose only use is a `tile.dot`
+    operand: it costs nothing, the dot reads its input's shared-memory copy the other way round."""
+    if isinstance(op, tile.PermuteOp):
+        if [p.data for p in op.permutation.data] != [1, 0]:
+            return False
+    elif not isinstance(op, tile.TransposeOp):
+        return False
+    t = op.results[0].type
+    uses = list(op.results[0].uses)
+    return isinstance(t, tile.TileType) and t.rank == 2 and len(uses) == 1 and is_dot_operand_use(uses[0])
 
 
 @lowers(tile.LoadOp)
@@ -152,8 +204,57 @@ def _load_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist
     if _copies_async(fl, op):
         pv = fl.values[op.view]
         assert isinstance(pv, PView)
-        return DeferredLoad(pv, _coords64(fl, e, op.coords))
+        d = DeferredLoad(pv, _coords64(fl, e, op.coords))
+        dots = dots_fed(op.result)
+        assert dots
+        if len(dots) == 1 and dots[0].parent_block() is op.parent_block():
+            return d  # the dot copies it into its own array
+        # a loop-invariant operand (attention's Q tile): staged once, here, not at every trip of the loop
+        shape = ring_tile_shape(pv.tile)
+        assert shape is not None
+        elem = signless(pv.view.elem)
+        buf = _buffer(fl, op, elem, (shape[0], shape[1] + PAD_BYTES // element_bytes(elem)))
+        _copy_async(fl, e, d, buf)
+        e(nvgpu.DeviceAsyncCreateGroupOp())
+        e(nvgpu.DeviceAsyncWaitOp(0))
+        e(gpu.BarrierOp())
+        return SharedOperand(buf, None)
     return _register_load(fl, op, e)  # pyright: ignore[reportReturnType]
+
+
+
+
+@dataclass
+class Transposed:
+    """A `tile.dot` operand that is the transpose of `inner` (a deferred load, a ring slot or
+    registers): the dot stages `inner` as it is (an N×K B operand: rows n, K contiguous, which is
+    exactly `mma.sync`'s native "col" B layout) and reads it the other way round (`ldmatrix` without
+    `.trans` for B, with `.trans` for A); no transposed copy is made."""
+
+    inner: "DeferredLoad | SharedOperand | Dist"
+
+
+_register_reshape = _TILE_LOWERINGS[tile.ReshapeOp]
+
+
+@lowers(tile.ReshapeOp)
+def _reshape_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist | DeferredLoad | SharedOperand:
+    inner = fl.values.get(op.operands[0])
+    if isinstance(inner, DeferredLoad | SharedOperand):  # (1, 1, R, C) -> (R, C) of a deferred copy: nothing to do
+        return inner
+    return _register_reshape(fl, op, e)  # pyright: ignore[reportReturnType]
+
+
+_register_permute = _TILE_LOWERINGS[tile.PermuteOp]
+_register_transpose = _TILE_LOWERINGS[tile.TransposeOp]
+
+
+@lowers(tile.TransposeOp, tile.PermuteOp)
+def _transpose_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist | Transposed:
+    if dot_operand_transpose(op):
+        inner = fl.values.get(op.operands[0])
+        return Transposed(inner if isinstance(inner, DeferredLoad | SharedOperand) else fl.canon(e, fl.dist(op.operands[0])))
+    return (_register_permute if isinstance(op, tile.PermuteOp) else _register_transpose)(fl, op, e)  # pyright: ignore[reportReturnType]
 
 
 def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSAValue, dest: SharedOperand | None = None) -> None:
@@ -161,9 +262,12 @@ def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSA
     into `dest`: a ring slot, swizzled). A tile wholly inside the tensor (a uniform test) copies 16
     bytes per chunk unconditionally; a tail tile copies each chunk's bytes inside the tensor and
     zero-fills the rest (`src-size`), reading nothing (from address 0) for a chunk wholly outside."""
-    view, (rows, cols) = d.pview.view, d.pview.tile
+    view, tile_shape = d.pview.view, d.pview.tile
+    rows, cols = tile_shape[-2:]
     assert fl.tid is not None
-    origin = [e(arith.ShLIOp(c, e.const(_log2(t), i64))) if t > 1 else c for c, t in zip(d.coords, (rows, cols))]
+    origin = [e(arith.ShLIOp(c, e.const(_log2(t), i64))) if t > 1 else c for c, t in zip(d.coords, tile_shape)]
+    lead = origin[:-2]  # the leading (batch, head) indices of a rank-3/4 tile with extents 1
+    origin_rc = origin[-2:]
     per_row = cols // 8
     chunks = rows * per_row
 
@@ -175,26 +279,31 @@ def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSA
             def issue(x: Emitter, ch: SSAValue = ch) -> None:
                 r = x(arith.ShRUIOp(ch, x.const(_log2(per_row), i64))) if per_row > 1 else ch
                 c = x(arith.ShLIOp(x(arith.AndIOp(ch, x.const(per_row - 1, i64))), x.const(3, i64))) if per_row > 1 else zero
-                grow, gcol = x(arith.AddiOp(origin[0], r)), x(arith.AddiOp(origin[1], c))
+                grow, gcol = x(arith.AddiOp(origin_rc[0], r)), x(arith.AddiOp(origin_rc[1], c))
+                heads = list(lead)
                 valid: SSAValue | None = None
                 if masked:
-                    in_rows = x(arith.CmpiOp(grow, view.dims[0], "ult"))
-                    left = x(arith.MaxSIOp(x(arith.SubiOp(view.dims[1], gcol)), zero))
+                    in_rows = x(arith.CmpiOp(grow, view.dims[-2], "ult"))
+                    for i, o in enumerate(lead):
+                        in_rows = x(arith.AndIOp(in_rows, x(arith.CmpiOp(o, view.dims[i], "ult"))))
+                    left = x(arith.MaxSIOp(x(arith.SubiOp(view.dims[-1], gcol)), zero))
                     valid = x(arith.SelectOp(in_rows, x(arith.MinSIOp(left, eight)), zero))
                     reads = x(arith.CmpiOp(valid, zero, "sgt"))
                     grow, gcol = x(arith.SelectOp(reads, grow, zero)), x(arith.SelectOp(reads, gcol, zero))
+                    heads = [x(arith.SelectOp(reads, o, zero)) for o in lead]
                 dr, dc = r, c
                 if dest is not None:
                     dr = dest.row(x, r)
                     dc = dest.col(x, r, c)
-                x(nvgpu.DeviceAsyncCopyOp(view.memref, [_idx(x, grow), _idx(x, gcol)], buf, [_idx(x, dr), _idx(x, dc)], 8, _idx(x, valid) if valid is not None else None, bypass_l1=True))
+                src = [_idx(x, o) for o in heads] + [_idx(x, grow), _idx(x, gcol)]
+                x(nvgpu.DeviceAsyncCopyOp(view.memref, src, buf, [_idx(x, dr), _idx(x, dc)], 8, _idx(x, valid) if valid is not None else None, bypass_l1=True))
 
             if (j + 1) * fl.threads <= chunks:
                 issue(b)
             else:
                 fl.when(b, b(arith.CmpiOp(ch, b.const(chunks, i64), "ult")), issue)
 
-    full = _full_tile(e, view, origin, (rows, cols))
+    full = _full_tile(e, view, origin, tile_shape)
     tb, eb = Block(), Block()
     te, ee = Emitter(tb, e.source), Emitter(eb, e.source)
     copies(te, False)
@@ -357,11 +466,21 @@ class MmaLayout:
         return e(arith.AddiOp(e(arith.ShLIOp(row, e.const(_log2(n), i64))), col))
 
 
-def mma_layout(shape: tuple[int, ...], threads: int) -> MmaLayout:
+def mma_layout(shape: tuple[int, ...], threads: int, rows_only: bool = False) -> MmaLayout:
+    """The MMA layout of an M×N accumulator; `rows_only`: the warps split M only (wn = 1, each warp
+    owns whole rows), the layout a product that is itself the A operand of a next `tile.dot` needs."""
     m, n = shape
     warps = threads // 32
-    wm, wn = warp_grid(m, n, warps)
+    wm, wn = (warps, 1) if rows_only else warp_grid(m, n, warps)
     return MmaLayout((m, n), wm, wn, warps)
+
+
+def register_a_operand(a: MmaLayout, out: MmaLayout, k: int) -> bool:
+    """An A operand in `a` (an M×K product's layout, converted to 16 bits per register) is, register
+    for register, the A fragments of the m16n8k16 MMAs of a dot in `out`: both split M only over the
+    same warps, and K is a multiple of 16 (PTX ISA §9.7.14.5.9: the C/D fragment of two adjacent
+    n8 tiles, rows g and g + 8, columns 2t, 2t + 1, is the A fragment of one k16 step)."""
+    return a.wn == 1 and out.wn == 1 and a.wm == out.wm and a.replicas == 1 and a.shape[0] == out.shape[0] and a.shape[1] == k and k % 16 == 0
 
 
 @dataclass
@@ -397,7 +516,7 @@ def _warp_coords(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout) -> _Warp
     warp = e(arith.ShRUIOp(fl.tid, e.const(5, i64)))
     if lay.replicas > 1:
         warp = e(arith.AndIOp(warp, e.const(lay.wm * lay.wn - 1, i64)))
-    wrow = e(arith.ShRUIOp(warp, e.const(_log2(lay.wn), i64))) if lay.wn > 1 else e.const(0, i64)
+    wrow = e(arith.ShRUIOp(warp, e.const(_log2(lay.wn), i64))) if lay.wn > 1 else warp if lay.wm > 1 else e.const(0, i64)
     wcol = e(arith.AndIOp(warp, e.const(lay.wn - 1, i64))) if lay.wn > 1 else e.const(0, i64)
     m, n = lay.shape
     row0 = e(arith.ShLIOp(wrow, e.const(_log2(m // lay.wm), i64)))
@@ -450,12 +569,19 @@ def assign_mma_layouts(fl: _TileFunctionLowering) -> None:
                 if value in mma:
                     mark(arg)
 
+    # A dot whose A operand is (an elementwise function of) another dot's product reads it from the
+    # registers (P·V in attention): every MMA value of the kernel then splits M only over the warps.
+    warps = fl.threads // 32
+    chained = [op for op in ops if isinstance(op, DotOp) and op.lhs in mma and _rows_only_fits(op, warps, mma)]
+    rows_only = bool(chained)
+    register_a = {op.lhs for op in chained} if rows_only else set()
+
     def mma_use(use) -> bool:  # the user expects the MMA layout at this operand
         user = use.operation
         if isinstance(user, _ELEMENTWISE):
             return user.results[0] in mma
         if isinstance(user, DotOp):
-            return use.index == 2
+            return use.index == 2 or (use.index == 0 and user.lhs in register_a)
         if isinstance(user, tile.StoreOp):
             return use.operand in mma if hasattr(use, "operand") else user.value in mma
         if isinstance(user, cf.BranchOp | cf.ConditionalBranchOp):
@@ -466,7 +592,7 @@ def assign_mma_layouts(fl: _TileFunctionLowering) -> None:
         if isinstance(op, tile.BroadcastOp | tile.IotaOp) and op.results[0].type.rank == 2 and op.results[0].uses and all(mma_use(u) for u in op.results[0].uses):  # pyright: ignore[reportAttributeAccessIssue]
             mma.add(op.results[0])
     for v in mma:
-        fl.layout_hints[v] = mma_layout(v.type.dims, fl.threads)  # pyright: ignore[reportAttributeAccessIssue]
+        fl.layout_hints[v] = mma_layout(v.type.dims, fl.threads, rows_only)  # pyright: ignore[reportAttributeAccessIssue]
 
     def need(v: SSAValue) -> None:  # v changes layout through the shared scratch
         t = signless(v.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
@@ -478,7 +604,7 @@ def assign_mma_layouts(fl: _TileFunctionLowering) -> None:
                 continue
             for u in v.uses:
                 if isinstance(u.operation, DotOp) and u.index < 2:
-                    continue  # operands are staged in the dot's own shared arrays
+                    continue  # operands are staged in the dot's own shared arrays, or read from registers
                 if isinstance(u.operation, tile.StoreOp) and v in mma:
                     continue
                 if (v in mma) != mma_use(u):
@@ -487,6 +613,15 @@ def assign_mma_layouts(fl: _TileFunctionLowering) -> None:
         for a in block.args:
             if isinstance(a.type, tile.TileType) and a in mma and any(not mma_use(u) and not isinstance(u.operation, tile.StoreOp) for u in a.uses):
                 need(a)
+
+
+def _rows_only_fits(op: DotOp, warps: int, mma: set[SSAValue]) -> bool:
+    """Every MMA value of the kernel can split M only over `warps` (16 rows per warp at least), and
+    `op`'s A operand has a K of whole k16 steps in 16-bit floats."""
+    a = op.lhs.type
+    if not isinstance(a, tile.TileType) or not isinstance(a.element_type, Float16Type | BFloat16Type) or a.dims[1] % 16:
+        return False
+    return all(v.type.dims[0] % (16 * warps) == 0 for v in mma)  # pyright: ignore[reportAttributeAccessIssue]
 
 
 LAYOUT_ANALYSES.append(assign_mma_layouts)
@@ -499,10 +634,13 @@ LAYOUT_ANALYSES.append(assign_mma_layouts)
 def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, DotOp)
     la, lb = fl.values.get(op.lhs), fl.values.get(op.rhs)
-    a = la if isinstance(la, DeferredLoad | SharedOperand) else fl.canon(e, fl.dist(op.lhs))
-    b = lb if isinstance(lb, DeferredLoad | SharedOperand) else fl.canon(e, fl.dist(op.rhs))
     lay = fl.layout_of(op.result)
     assert isinstance(lay, MmaLayout)
+    a_regs: Dist | None = None
+    if isinstance(la, Dist) and isinstance(la.layout, MmaLayout) and register_a_operand(la.layout, lay, op.lhs.type.dims[1]):  # pyright: ignore[reportAttributeAccessIssue]
+        a_regs = la  # the previous product's registers are the A fragments
+    a = la if isinstance(la, DeferredLoad | SharedOperand | Transposed) or a_regs is not None else fl.canon(e, fl.dist(op.lhs))
+    b = lb if isinstance(lb, DeferredLoad | SharedOperand | Transposed) else fl.canon(e, fl.dist(op.rhs))
     c = fl.to_layout(e, fl.dist(op.acc), lay)  # pyright: ignore[reportArgumentType]
     (m, k), (_, n) = op.lhs.type.dims, op.rhs.type.dims  # pyright: ignore[reportAttributeAccessIssue]
     kind = mma_input_kind(op.lhs.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
@@ -511,14 +649,20 @@ def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     row = mma_shape("m16n8k32" if kind in ("s8", "u8") else "m16n8k8" if kind == "tf32" else "m16n8k16", kind, "s32" if kind in ("s8", "u8") else "f32")
     assert row is not None
     pad = PAD_BYTES // element_bytes(in_t)
-    staged: list[SharedOperand] = []
+    staged: list[SharedOperand | Dist] = []
     todo = []
-    for x, shape, cols in ((a, (m, k + pad), k), (b, (k, n + pad), n)):
-        if isinstance(x, SharedOperand):  # a ring slot (tile-pipeline): already there
-            staged.append(x)
+    for x, (rows, cols) in ((a, (m, k)), (b, (k, n))):
+        if x is a_regs:
+            staged.append(a_regs)
             continue
-        buf = _buffer(fl, op, in_t, shape)
-        staged.append(SharedOperand(buf, None))
+        flip = isinstance(x, Transposed)
+        if isinstance(x, Transposed):  # stage the untransposed tile (cols x rows), read it transposed
+            x, rows, cols = x.inner, cols, rows
+        if isinstance(x, SharedOperand):  # a ring slot (tile-pipeline): already there
+            staged.append(replace(x, transposed=flip))
+            continue
+        buf = _buffer(fl, op, in_t, (rows, cols + pad))
+        staged.append(SharedOperand(buf, None, None, flip))
         todo.append((x, buf, cols))
     if todo:
         e(gpu.BarrierOp())  # earlier readers of these arrays (a previous iteration) are done
@@ -573,8 +717,10 @@ def _async_copy(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     v = pv.view
     if not (v.limit is None and v.align >= 16 and v.divisible[-1] >= 8 and v.divisible[-1] % 8 == 0 and _zero(pv.padding)):
         raise error_at(op, f"tile.async_copy needs a 16-byte aligned view with rows a multiple of 8 elements and padding 0 (cp.async, 16 bytes, zero-fill); got alignment {v.align}, rows divisible by {v.divisible[-1]}")
-    buf, swz = _ring(fl, op, pv.tile, v.elem)
-    dest = SharedOperand(buf, _slot_rows(e, fl, op.slot, pv.tile[0]), swz)
+    shape = ring_tile_shape(pv.tile)
+    assert shape is not None  # the verifier's
+    buf, swz = _ring(fl, op, shape, v.elem)
+    dest = SharedOperand(buf, _slot_rows(e, fl, op.slot, shape[0]), swz)
     _copy_async(fl, e, DeferredLoad(pv, _coords64(fl, e, op.coords)), buf, dest)
 
 
@@ -608,6 +754,8 @@ class SharedOperand:
     buf: SSAValue
     row_base: SSAValue | None
     swizzle: tuple[int, int] | None = None
+    transposed: bool = False
+    """The array holds the operand's transpose (B as N×K, A as K×M): element (r, c) at row c, column r."""
 
     def row(self, e: Emitter, r: SSAValue) -> SSAValue:
         return r if self.row_base is None else e(arith.AddiOp(self.row_base, r))
@@ -634,38 +782,63 @@ def swizzle_for(cols: int, elem_bytes: int) -> tuple[int, int] | None:
     return _log2(rows_per_line), min(chunks, 8) - 1
 
 
-def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: str, acc: list[SSAValue], sa: SharedOperand, sb: SharedOperand, k: int) -> list[SSAValue]:
+def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: str, acc: list[SSAValue], sa: SharedOperand | Dist, sb: SharedOperand, k: int) -> list[SSAValue]:
     """Each warp multiplies its tm×tn grid of m16n8 tiles over K: per k-step, A fragments by
     `ldmatrix.x4` (lane l: row l%16, column 8·(l/16) of a 16×16 block), B fragments by
     `ldmatrix.x4.trans` for two n8 tiles at once (x2 for a single one), element loads for tf32 and 8-bit
-    inputs; then `mma.sync` per tile. `acc`: the accumulator slots in `lay`; returns the new ones."""
+    inputs; then `mma.sync` per tile. `acc`: the accumulator slots in `lay`; returns the new ones.
+    `sa` a `Dist` in an MMA layout (`register_a_operand`): the A fragment of m16 tile i, k-step s is
+    its slots of n8 tiles 2s and 2s + 1 (rows g, g + 8; columns 2t, 2t + 1; then the same 8 further)."""
     w = warp_coords(fl, lay)
     lane, g, t, row0, col0 = w.lane, w.g, w.t, w.row0, w.col0
     acc = list(acc)
     sixteen_bit = kind in ("f16", "bf16")
     ldm_row = fl.at_entry(("ldm_row",), lambda x: x(arith.AndIOp(lane, x.const(15, i64))))
     ldm_col = fl.at_entry(("ldm_col",), lambda x: x(arith.ShLIOp(x(arith.ShRUIOp(lane, x.const(4, i64))), x.const(3, i64))))
+    # a transposed operand: matrix q = lane / 8 starts at row 8·(q / 2), column 8·(q % 2) of the stored 16×16 block
+    ldm_row_t = fl.at_entry(("ldm_row_t",), lambda x: x(arith.OrIOp(x(arith.AndIOp(lane, x.const(7, i64))), x(arith.ShLIOp(x(arith.ShRUIOp(lane, x.const(4, i64))), x.const(3, i64))))))
+    ldm_col_t = fl.at_entry(("ldm_col_t",), lambda x: x(arith.AndIOp(lane, x.const(8, i64))))
 
     def rows(op: SharedOperand, r: SSAValue) -> SSAValue:
         return op.row(e, r)
+
+    def element(op: SharedOperand, r: SSAValue, c: SSAValue) -> SSAValue:  # element (r, c) of the operand
+        if op.transposed:
+            r, c = c, r
+        return e(memref.LoadOp.get(op.buf, [_idx(e, rows(op, r)), _idx(e, c)]))
+
+    def ldmatrix(op: SharedOperand, r: SSAValue, c: SSAValue, tiles: int, trans: bool) -> list[SSAValue]:
+        """`ldmatrix` of stored row r, chunk-start column c (swizzled where the array is)."""
+        return list(e(nvgpu.LdMatrixOp(op.buf, [_idx(e, rows(op, r)), _idx(e, op.col(e, r, c))], tiles, transpose=trans)).owner.results)  # pyright: ignore[reportAttributeAccessIssue]
 
     for k0 in range(0, k, row.k):
         a_frags, b_frags = [], []
         for i in range(lay.tm):
             r0 = _add(e, row0, 16 * i)
-            if sixteen_bit:
+            if isinstance(sa, Dist):  # registers of an M×K product (its layout's tn = K / 8)
+                assert isinstance(sa.layout, MmaLayout)
+                first = 4 * (i * sa.layout.tn + 2 * (k0 // 16))
+                a_frags.append(list(sa.regs[first : first + 8]))
+            elif sixteen_bit and sa.transposed:  # A stored K×M: matrices (k0, m0), (k0, m0+8), (k0+8, m0), (k0+8, m0+8), transposed
+                a_frags.append(ldmatrix(sa, _add(e, ldm_row_t, k0), e(arith.AddiOp(r0, ldm_col_t)), 4, True))
+            elif sixteen_bit:
                 lr = e(arith.AddiOp(r0, ldm_row))
-                ca = sa.col(e, lr, _add(e, ldm_col, k0))
-                a_frags.append(list(e(nvgpu.LdMatrixOp(sa.buf, [_idx(e, rows(sa, lr)), _idx(e, ca)], 4)).owner.results))  # pyright: ignore[reportAttributeAccessIssue]
+                a_frags.append(ldmatrix(sa, lr, _add(e, ldm_col, k0), 4, False))
             else:
                 frag = []
                 for q in range(row.elements("a")):
                     rr, cc = _coeffs(row, "a", q)
-                    frag.append(e(memref.LoadOp.get(sa.buf, [_idx(e, rows(sa, _affine(e, g, t, rr, r0))), _idx(e, _affine(e, g, t, cc, e.const(k0, i64)))])))
+                    frag.append(element(sa, _affine(e, g, t, rr, r0), _affine(e, g, t, cc, e.const(k0, i64))))
                 a_frags.append(frag)
         j = 0
         while j < lay.tn:
             c0 = _add(e, col0, 8 * j)
+            if sixteen_bit and sb.transposed:  # B stored N×K (mma's native col-major B): no .trans
+                pair = j + 1 < lay.tn
+                res = ldmatrix(sb, e(arith.AddiOp(c0, ldm_row_t)), _add(e, ldm_col_t, k0), 4 if pair else 2, False)
+                b_frags += [res[:4], res[4:]] if pair else [res]  # matrices 0, 1: tile j (k0, k0 + 8); 2, 3: tile j + 1
+                j += 2 if pair else 1
+                continue
             if sixteen_bit:
                 lr = _add(e, ldm_row, k0)
                 rb = rows(sb, lr)
@@ -680,7 +853,7 @@ def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: s
                 frag = []
                 for q in range(row.elements("b")):
                     rr, cc = _coeffs(row, "b", q)
-                    frag.append(e(memref.LoadOp.get(sb.buf, [_idx(e, rows(sb, _affine(e, g, t, rr, e.const(k0, i64)))), _idx(e, _affine(e, g, t, cc, c0))])))
+                    frag.append(element(sb, _affine(e, g, t, rr, e.const(k0, i64)), _affine(e, g, t, cc, c0)))
                 b_frags.append(frag)
             j += 1
         for i in range(lay.tm):

@@ -286,6 +286,8 @@ class _TileFunctionLowering(FunctionLowering):
                     continue  # free back along the slice's dimension, else the scratch grows when lowered
                 if isinstance(op, tile.ReshapeOp) and canonical_layout(st.dims, self.threads).same_placement(canonical_layout(dt.dims, self.threads)):
                     continue
+                if isinstance(op, tile.PermuteOp | tile.TransposeOp) and _feeds_dot_only(op):
+                    continue  # a tile.dot operand: read transposed from the dot's shared copy (lowerings/tile_dot.py)
                 need(st.element_type, st.numel)
             elif isinstance(op, tile.ReduceOp):
                 st = op.input.type
@@ -675,6 +677,17 @@ SCRATCH_PLANNERS: dict[type[Operation], Callable[[_TileFunctionLowering, Operati
 elements) the op's lowering needs, for `_plan_scratch`."""
 LAYOUT_ANALYSES: list[Callable[[_TileFunctionLowering], None]] = []
 """Run before a kernel is lowered; each may set `layout_hints` (and plan the scratch it implies)."""
+
+STATIC_SHARED_BYTES = 48 * 1024
+"""Static shared memory of a CTA (CUDA C Programming Guide, "Compute Capabilities": 48 KiB; more only as dynamic)."""
+
+
+def _feeds_dot_only(op: Operation) -> bool:
+    from warpforge.dialects.tile_dot import DotOp
+
+    uses = list(op.results[0].uses)
+    return op.results[0].type.rank == 2 and len(uses) == 1 and isinstance(uses[0].operation, DotOp) and uses[0].index < 2  # pyright: ignore[reportAttributeAccessIssue]
+
 
 _TILE_LOWERINGS: dict[type[Operation], Callable[[_TileFunctionLowering, Operation, Emitter], SSAValue | Dist | View | PView | None]] = {}
 

@@ -15,8 +15,6 @@ from warpforge.dialects import tile_dot
 from warpforge.frontend.tile.values import NoneValue, TileDType, is_tile
 from warpforge.frontend.values import Literal, Scalar, Value
 
-STATIC_SHARED = 48 * 1024
-
 _INPUTS = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "i8": "s8", "u8": "u8"}
 
 
@@ -64,11 +62,6 @@ class TileDotMixin:
         if m < 16 or n < 16 or k < need_k:
             err(node, f"{what}: M and N must be at least 16 and K at least {need_k} (the mma.sync tile), got M={m}, N={n}, K={k}")
         acc_dt = dtypes.i32 if kind in ("s8", "u8") else dtypes.f32
-        from warpforge.passes.lowerings.tile_dot import shared_bytes
-
-        need = shared_bytes(m, n, k, max(1, ta.elem.bits // 8))
-        if need > STATIC_SHARED:
-            err(node, f"{what}: needs {need} bytes of shared memory to stage A and B, more than the 48 KiB of static shared memory a CTA has; use smaller tiles")
         if acc is None:
             c = self.to_tile(Literal(0), acc_dt, (m, n), node)  # pyright: ignore[reportAttributeAccessIssue]
         else:
