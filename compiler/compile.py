@@ -360,7 +360,7 @@ def kernel_to_json(k: CompiledKernel) -> dict[str, Any]:
         "name": k.name,
         "entry": k.entry,
         "chip": k.chip,
-        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim, p.strided, list(p.box), p.swizzle] for p in k.params],
+        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim, p.strided, list(p.box), p.swizzle, p.align] for p in k.params],
         "checked": k.checked,
         "error_sites": [[s.id, s.kind, s.message, s.filename, s.line, s.col, list(s.operands)] for s in k.error_sites],
         "exact_block": list(k.exact_block) if k.exact_block is not None else None,
@@ -387,7 +387,8 @@ def kernel_from_json(d: dict[str, Any], ptx: str) -> CompiledKernel:
         chip=str(d["chip"]),
         params=tuple(
             ParamSpec(str(n), str(kind), BY_NAME[dt].np, int(nd), strided=bool(rest[0]) if rest else False,
-                      box=tuple(int(b) for b in rest[1]) if len(rest) > 1 else (), swizzle=str(rest[2]) if len(rest) > 2 else "")
+                      box=tuple(int(b) for b in rest[1]) if len(rest) > 1 else (), swizzle=str(rest[2]) if len(rest) > 2 else "",
+                      align=int(rest[3]) if len(rest) > 3 else 0)
             for n, kind, dt, nd, *rest in d["params"]
         ),
         checked=bool(d["checked"]),
@@ -450,6 +451,7 @@ def simt_key(kernel: Any, chip: str, features: str) -> str | None:
         repr(kernel.contract),
         kernel.fastmath,
         kernel.min_blocks_per_sm,
+        *(() if kernel.assume_aligned else ("unaligned",)),
     )
 
 
@@ -504,13 +506,14 @@ def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unrol
         kernel.__qualname__, res.ops, kir.source.filename, kir.source.first_line,
         "unroll less (fewer simt.static_range iterations) or move work into a loop",
     )  # fmt: skip
+    aligned = aligned_arguments(module, kir.symbol)  # what the vector loads rely on (vectorize-global-access)
     ptx = lower(module, "ptx", target, start="gpu", module_name=kir.symbol + "_module", ftz=kernel.fastmath is True, require_unrolled=not unroll_static)
     assert isinstance(ptx, str)
     params = []
     for p in kir.params:
         if isinstance(p.annotation, SliceAnnotation):
             assert p.annotation.dtype is not None
-            params.append(ParamSpec(p.name, p.annotation.kind, p.annotation.dtype.np, 1))
+            params.append(ParamSpec(p.name, p.annotation.kind, p.annotation.dtype.np, 1, align=aligned.get(len(params), 0)))
         elif isinstance(p.annotation, TensorMapAnnotation):
             ann = p.annotation
             params.append(ParamSpec(p.name, "tensor_map", ann.dtype.np, len(ann.box), box=ann.box, swizzle=ann.swizzle))
@@ -538,6 +541,22 @@ def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unrol
         full_warps=res.full_warps,
         source=(kir.source.filename, kir.source.first_line),
     )
+
+
+def aligned_arguments(module: ModuleOp, symbol: str) -> dict[int, int]:
+    """Argument position → `llvm.align` bytes on the `gpu.func` `symbol` (the alignment its code relies on)."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from warpforge.dialects import gpu
+
+    out: dict[int, int] = {}
+    for op in module.walk():
+        if isinstance(op, gpu.FuncOp) and op.sym_name.data == symbol and op.arg_attrs is not None:
+            for i, attrs in enumerate(op.arg_attrs.data):
+                align = attrs.data.get("llvm.align")
+                if isinstance(align, IntegerAttr):
+                    out[i] = align.value.data
+    return out
 
 
 def lower_simt(kernel: Any, stage: str, target: Target = Target(), *, debuginfo: bool = False) -> str:

@@ -281,6 +281,10 @@ class SimtKernel:
     """PTX `.minnctapersm`: ptxas keeps registers low enough for this many blocks per SM."""
     bindings: tuple[tuple[str, Any], ...] | None = None
     """For a specialization of a generic kernel: each incomplete parameter's binding."""
+    assume_aligned: bool = True
+    """The launch-time alignment specialization: compiled assuming every `Slice` pointer is 16-byte
+    aligned (`vectorize-global-access` may then read 64/128 bits at once); a launch with a pointer the
+    compiled code needs aligned and that is not runs the scalar specialization (`assume_aligned=False`)."""
     _compiled: dict[tuple[str, str], Any] = field(default_factory=dict[tuple[str, str], Any], repr=False)
     _prepared: dict[tuple[Any, ...], Any] = field(default_factory=dict[tuple[Any, ...], Any], repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -324,7 +328,8 @@ class SimtKernel:
             child = self._specializations.get(key)
             if child is None:
                 child = SimtKernel(
-                    self.fn, self.contract, self.launch_bounds, self.checks, self.fastmath, self.min_blocks_per_sm, tuple(bindings.items())
+                    self.fn, self.contract, self.launch_bounds, self.checks, self.fastmath, self.min_blocks_per_sm, tuple(bindings.items()),
+                    self.assume_aligned,
                 )
                 child.__qualname__ = self.__qualname__
                 self._specializations[key] = child
@@ -345,7 +350,7 @@ class SimtKernel:
         block = None
         if self.contract is not None and self.contract.block is not None:
             block = tuple(self.contract.block)
-        return compile_kernel(
+        kir = compile_kernel(
             self.fn,
             contract_block=block,
             launch_bounds=self.launch_bounds,
@@ -355,6 +360,14 @@ class SimtKernel:
             min_blocks_per_sm=self.min_blocks_per_sm,
             unroll_static=unroll_static,
         )
+        if self.assume_aligned:
+            from warpforge.runtime.compiled import ALIGN_BYTES
+            from xdsl.dialects.builtin import IntegerAttr, i64
+
+            for op in kir.module.walk():
+                if op.name == "kernel.func" and "kernel" in op.attributes:
+                    op.attributes["kernel.assume_align"] = IntegerAttr(ALIGN_BYTES, i64)
+        return kir
 
     def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "", debuginfo: bool = False) -> str:
         """The kernel at one compilation stage, as text: `kernel`, `gpu`, `nvvm`, `llvm` (MLIR), `ll`
@@ -436,7 +449,31 @@ class SimtKernel:
             from warpforge.errors import LaunchError
 
             raise LaunchError(f"{self.__qualname__}.launch(stream, prepared, *args) needs the token prepare() returned, got {type(prepared).__name__}")
-        launch(stream, prepared, args, kernel=self.compile(prepared.device.chip))
+        compiled = self.compile(prepared.device.chip)
+        if self.assume_aligned and any(p.align for p in compiled.params) and not _pointers_aligned(compiled.params, args):
+            # the alignment specialization does not hold for these pointers: the scalar code, prepared once per config
+            scalar = self.scalar_specialization()
+            key = ("scalar", id(prepared))
+            scalar_prepared = self._prepared.get(key)
+            if scalar_prepared is None or scalar_prepared[0] is not prepared:
+                scalar_prepared = (prepared, scalar.prepare(prepared.config, prepared.device))
+                self._prepared[key] = scalar_prepared
+            scalar.launch(stream, scalar_prepared[1], *args)
+            return
+        launch(stream, prepared, args, kernel=compiled)
+
+    def scalar_specialization(self) -> SimtKernel:
+        """This kernel compiled without the launch-time alignment promise (`assume_aligned=False`):
+        what a launch runs when a slice pointer is not 16-byte aligned."""
+        with self._lock:
+            child = self._specializations.get(("unaligned",))
+            if child is None:
+                child = SimtKernel(
+                    self.fn, self.contract, self.launch_bounds, self.checks, self.fastmath, self.min_blocks_per_sm, self.bindings, False
+                )
+                child.__qualname__ = self.__qualname__
+                self._specializations[("unaligned",)] = child
+        return child
 
     def __getitem__(self, config: Any) -> Any:
         """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`.
@@ -477,6 +514,33 @@ class SimtKernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise UsageError(f"{self.__qualname__} is a GPU kernel: launch it with {self.__name__}[grid, block](...) or prepare()/launch()")
+
+
+def _pointers_aligned(params: Any, args: tuple[Any, ...]) -> bool:
+    """Whether every slice argument whose parameter needs an aligned pointer (`ParamSpec.align`) has one.
+    An argument whose address cannot be read cheaply counts as unaligned (the scalar code then runs)."""
+    for p, a in zip(params, args):
+        if p.align:
+            ptr = _device_address(a)
+            if ptr is None or ptr % p.align:
+                return False
+    return True
+
+
+def _device_address(a: Any) -> int | None:
+    ptr = getattr(a, "ptr", None)
+    if isinstance(ptr, int):
+        return ptr
+    data_ptr = getattr(a, "data_ptr", None)
+    if callable(data_ptr):  # torch
+        try:
+            return int(data_ptr())
+        except Exception:
+            return None
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if isinstance(cai, dict) and isinstance(cai.get("data"), tuple):
+        return int(cai["data"][0])
+    return None
 
 
 @dataclass(eq=False)

@@ -185,9 +185,14 @@ class FunctionLowering:
         self.checks = src.checks
         in_types = [convert_type(t) for t in src.function_type.inputs]
         arg_attrs: list[DictionaryAttr] = []
+        # the launch-time specialization's promise (vectorize-global-access): slice pointers so aligned
+        align = src.attributes.get("kernel.assume_align")
         for t in src.function_type.inputs:
             if isinstance(t, kernel.SliceType):
-                arg_attrs.append(DictionaryAttr({"llvm.noalias": UnitAttr(), "llvm.readonly": UnitAttr()}))
+                flags: dict[str, Attribute] = {"llvm.noalias": UnitAttr(), "llvm.readonly": UnitAttr()}
+                if isinstance(align, IntegerAttr):
+                    flags["llvm.align"] = IntegerAttr(align.value.data, i64)
+                arg_attrs.append(DictionaryAttr(flags))
             elif isinstance(t, kernel.DisjointSliceType | kernel.AtomicSliceType | kernel.RawSliceType):
                 # the runtime refuses a writable argument overlapping any other: noalias holds
                 arg_attrs.append(DictionaryAttr({"llvm.noalias": UnitAttr()}))

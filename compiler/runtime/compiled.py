@@ -26,6 +26,10 @@ PARAM_KINDS = SLICE_KINDS | {"scalar", "tensor_map"}
 TENSOR_MAP_BYTES = 128
 """A `tensor_map` parameter is one 128-byte, 64-byte aligned `.param` (a `__grid_constant__` CUtensorMap)."""
 
+ALIGN_BYTES = 16
+"""The pointer alignment a SIMT kernel's launch-time specialization assumes of its `Slice` arguments
+(bytes: one 128-bit `ld.global.nc.v4`; every warpforge allocation is 256-byte aligned)."""
+
 RECORD_WORDS = 8
 """Words (int64) in a checked launch's error record."""
 RECORD_BYTES = 8 * RECORD_WORDS
@@ -65,6 +69,9 @@ class ParamSpec:
     the last…) — `span` the elements from the first to one past the last."""
     box: tuple[int, ...] = ()
     swizzle: str = ""
+    align: int = 0
+    """Slices: the pointer alignment in bytes the compiled code relies on (its vector loads,
+    `vectorize-global-access`); 0 when it relies on none. The launch refuses a pointer not so aligned."""
 
     def __post_init__(self) -> None:
         if self.kind not in PARAM_KINDS:

@@ -406,6 +406,12 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
     for p, a in zip(k.params, args):
         if p.is_slice:
             v = as_device_view(a, s, param=p, device=dev, kernel_name=k.name)
+            if p.align and v.ptr % p.align:
+                raise LaunchError(
+                    f"{k.name}: argument '{p.name}' at {v.ptr:#x} is not {p.align}-byte aligned, and this compiled kernel reads it "
+                    f"with {p.align}-byte vector loads (vectorize-global-access): launch through the kernel "
+                    "(kernel.launch / kernel[grid, block]), which runs its scalar specialization for such pointers"
+                )
             views.append(v)
             packed.append(v.ptr)
             if p.strided:  # (ptr, span, extents…, strides but the last…): see ParamSpec.strided
