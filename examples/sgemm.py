@@ -8,7 +8,10 @@ conflicts) and an 8 x 128 tile of B in shared memory; each thread reads 8 + 8 va
 halves trade places when `tx // 4` is odd, so the eight threads of each `ld.shared.v4` phase hit
 eight different bank groups (unswizzled, threads `tx` and `tx + 4` would collide). While it computes on one shared buffer, the next
 tiles are loaded from global memory into registers and stored into the other buffer afterwards, so
-one barrier per step suffices and global latency hides behind the arithmetic.
+one barrier per step suffices and global latency hides behind the arithmetic. The loads and stores of
+the next tiles are not under an `if` (past the end of K they read 0 and fill a buffer nobody reads):
+with a branch around them, LLVM merged the two `if`s of the same condition below the arithmetic, and
+the loads ran after the multiply-adds instead of during them (found in the SASS).
 
 C is written through `c.tile(idx, (8, 8), n)`: the 8 x 8 piece this thread owns (rows
 `8 * idx.row + i`, columns `8 * idx.col + j`), race-free by construction; outside C nothing is
@@ -74,10 +77,11 @@ def sgemm(a: simt.Slice[f32], b: simt.Slice[f32], c: simt.DisjointSlice[f32], m:
     for k0 in range(0, k, BK):
         buf = (k0 // BK) & 1
         nxt = k0 + BK
-        if nxt < k:  # fetch the next tiles into registers while this one is multiplied
-            for q in simt.static_range(4):
-                next_a[q] = load(a, row0 + a_row, nxt + a_col + q, m, k)
-                next_b[q] = load(b, nxt + b_row, col0 + b_col + q, k, n)
+        # fetch the next tiles into registers while this one is multiplied; past the end of K the
+        # loads read 0 (no branch around them, so they stay ahead of the arithmetic in the code)
+        for q in simt.static_range(4):
+            next_a[q] = load(a, row0 + a_row, nxt + a_col + q, m, k)
+            next_b[q] = load(b, nxt + b_row, col0 + b_col + q, k, n)
         for kk in simt.static_range(BK):
             for i in simt.static_range(TM):
                 reg_m[i] = a_tile[buf, kk, ty * TM + i]
@@ -87,10 +91,9 @@ def sgemm(a: simt.Slice[f32], b: simt.Slice[f32], c: simt.DisjointSlice[f32], m:
             for i in simt.static_range(TM):
                 for j in simt.static_range(TN):
                     acc[i, j] = simt.fma(reg_m[i], reg_n[j], acc[i, j])
-        if nxt < k:
-            for q in simt.static_range(4):
-                a_tile[1 - buf, a_col + q, a_row] = next_a[q]
-                b_tile[1 - buf, b_row, b_dst + q] = next_b[q]
+        for q in simt.static_range(4):  # after the last step: stores nobody reads
+            a_tile[1 - buf, a_col + q, a_row] = next_a[q]
+            b_tile[1 - buf, b_row, b_dst + q] = next_b[q]
         simt.sync_threads()
     mine = c.tile(idx, (TM, TN), n)
     for i in simt.static_range(TM):
