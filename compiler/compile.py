@@ -518,7 +518,7 @@ def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unrol
             ann = p.annotation
             params.append(ParamSpec(p.name, "tensor_map", ann.dtype.np, len(ann.box), box=ann.box, swizzle=ann.swizzle))
         else:
-            params.append(ParamSpec(p.name, "scalar", p.annotation.np, 0))
+            params.append(ParamSpec(p.name, "scalar", p.annotation.np, 0, align=aligned.get(len(params), 0)))
     # the most restrictive requirement of the indices used (index_1d: y = z = 1; index_2d: z = 1)
     domain = min(d for d in kir.index_dims if d in (1, 2)) if kir.index_dims & {1, 2} else None
     contract = kernel.contract
@@ -544,7 +544,8 @@ def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unrol
 
 
 def aligned_arguments(module: ModuleOp, symbol: str) -> dict[int, int]:
-    """Argument position → `llvm.align` bytes on the `gpu.func` `symbol` (the alignment its code relies on)."""
+    """Argument position → what the `gpu.func` `symbol`'s code relies on: `llvm.align` bytes of a slice's
+    pointer, or the `warpforge.divisibility` of an integer scalar (vectorize-global-access keeps only those)."""
     from xdsl.dialects.builtin import IntegerAttr
 
     from warpforge.dialects import gpu
@@ -553,7 +554,7 @@ def aligned_arguments(module: ModuleOp, symbol: str) -> dict[int, int]:
     for op in module.walk():
         if isinstance(op, gpu.FuncOp) and op.sym_name.data == symbol and op.arg_attrs is not None:
             for i, attrs in enumerate(op.arg_attrs.data):
-                align = attrs.data.get("llvm.align")
+                align = attrs.data.get("llvm.align", attrs.data.get("warpforge.divisibility"))
                 if isinstance(align, IntegerAttr):
                     out[i] = align.value.data
     return out

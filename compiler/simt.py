@@ -283,8 +283,9 @@ class SimtKernel:
     """For a specialization of a generic kernel: each incomplete parameter's binding."""
     assume_aligned: bool = True
     """The launch-time alignment specialization: compiled assuming every `Slice` pointer is 16-byte
-    aligned (`vectorize-global-access` may then read 64/128 bits at once); a launch with a pointer the
-    compiled code needs aligned and that is not runs the scalar specialization (`assume_aligned=False`)."""
+    aligned and every 32/64-bit integer scalar a multiple of 16 (`vectorize-global-access` may then read
+    64/128 bits at once); a launch with an argument that breaks what the compiled code relies on runs
+    the scalar specialization (`assume_aligned=False`)."""
     _compiled: dict[tuple[str, str], Any] = field(default_factory=dict[tuple[str, str], Any], repr=False)
     _prepared: dict[tuple[Any, ...], Any] = field(default_factory=dict[tuple[Any, ...], Any], repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -517,13 +518,20 @@ class SimtKernel:
 
 
 def _pointers_aligned(params: Any, args: tuple[Any, ...]) -> bool:
-    """Whether every slice argument whose parameter needs an aligned pointer (`ParamSpec.align`) has one.
-    An argument whose address cannot be read cheaply counts as unaligned (the scalar code then runs)."""
+    """Whether every argument meets what the compiled code relies on (`ParamSpec.align`): slice
+    pointers so aligned, integer scalars multiples of it. An argument whose address cannot be read
+    cheaply counts as unaligned (the scalar code then runs)."""
     for p, a in zip(params, args):
-        if p.align:
+        if p.align and p.is_slice:
             ptr = _device_address(a)
             if ptr is None or ptr % p.align:
                 return False
+        elif p.align:  # an integer scalar the code needs a multiple of p.align
+            try:
+                if int(a) % p.align:
+                    return False
+            except (TypeError, ValueError, OverflowError):
+                return False  # the launch's own check reports what is wrong with it
     return True
 
 

@@ -68,6 +68,8 @@ def sgemm(a: simt.Slice[f32], b: simt.Slice[f32], c: simt.DisjointSlice[f32], m:
     a_row, a_col = t // 2, (t % 2) * 4
     b_row, b_col = t // 32, (t % 32) * 4
     b_dst = swizzled(b_col)
+    full_a = row0 <= m - BM  # this block's rows of A and columns of B all exist
+    full_b = col0 <= n - BN
     b_lo = tx * TN + ((tx // 4) % 2) * 4  # this thread's columns 0..3 of the swizzled B tile
     b_hi = tx * TN + (1 - (tx // 4) % 2) * 4  # and 4..7
     for q in simt.static_range(4):
@@ -79,9 +81,18 @@ def sgemm(a: simt.Slice[f32], b: simt.Slice[f32], c: simt.DisjointSlice[f32], m:
         nxt = k0 + BK
         # fetch the next tiles into registers while this one is multiplied; past the end of K the
         # loads read 0 (no branch around them, so they stay ahead of the arithmetic in the code)
-        for q in simt.static_range(4):
-            next_a[q] = load(a, row0 + a_row, nxt + a_col + q, m, k)
-            next_b[q] = load(b, nxt + b_row, col0 + b_col + q, k, n)
+        if full_a and nxt <= k - BK:  # 4 consecutive elements of a row of A: one 128-bit load
+            for q in simt.static_range(4):
+                next_a[q] = a[(row0 + a_row) * k + nxt + a_col + q]
+        else:
+            for q in simt.static_range(4):
+                next_a[q] = load(a, row0 + a_row, nxt + a_col + q, m, k)
+        if full_b and nxt <= k - BK:
+            for q in simt.static_range(4):
+                next_b[q] = b[(nxt + b_row) * n + col0 + b_col + q]
+        else:
+            for q in simt.static_range(4):
+                next_b[q] = load(b, nxt + b_row, col0 + b_col + q, k, n)
         for kk in simt.static_range(BK):
             for i in simt.static_range(TM):
                 reg_m[i] = a_tile[buf, kk, ty * TM + i]

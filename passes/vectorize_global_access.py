@@ -57,9 +57,10 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
 
 from warpforge.dialects import gpu
 
@@ -80,24 +81,69 @@ def _constant(value: SSAValue) -> int | None:
     return None
 
 
-def multiple_of(value: SSAValue, n: int, depth: int = 8) -> bool:
-    """Whether `value` (an integer or index) is provably a multiple of `n`, from its definition."""
-    c = _constant(value)
-    if c is not None:
-        return c % n == 0
-    op = value.owner
-    if depth == 0 or not isinstance(op, Operation):
+DIVISIBILITY_ATTR = "warpforge.divisibility"
+"""An integer argument's attribute: the launch passes a multiple of this (Triton's `tt.divisibility`)."""
+
+
+@dataclass
+class Divisibility:
+    """Proves values multiples of a constant from their definitions: constants, products (one factor a
+    multiple), left shifts, sums and differences of multiples, casts, `warpforge.divisibility`
+    arguments of the kernel, and block arguments all of whose incoming values are multiples (a loop
+    variable starting at a multiple and stepping by one: `range(0, k, 8)` is a multiple of 8)."""
+
+    divisors: dict[BlockArgument, int]
+    used: set[BlockArgument]
+
+    def multiple_of(self, value: SSAValue, n: int, depth: int = 12, assumed: frozenset[SSAValue] = frozenset()) -> bool:
+        c = _constant(value)
+        if c is not None:
+            return c % n == 0
+        if value in assumed:
+            return True
+        if depth == 0:
+            return False
+        if isinstance(value, BlockArgument):
+            d = self.divisors.get(value)
+            if d is not None:
+                if d % n == 0:
+                    self.used.add(value)
+                    return True
+                return False
+            incoming = _incoming(value)
+            return bool(incoming) and all(self.multiple_of(v, n, depth - 1, assumed | {value}) for v in incoming)
+        op = value.owner
+        if isinstance(op, arith.MuliOp):
+            return self.multiple_of(op.lhs, n, depth - 1, assumed) or self.multiple_of(op.rhs, n, depth - 1, assumed)
+        if isinstance(op, arith.ShLIOp):
+            k = _constant(op.rhs)
+            return (k is not None and 0 <= k < 63 and (1 << k) % n == 0) or self.multiple_of(op.lhs, n, depth - 1, assumed)
+        if isinstance(op, arith.AddiOp | arith.SubiOp):
+            return self.multiple_of(op.lhs, n, depth - 1, assumed) and self.multiple_of(op.rhs, n, depth - 1, assumed)
+        if isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
+            return self.multiple_of(op.input, n, depth - 1, assumed)
         return False
-    if isinstance(op, arith.MuliOp):
-        return multiple_of(op.lhs, n, depth - 1) or multiple_of(op.rhs, n, depth - 1)
-    if isinstance(op, arith.ShLIOp):
-        k = _constant(op.rhs)
-        return (k is not None and 0 <= k < 63 and (1 << k) % n == 0) or multiple_of(op.lhs, n, depth - 1)
-    if isinstance(op, arith.AddiOp | arith.SubiOp):
-        return multiple_of(op.lhs, n, depth - 1) and multiple_of(op.rhs, n, depth - 1)
-    if isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
-        return multiple_of(op.input, n, depth - 1)
-    return False
+
+
+def _incoming(arg: BlockArgument) -> list[SSAValue]:
+    """The values every branch to `arg`'s block passes for it ([] when a predecessor is not a cf branch)."""
+    block = arg.block
+    region = block.parent
+    if region is None or block is region.blocks.first:
+        return []
+    out: list[SSAValue] = []
+    for pred in _predecessors(block):
+        br = pred.last_op
+        if isinstance(br, cf.BranchOp):
+            out.append(br.arguments[arg.index])
+        elif isinstance(br, cf.ConditionalBranchOp):
+            if br.then_block is block:
+                out.append(br.then_arguments[arg.index])
+            if br.else_block is block:
+                out.append(br.else_arguments[arg.index])
+        else:
+            return []
+    return out
 
 
 @dataclass
@@ -108,6 +154,7 @@ class StaticLoop:
     header: Block
     body: Block
     trip_count: int
+    dominators: dict[Block, set[Block]]
 
     @property
     def q(self) -> BlockArgument:
@@ -123,6 +170,7 @@ def _predecessors(block: Block) -> list[Block]:
 def static_loops(region_blocks: list[Block]) -> list[StaticLoop]:
     """The single-block `simt.static_range` loops among `region_blocks`."""
     loops: list[StaticLoop] = []
+    dom: dict[Block, set[Block]] | None = None
     for body in region_blocks:
         latch = body.last_op
         if not isinstance(latch, cf.BranchOp) or UNROLL_ATTR not in latch.attributes:
@@ -150,7 +198,10 @@ def static_loops(region_blocks: list[Block]) -> list[StaticLoop]:
         entry_br = entries[0].last_op
         if len(entry_br.arguments) != 1 or _constant(entry_br.arguments[0]) != 0:
             continue
-        loops.append(StaticLoop(entries[0], header, body, n))
+        if dom is None:
+            assert body.parent is not None
+            dom = dominators(body.parent)
+        loops.append(StaticLoop(entries[0], header, body, n, dom))
     return loops
 
 
@@ -169,9 +220,29 @@ def _is_loop_position(value: SSAValue, loop: StaticLoop) -> bool:
     return False
 
 
+def dominators(region: Region) -> dict[Block, set[Block]]:
+    """Each block's dominators in `region`'s CFG (the iterative data-flow solution; regions are small)."""
+    blocks = list(region.blocks)
+    if not blocks:
+        return {}
+    preds = {b: _predecessors(b) for b in blocks}
+    every = set(blocks)
+    dom: dict[Block, set[Block]] = {b: set(every) for b in blocks}
+    dom[blocks[0]] = {blocks[0]}
+    changed = True
+    while changed:
+        changed = False
+        for b in blocks[1:]:
+            ps = [dom[p] for p in preds[b] if p in dom]
+            new = set.intersection(*ps) | {b} if ps else {b}
+            if new != dom[b]:
+                dom[b], changed = new, True
+    return dom
+
+
 def _dominates_preheader(value: SSAValue, loop: StaticLoop) -> bool:
-    """Whether `value` is available at the end of the preheader: defined in it, in the entry block of
-    its region, or in a block enclosing the region (values of enclosing blocks dominate nested ones)."""
+    """Whether `value` is available at the end of the preheader: defined in a block of its region that
+    dominates it, or in a block enclosing the region (values of enclosing blocks dominate nested ones)."""
     if isinstance(value, BlockArgument):
         where = value.block
     else:
@@ -179,18 +250,57 @@ def _dominates_preheader(value: SSAValue, loop: StaticLoop) -> bool:
         where = value.op.parent_block()
     if where is None or where in (loop.header, loop.body):
         return False
-    block: Block | None = loop.preheader
-    while block is not None:
-        region = block.parent
-        if where is block or (region is not None and where is region.blocks.first):
-            return True
-        parent = region.parent_op() if region is not None else None
+    if where in loop.dominators.get(loop.preheader, ()):
+        return True
+    region = loop.preheader.parent
+    while region is not None:
+        parent = region.parent_op()
         block = parent.parent_block() if parent is not None else None
+        if block is None:
+            return False
+        if where is block or where is (block.parent.blocks.first if block.parent is not None else None):
+            return True
+        region = block.parent
     return False
 
 
+def _loop_invariant(value: SSAValue, loop: StaticLoop, depth: int = 16) -> bool:
+    """Whether `value` is available before the loop, or computed in the body by side-effect-free ops
+    (no regions) from values that are: `_hoist` then recomputes it in the preheader."""
+    if _dominates_preheader(value, loop):
+        return True
+    op = value.owner
+    return (
+        depth > 0
+        and isinstance(op, Operation)
+        and op.parent_block() is loop.body
+        and not op.regions
+        and is_side_effect_free(op)
+        and all(_loop_invariant(v, loop, depth - 1) for v in op.operands)
+    )
+
+
+def _hoist(value: SSAValue, loop: StaticLoop, done: dict[SSAValue, SSAValue]) -> SSAValue:
+    """`value` (`_loop_invariant`) as computed in the preheader (cloning body ops there, once)."""
+    if _dominates_preheader(value, loop):
+        return value
+    if value in done:
+        return done[value]
+    op = value.owner
+    assert isinstance(op, Operation) and isinstance(value, OpResult)
+    operands = [_hoist(v, loop, done) for v in op.operands]
+    clone = op.clone()
+    for i, v in enumerate(operands):
+        clone.operands[i] = v
+    Rewriter.insert_op(clone, InsertPoint.before(loop.preheader.last_op))  # pyright: ignore[reportArgumentType]
+    for old, new in zip(op.results, clone.results):
+        done[old] = new
+    return done[value]
+
+
 def _split_index(value: SSAValue, loop: StaticLoop) -> tuple[SSAValue, SSAValue] | None:
-    """(base, position) when `value` (a load's index) is `index_cast(base + position)`."""
+    """(base, position) when `value` (a load's index) is `index_cast(base + position)`, `base`
+    loop-invariant."""
     cast = value.owner
     if not isinstance(cast, arith.IndexCastOp):
         return None
@@ -198,7 +308,7 @@ def _split_index(value: SSAValue, loop: StaticLoop) -> tuple[SSAValue, SSAValue]
     if not isinstance(add, arith.AddiOp):
         return None
     for base, pos in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
-        if _is_loop_position(pos, loop) and _dominates_preheader(base, loop):
+        if _is_loop_position(pos, loop) and _loop_invariant(base, loop):
             return base, pos
     return None
 
@@ -211,25 +321,29 @@ def _element_bytes(t: MemRefType) -> int | None:
     return width // 8
 
 
-def _arg_alignments(fn: gpu.FuncOp) -> dict[BlockArgument, int]:
+def _arg_facts(fn: gpu.FuncOp, key: str) -> dict[BlockArgument, int]:
+    """The kernel's arguments carrying the integer attribute `key` (llvm.align or warpforge.divisibility)."""
     entry = fn.body.blocks.first
     if entry is None or fn.arg_attrs is None:
         return {}
     out: dict[BlockArgument, int] = {}
     for arg, attrs in zip(entry.args, fn.arg_attrs.data):
-        align = attrs.data.get(ALIGN_ATTR)
-        t = arg.type
-        if isinstance(align, IntegerAttr) and isinstance(t, MemRefType) and t.get_num_dims() == 1 and "llvm.readonly" in attrs.data:
-            out[arg] = align.value.data
+        fact = attrs.data.get(key)
+        if isinstance(fact, IntegerAttr):
+            t = arg.type
+            if key == ALIGN_ATTR and not (isinstance(t, MemRefType) and t.get_num_dims() == 1 and "llvm.readonly" in attrs.data):
+                continue
+            out[arg] = fact.value.data
     return out
 
 
 def vectorize_function(fn: gpu.FuncOp) -> set[BlockArgument]:
     """Vectorize `fn`'s static-range loop reads; the arguments whose alignment the new loads rely on."""
-    aligned = _arg_alignments(fn)
+    aligned = _arg_facts(fn, ALIGN_ATTR)
     used: set[BlockArgument] = set()
     if not aligned:
         return used
+    divisors = _arg_facts(fn, DIVISIBILITY_ATTR)
     regions = [r for op in fn.walk() for r in op.regions]
     for region in regions:
         for loop in static_loops(list(region.blocks)):
@@ -244,10 +358,11 @@ def vectorize_function(fn: gpu.FuncOp) -> set[BlockArgument]:
                 assert isinstance(mem, BlockArgument) and isinstance(mem.type, MemRefType)
                 size = _element_bytes(mem.type)
                 nbytes = size * loop.trip_count if size is not None else 0
-                if nbytes not in VECTOR_BYTES or aligned[mem] < nbytes or not multiple_of(base, loop.trip_count):
+                proof = Divisibility(divisors, set())
+                if nbytes not in VECTOR_BYTES or aligned[mem] < nbytes or not proof.multiple_of(base, loop.trip_count):
                     continue
                 _rewrite(loop, mem, base, loads, nbytes)
-                used.add(mem)
+                used |= {mem, *proof.used}
     return used
 
 
@@ -255,6 +370,7 @@ def _rewrite(loop: StaticLoop, mem: BlockArgument, base: SSAValue, loads: list[t
     assert isinstance(mem.type, MemRefType)
     element = mem.type.element_type
     vt = VectorType(element, [loop.trip_count])
+    base = _hoist(base, loop, {})
     at = InsertPoint.before(loop.preheader.last_op)  # pyright: ignore[reportArgumentType]
     start = arith.IndexCastOp(base, IndexType())
     load = vector.LoadOp(mem, [start.result], vt)
@@ -275,15 +391,15 @@ def _rewrite(loop: StaticLoop, mem: BlockArgument, base: SSAValue, loads: list[t
         Rewriter.replace_op(op, [*index_ops, extract], [extract.result])
 
 
-def _drop_unused_alignment(fn: gpu.FuncOp, used: set[BlockArgument]) -> None:
+def _drop_unused_facts(fn: gpu.FuncOp, used: set[BlockArgument]) -> None:
     entry = fn.body.blocks.first
     if entry is None or fn.arg_attrs is None:
         return
     new = []
     changed = False
     for arg, attrs in zip(entry.args, fn.arg_attrs.data):
-        if ALIGN_ATTR in attrs.data and arg not in used:
-            attrs = DictionaryAttr({k: v for k, v in attrs.data.items() if k != ALIGN_ATTR})
+        if arg not in used and (ALIGN_ATTR in attrs.data or DIVISIBILITY_ATTR in attrs.data):
+            attrs = DictionaryAttr({k: v for k, v in attrs.data.items() if k not in (ALIGN_ATTR, DIVISIBILITY_ATTR)})
             changed = True
         new.append(attrs)
     if changed:
@@ -300,4 +416,4 @@ class VectorizeGlobalAccessPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for fn in [o for o in op.walk() if isinstance(o, gpu.FuncOp)]:
-            _drop_unused_alignment(fn, vectorize_function(fn))
+            _drop_unused_facts(fn, vectorize_function(fn))

@@ -70,8 +70,9 @@ class ParamSpec:
     box: tuple[int, ...] = ()
     swizzle: str = ""
     align: int = 0
-    """Slices: the pointer alignment in bytes the compiled code relies on (its vector loads,
-    `vectorize-global-access`); 0 when it relies on none. The launch refuses a pointer not so aligned."""
+    """What the compiled code relies on (its vector loads, `vectorize-global-access`): for a slice the
+    pointer's alignment in bytes, for an integer scalar a divisor of its value; 0 when nothing. The
+    launch refuses an argument without it."""
 
     def __post_init__(self) -> None:
         if self.kind not in PARAM_KINDS:
