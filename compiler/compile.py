@@ -370,6 +370,7 @@ def kernel_to_json(k: CompiledKernel) -> dict[str, Any]:
         "cache_key": k.cache_key,
         "full_warps": k.full_warps,
         "source": list(k.source) if k.source is not None else None,
+        "launch_condition": k.launch_condition,
     }
 
 
@@ -400,6 +401,7 @@ def kernel_from_json(d: dict[str, Any], ptx: str) -> CompiledKernel:
         cache_key=str(d["cache_key"]),
         full_warps=bool(d["full_warps"]),
         source=(str(source[0]), int(source[1])) if source is not None else None,
+        launch_condition=str(d.get("launch_condition", "")),
     )
 
 
@@ -452,6 +454,7 @@ def simt_key(kernel: Any, chip: str, features: str) -> str | None:
         kernel.fastmath,
         kernel.min_blocks_per_sm,
         *(() if kernel.assume_aligned else ("unaligned",)),
+        *(("checks hold at launch",) if kernel.checks_hold else ()),
     )
 
 
@@ -507,6 +510,7 @@ def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unrol
         "unroll less (fewer simt.static_range iterations) or move work into a loop",
     )  # fmt: skip
     aligned = aligned_arguments(module, kir.symbol)  # what the vector loads rely on (vectorize-global-access)
+    condition = launch_condition(module, kir.symbol)  # hoist-checks' entry condition, when the host can decide it
     ptx = lower(module, "ptx", target, start="gpu", module_name=kir.symbol + "_module", ftz=kernel.fastmath is True, require_unrolled=not unroll_static)
     assert isinstance(ptx, str)
     params = []
@@ -540,6 +544,7 @@ def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unrol
         cache_key=key,
         full_warps=res.full_warps,
         source=(kir.source.filename, kir.source.first_line),
+        launch_condition=condition,
     )
 
 
@@ -558,6 +563,19 @@ def aligned_arguments(module: ModuleOp, symbol: str) -> dict[int, int]:
                 if isinstance(align, IntegerAttr):
                     out[i] = align.value.data
     return out
+
+
+def launch_condition(module: ModuleOp, symbol: str) -> str:
+    """`hoist-checks`' launch condition recorded on the `gpu.func` `symbol` (JSON), or ""."""
+    from xdsl.dialects.builtin import StringAttr
+
+    from warpforge.dialects import gpu
+
+    for op in module.walk():
+        if isinstance(op, gpu.FuncOp) and op.sym_name.data == symbol:
+            attr = op.attributes.get("hoist_checks.launch_condition")
+            return attr.data if isinstance(attr, StringAttr) else ""
+    return ""
 
 
 def lower_simt(kernel: Any, stage: str, target: Target = Target(), *, debuginfo: bool = False) -> str:

@@ -286,6 +286,10 @@ class SimtKernel:
     aligned and every 32/64-bit integer scalar a multiple of 16 (`vectorize-global-access` may then read
     64/128 bits at once); a launch with an argument that breaks what the compiled code relies on runs
     the scalar specialization (`assume_aligned=False`)."""
+    checks_hold: bool = False
+    """The launch-time specialization of the checks: compiled for launches whose hoisted bounds checks
+    the host has proven (`hoist-checks`' uniform entry condition, `warpforge.runtime.launch_condition`),
+    so the kernel has no per-thread entry test. A launch picks it by itself; never set it by hand."""
     _compiled: dict[tuple[str, str], Any] = field(default_factory=dict[tuple[str, str], Any], repr=False)
     _prepared: dict[tuple[Any, ...], Any] = field(default_factory=dict[tuple[Any, ...], Any], repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -330,7 +334,7 @@ class SimtKernel:
             if child is None:
                 child = SimtKernel(
                     self.fn, self.contract, self.launch_bounds, self.checks, self.fastmath, self.min_blocks_per_sm, tuple(bindings.items()),
-                    self.assume_aligned,
+                    self.assume_aligned, self.checks_hold,
                 )
                 child.__qualname__ = self.__qualname__
                 self._specializations[key] = child
@@ -361,13 +365,16 @@ class SimtKernel:
             min_blocks_per_sm=self.min_blocks_per_sm,
             unroll_static=unroll_static,
         )
-        if self.assume_aligned:
+        if self.assume_aligned or self.checks_hold:
             from warpforge.runtime.compiled import ALIGN_BYTES
-            from xdsl.dialects.builtin import IntegerAttr, i64
+            from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i64
 
             for op in kir.module.walk():
                 if op.name == "kernel.func" and "kernel" in op.attributes:
-                    op.attributes["kernel.assume_align"] = IntegerAttr(ALIGN_BYTES, i64)
+                    if self.assume_aligned:
+                        op.attributes["kernel.assume_align"] = IntegerAttr(ALIGN_BYTES, i64)
+                    if self.checks_hold:
+                        op.attributes["kernel.checks_hold_at_launch"] = UnitAttr()
         return kir
 
     def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "", debuginfo: bool = False) -> str:
@@ -451,30 +458,50 @@ class SimtKernel:
 
             raise LaunchError(f"{self.__qualname__}.launch(stream, prepared, *args) needs the token prepare() returned, got {type(prepared).__name__}")
         compiled = self.compile(prepared.device.chip)
-        if self.assume_aligned and any(p.align for p in compiled.params) and not _pointers_aligned(compiled.params, args):
-            # the alignment specialization does not hold for these pointers: the scalar code, prepared once per config
-            scalar = self.scalar_specialization()
-            key = ("scalar", id(prepared))
-            scalar_prepared = self._prepared.get(key)
-            if scalar_prepared is None or scalar_prepared[0] is not prepared:
-                scalar_prepared = (prepared, scalar.prepare(prepared.config, prepared.device))
-                self._prepared[key] = scalar_prepared
-            scalar.launch(stream, scalar_prepared[1], *args)
+        variant = self
+        if not self.checks_hold and compiled.launch_condition:
+            from warpforge.runtime.launch_condition import holds
+
+            if holds(compiled.launch_condition, args):  # every hoisted check holds: the code without the entry test
+                variant = self.proven_specialization()
+        if variant.assume_aligned:
+            needs = compiled if variant is self else variant.compile(prepared.device.chip)
+            if any(p.align for p in needs.params) and not _pointers_aligned(needs.params, args):
+                variant = variant.scalar_specialization()  # the alignment specialization does not hold
+        if variant is not self:
+            key = (variant.assume_aligned, variant.checks_hold, id(prepared))
+            entry = self._prepared.get(key)
+            if entry is None or entry[0] is not prepared:  # prepared once per config
+                entry = (prepared, variant.prepare(prepared.config, prepared.device))
+                self._prepared[key] = entry
+            variant.launch(stream, entry[1], *args)
             return
         launch(stream, prepared, args, kernel=compiled)
+
+    def _variant(self, assume_aligned: bool, checks_hold: bool) -> SimtKernel:
+        if (assume_aligned, checks_hold) == (self.assume_aligned, self.checks_hold):
+            return self
+        key = ("variant", assume_aligned, checks_hold)
+        with self._lock:
+            child = self._specializations.get(key)
+            if child is None:
+                child = SimtKernel(
+                    self.fn, self.contract, self.launch_bounds, self.checks, self.fastmath, self.min_blocks_per_sm, self.bindings,
+                    assume_aligned, checks_hold,
+                )
+                child.__qualname__ = self.__qualname__
+                self._specializations[key] = child
+        return child
 
     def scalar_specialization(self) -> SimtKernel:
         """This kernel compiled without the launch-time alignment promise (`assume_aligned=False`):
         what a launch runs when a slice pointer is not 16-byte aligned."""
-        with self._lock:
-            child = self._specializations.get(("unaligned",))
-            if child is None:
-                child = SimtKernel(
-                    self.fn, self.contract, self.launch_bounds, self.checks, self.fastmath, self.min_blocks_per_sm, self.bindings, False
-                )
-                child.__qualname__ = self.__qualname__
-                self._specializations[("unaligned",)] = child
-        return child
+        return self._variant(False, self.checks_hold)
+
+    def proven_specialization(self) -> SimtKernel:
+        """This kernel compiled for launches whose hoisted checks the host proved (`checks_hold=True`):
+        what a launch runs when `CompiledKernel.launch_condition` holds for its arguments."""
+        return self._variant(self.assume_aligned, True)
 
     def __getitem__(self, config: Any) -> Any:
         """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`.

@@ -244,6 +244,8 @@ class FunctionLowering:
             out.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [bounds.value.data, 1, 1])
         if self.sites:
             out.attributes["kernel.error_sites"] = ArrayAttr([s.as_attr() for s in self.sites])
+        if "kernel.checks_hold_at_launch" in src.attributes:  # for hoist-checks (launch-time specialization)
+            out.attributes["kernel.checks_hold_at_launch"] = UnitAttr()
         out.location = src.location
         return out
 

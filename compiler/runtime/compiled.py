@@ -149,6 +149,9 @@ class CompiledKernel:
     full_warps: bool = False
     source: tuple[str, int] | None = None
     """(file, line) of the kernel's definition, for warnings about the compiled code (spills)."""
+    launch_condition: str = ""
+    """The checks' entry condition when the host can decide it (`hoist-checks`, JSON; see
+    `warpforge.runtime.launch_condition`), else empty."""
 
     @property
     def abi_param_count(self) -> int:
