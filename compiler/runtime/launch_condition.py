@@ -19,6 +19,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import numpy
+
 _MASK = (1 << 64) - 1
 
 
@@ -41,12 +43,9 @@ def _value(expr: list[Any], args: Sequence[Any]) -> int | None:
         return int(expr[1])
     if kind == "arg":
         a = args[expr[1]]
-        if isinstance(a, bool):
-            return None
-        try:
-            return _signed(int(a))
-        except (TypeError, ValueError, OverflowError):
-            return None
+        if isinstance(a, bool | numpy.bool_) or not isinstance(a, int | numpy.integer):
+            return None  # not an integer: the launch refuses it with its own message
+        return _signed(int(a))
     if kind == "len":
         return _length(args[expr[1]])
     if kind == "cmp":
