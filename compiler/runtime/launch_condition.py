@@ -15,8 +15,9 @@ kernel computes them), `["cmp", predicate, x, y]` with `arith.cmpi`'s predicates
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy
@@ -37,48 +38,82 @@ def _length(arg: Any) -> int | None:
         return None
 
 
-def _value(expr: list[Any], args: Sequence[Any]) -> int | None:
-    kind = expr[0]
-    if kind == "const":
-        return int(expr[1])
-    if kind == "arg":
-        a = args[expr[1]]
+_CMP: dict[str, Callable[[int, int], bool]] = {
+    "eq": lambda x, y: x == y, "ne": lambda x, y: x != y,
+    "slt": lambda x, y: x < y, "sle": lambda x, y: x <= y, "sgt": lambda x, y: x > y, "sge": lambda x, y: x >= y,
+}  # fmt: skip
+_ARITH: dict[str, Callable[[int, int], int]] = {
+    "add": lambda x, y: _signed(x + y), "sub": lambda x, y: _signed(x - y), "mul": lambda x, y: _signed(x * y),
+    "and": lambda x, y: x & y, "or": lambda x, y: x | y,
+}  # fmt: skip
+
+Evaluator = Callable[[Sequence[Any]], "int | None"]
+
+
+def _scalar(i: int) -> Evaluator:
+    def value(args: Sequence[Any]) -> int | None:
+        a = args[i]
         if isinstance(a, bool | numpy.bool_) or not isinstance(a, int | numpy.integer):
             return None  # not an integer: the launch refuses it with its own message
         return _signed(int(a))
+
+    return value
+
+
+def _build(expr: list[Any]) -> Evaluator:
+    """`expr` as a function of the launch arguments (built once per condition: launches are hot)."""
+    kind = expr[0]
+    if kind == "const":
+        c = int(expr[1])
+        return lambda args: c
+    if kind == "arg":
+        return _scalar(int(expr[1]))
     if kind == "len":
-        return _length(args[expr[1]])
+        i = int(expr[1])
+        return lambda args: _length(args[i])
     if kind == "cmp":
-        x, y = _value(expr[2], args), _value(expr[3], args)
-        if x is None or y is None:
-            return None
-        pred = expr[1]
-        if pred[0] == "u":
-            x, y, pred = x & _MASK, y & _MASK, "s" + pred[1:]
-        return int({"eq": x == y, "ne": x != y, "slt": x < y, "sle": x <= y, "sgt": x > y, "sge": x >= y}[pred])
-    x, y = _value(expr[1], args), _value(expr[2], args)
-    if x is None or y is None:
+        pred, x, y = expr[1], _build(expr[2]), _build(expr[3])
+        unsigned = pred[0] == "u"
+        cmp = _CMP["s" + pred[1:] if unsigned else pred]
+
+        def compare(args: Sequence[Any]) -> int | None:
+            a, b = x(args), y(args)
+            if a is None or b is None:
+                return None
+            return int(cmp(a & _MASK, b & _MASK) if unsigned else cmp(a, b))
+
+        return compare
+    op = _ARITH.get(kind)
+    if op is None:
+        raise ValueError(f"unknown launch-condition operation {kind!r}")
+    x, y = _build(expr[1]), _build(expr[2])
+
+    def apply(args: Sequence[Any]) -> int | None:
+        a, b = x(args), y(args)
+        return None if a is None or b is None else op(a, b)
+
+    return apply
+
+
+@functools.lru_cache(maxsize=1024)
+def _evaluator(condition: str) -> Evaluator | None:
+    try:
+        return _build(json.loads(condition))
+    except (IndexError, KeyError, TypeError, ValueError):
         return None
-    if kind == "add":
-        return _signed(x + y)
-    if kind == "sub":
-        return _signed(x - y)
-    if kind == "mul":
-        return _signed(x * y)
-    if kind == "and":
-        return x & y
-    if kind == "or":
-        return x | y
-    raise ValueError(f"unknown launch-condition operation {kind!r}")
 
 
 def holds(condition: str, args: Sequence[Any]) -> bool:
     """Whether `condition` (JSON, as recorded by `hoist-checks`) is true for the launch arguments
-    `args` (one per kernel parameter). False when an argument's value or length cannot be read."""
+    `args` (one per kernel parameter). False when an argument's value or length cannot be read, or
+    the condition is malformed."""
     if not condition:
         return False
+    evaluate = _evaluator(condition)
+    if evaluate is None:
+        return False
     try:
-        value = _value(json.loads(condition), args)
-    except (IndexError, KeyError, TypeError, ValueError):
+        value = evaluate(args)
+    except IndexError:
         return False
     return value is not None and value & 1 == 1
