@@ -13,6 +13,13 @@ the next tiles are not under an `if` (past the end of K they read 0 and fill a b
 with a branch around them, LLVM merged the two `if`s of the same condition below the arithmetic, and
 the loads ran after the multiply-adds instead of during them (found in the SASS).
 
+Each thread moves 4 consecutive elements of a row of A and of B per step. When the block's tiles lie
+inside A and B (`full_a`, `full_b`, and a whole K step left), they are read as `a[base + q]` in a
+`simt.static_range(4)` loop, which `vectorize-global-access` turns into one 128-bit `ld.global.nc.v4`
+(n and k multiples of 16 and 16-byte aligned pointers: the kernel's launch-time specialization; other
+sizes run its scalar specialization); the edges read element by element through `load`. Measured on
+the H200 at 8192^3: 46.7 TFLOP/s checked and unchecked, 0.91x cuBLAS fp32 (51.3, TF32 off).
+
 C is written through `c.tile(idx, (8, 8), n)`: the 8 x 8 piece this thread owns (rows
 `8 * idx.row + i`, columns `8 * idx.col + j`), race-free by construction; outside C nothing is
 written. Loads outside A and B read 0, so any M, N, K work. Checked mode stays on: the compiler

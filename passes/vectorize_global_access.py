@@ -26,16 +26,18 @@ What makes the rewrite safe:
   the vector load reads exactly the elements the loop reads, just earlier;
 - the slice is read-only (`llvm.readonly`: a `simt.Slice`, which nothing writes during the kernel), so
   reading before the loop sees the same values;
-- `base` is defined outside the loop (it dominates the preheader) and is a multiple of N (constants,
-  products and left shifts by a multiple, sums of multiples), and `N` elements fill 8 or 16 bytes:
-  with the pointer `llvm.align`-aligned, the block is aligned to its size;
+- `base` is loop-invariant (it dominates the preheader, or the body computes it by side-effect-free
+  ops from such values: they are recomputed before the loop) and a multiple of N (`Divisibility`:
+  constants, products and left shifts by a multiple, sums of multiples, integer arguments marked
+  `warpforge.divisibility`, loop variables all of whose incoming values are multiples), and `N`
+  elements fill 8 or 16 bytes: with the pointer `llvm.align`-aligned, the block is aligned to its size;
 - bounds: in checked mode only the loads of a check's fast path are unguarded, and `hoist-checks` /
   `fuse-checks` guard that path by the check of the last element `base + N - 1` (the loop's range is
   proven at once); checked loads still inside an `scf.if` are left alone, so the slow path re-checks
   element by element and reports the first bad index exactly as before.
 
-The launch-time specialization: `llvm.align` on an argument is a promise the launch keeps. The pass
-removes `llvm.align` from every argument it did not use, so what remains is exactly what the code
+The launch-time specialization: `llvm.align` on a slice argument and `warpforge.divisibility` on an
+integer one are promises the launch keeps. The pass removes both from every argument it did not use, so what remains is exactly what the code
 relies on; the compiled kernel records it (`ParamSpec.align`), a `SimtKernel` launch with a pointer
 that is not aligned so runs its scalar specialization instead (compiled without the promise), and a
 direct launch of the compiled kernel refuses it (`LaunchError`) rather than fault.
