@@ -17,6 +17,7 @@ NumPy 2 typing, `math.*`, `len`, `abs`, `min`, `max`, `int`, `float`, `bool`, dt
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy
 from dataclasses import dataclass, field
@@ -295,6 +296,7 @@ class SimtKernel:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _specializations: dict[tuple[Any, ...], SimtKernel] = field(default_factory=dict[tuple[Any, ...], "SimtKernel"], repr=False)
     _annotations: list[tuple[str, Any]] | None = field(default=None, repr=False)
+    _variant_prepared: Any = field(default_factory=weakref.WeakKeyDictionary, repr=False)
 
     def __post_init__(self) -> None:
         self.fastmath = fastmath_flags(self.fastmath, self.fn)
@@ -469,12 +471,12 @@ class SimtKernel:
             if any(p.align for p in needs.params) and not _pointers_aligned(needs.params, args):
                 variant = variant.scalar_specialization()  # the alignment specialization does not hold
         if variant is not self:
-            key = (variant.assume_aligned, variant.checks_hold, id(prepared))
-            entry = self._prepared.get(key)
-            if entry is None or entry[0] is not prepared:  # prepared once per config
-                entry = (prepared, variant.prepare(prepared.config, prepared.device))
-                self._prepared[key] = entry
-            variant.launch(stream, entry[1], *args)
+            # the variant prepared once per token (kept as long as the token lives)
+            by_variant = self._variant_prepared.setdefault(prepared, {})
+            key = (variant.assume_aligned, variant.checks_hold)
+            if key not in by_variant:
+                by_variant[key] = variant.prepare(prepared.config, prepared.device)
+            variant.launch(stream, by_variant[key], *args)
             return
         launch(stream, prepared, args, kernel=compiled)
 
