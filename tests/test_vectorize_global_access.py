@@ -20,6 +20,8 @@ import pytest
 import warpforge as wf
 from warpforge import f32, simt
 
+from test_runtime_fake_driver import sim  # noqa: F401, E402  (the fake driver's fixture)
+
 V4 = re.compile(r"ld\.global\.nc\.v4\.[bf]32")
 
 
@@ -174,3 +176,51 @@ def test_misaligned_pointer_runs_the_scalar_code():
 
     with pytest.raises(wf.LaunchError, match="not 16-byte aligned"):
         launch(stream, prepared, (a, b, c))
+
+
+def test_runtime_refuses_what_the_vector_loads_cannot_take(sim, monkeypatch):
+    """Without a GPU (the fake driver of test_runtime_fake_driver): a compiled kernel whose `a` needs a
+    16-byte-aligned pointer and whose `n` a multiple of 16 refuses a pointer 4 bytes off and n = 20
+    before launching, and launches with aligned ones."""
+    import test_runtime_fake_driver as fake
+    from warpforge.runtime import DeviceBuffer, LaunchConfig, launch, prepare
+    from warpforge.runtime.compiled import ParamSpec
+
+    f32 = np.dtype(np.float32)
+    kern, impl = fake.make(
+        "vec4", [ParamSpec("a", "slice", f32, align=16), ParamSpec("c", "disjoint_slice", f32), ParamSpec("n", "scalar", np.dtype(np.int64), 0, align=16)],
+        lambda config, *args: None, checked=False,
+    )
+    sim.kernels["vec4"] = impl
+    dev = wf.Device(0)
+    s = dev.create_stream()
+    a = DeviceBuffer.from_host(s, np.arange(64, dtype=np.float32))
+    c = DeviceBuffer.zeroed(s, 64, wf.f32)
+    prepared = prepare(kern, LaunchConfig(1, 32), dev)
+    launch(s, prepared, (a, c, 32))
+    assert len(sim.launches) == 1
+
+    class Offset:  # the same memory, one element in
+        def __init__(self, buf):
+            cai = dict(buf.__cuda_array_interface__)
+            cai["data"] = (cai["data"][0] + 4, cai["data"][1])
+            cai["shape"] = (cai["shape"][0] - 1,)
+            self.__cuda_array_interface__ = cai
+
+    class SMV:
+        @staticmethod
+        def from_cuda_array_interface(obj, stream_ptr):
+            cai = obj.__cuda_array_interface__
+            view = type("V", (), {})()
+            view.ptr, view.shape, view.strides, view.dtype = cai["data"][0], tuple(cai["shape"]), None, np.dtype(cai["typestr"])
+            view.device_id, view.is_device_accessible, view.readonly = 0, True, cai["data"][1]
+            return view
+
+    import cuda.core.utils
+
+    monkeypatch.setattr(cuda.core.utils, "StridedMemoryView", SMV)
+    with pytest.raises(wf.LaunchError, match="argument 'a' at 0x[0-9a-f]+ is not 16-byte aligned"):
+        launch(s, prepared, (Offset(a), c, 32))
+    with pytest.raises(wf.LaunchError, match="argument 'n' = 20 is not a multiple of 16"):
+        launch(s, prepared, (a, c, 20))
+    assert len(sim.launches) == 1
