@@ -8,6 +8,12 @@ unchecked one before timing. The ratio `checked/unchecked` (throughput) is what 
 is ≥ 0.99 for every kernel.
 
     python bench/checks_cost.py [--only vecadd sgemm] [--json out.json]
+
+Measured on the H200 (this session): the checked stencil, transpose and scan run the unchecked
+kernel's code (their entry conditions are decided at launch), and what remains of their gap is the
+error record's 64-byte copy to the host, enqueued on the launch's stream after each checked launch:
+an unchecked launch followed by such a copy takes as long as the checked one (stencil 252.9 -> 262.2
+vs 263.1 us, transpose 140.4 -> 150.8 vs 151.3 us): about 10 us per launch, 1 % of a 1 ms kernel.
 """
 
 from __future__ import annotations

@@ -360,7 +360,7 @@ def kernel_to_json(k: CompiledKernel) -> dict[str, Any]:
         "name": k.name,
         "entry": k.entry,
         "chip": k.chip,
-        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim, p.strided, list(p.box), p.swizzle] for p in k.params],
+        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim, p.strided, list(p.box), p.swizzle, p.align] for p in k.params],
         "checked": k.checked,
         "error_sites": [[s.id, s.kind, s.message, s.filename, s.line, s.col, list(s.operands)] for s in k.error_sites],
         "exact_block": list(k.exact_block) if k.exact_block is not None else None,
@@ -370,6 +370,7 @@ def kernel_to_json(k: CompiledKernel) -> dict[str, Any]:
         "cache_key": k.cache_key,
         "full_warps": k.full_warps,
         "source": list(k.source) if k.source is not None else None,
+        "launch_condition": k.launch_condition,
     }
 
 
@@ -387,7 +388,8 @@ def kernel_from_json(d: dict[str, Any], ptx: str) -> CompiledKernel:
         chip=str(d["chip"]),
         params=tuple(
             ParamSpec(str(n), str(kind), BY_NAME[dt].np, int(nd), strided=bool(rest[0]) if rest else False,
-                      box=tuple(int(b) for b in rest[1]) if len(rest) > 1 else (), swizzle=str(rest[2]) if len(rest) > 2 else "")
+                      box=tuple(int(b) for b in rest[1]) if len(rest) > 1 else (), swizzle=str(rest[2]) if len(rest) > 2 else "",
+                      align=int(rest[3]) if len(rest) > 3 else 0)
             for n, kind, dt, nd, *rest in d["params"]
         ),
         checked=bool(d["checked"]),
@@ -399,6 +401,7 @@ def kernel_from_json(d: dict[str, Any], ptx: str) -> CompiledKernel:
         cache_key=str(d["cache_key"]),
         full_warps=bool(d["full_warps"]),
         source=(str(source[0]), int(source[1])) if source is not None else None,
+        launch_condition=str(d.get("launch_condition", "")),
     )
 
 
@@ -450,6 +453,8 @@ def simt_key(kernel: Any, chip: str, features: str) -> str | None:
         repr(kernel.contract),
         kernel.fastmath,
         kernel.min_blocks_per_sm,
+        *(() if kernel.assume_aligned else ("unaligned",)),
+        *(("checks hold at launch",) if kernel.checks_hold else ()),
     )
 
 
@@ -474,10 +479,12 @@ def _compile_simt(kernel: Any, chip: str, features: str, key: str) -> CompiledKe
         return _compile_simt_once(kernel, chip, features, key, unroll_static=True)
 
 
-def simt_param_specs(kir: Any) -> tuple[ParamSpec, ...]:
+def simt_param_specs(kir: Any, aligned: dict[int, int] | None = None) -> tuple[ParamSpec, ...]:
     """The run-time parameters of a SIMT kernel as the runtime checks its arguments (a `ParamSpec`
     each: slices of rank 1, TMA descriptors, scalars), from the frontend's output (`KernelIR.params`)
-    alone: the same for every target, so they can be known before code generation."""
+    alone: the same for every target, so they can be known before code generation. `aligned`
+    (parameter index → bytes / multiple) adds what the compiled code relies on
+    (`vectorize-global-access`'s `aligned_arguments`)."""
     from warpforge.frontend.annotations import SliceAnnotation, TensorMapAnnotation
     from warpforge.runtime.compiled import ParamSpec
 
@@ -485,12 +492,12 @@ def simt_param_specs(kir: Any) -> tuple[ParamSpec, ...]:
     for p in kir.params:
         if isinstance(p.annotation, SliceAnnotation):
             assert p.annotation.dtype is not None
-            params.append(ParamSpec(p.name, p.annotation.kind, p.annotation.dtype.np, 1))
+            params.append(ParamSpec(p.name, p.annotation.kind, p.annotation.dtype.np, 1, align=(aligned or {}).get(len(params), 0)))
         elif isinstance(p.annotation, TensorMapAnnotation):
             ann = p.annotation
             params.append(ParamSpec(p.name, "tensor_map", ann.dtype.np, len(ann.box), box=ann.box, swizzle=ann.swizzle))
         else:
-            params.append(ParamSpec(p.name, "scalar", p.annotation.np, 0))
+            params.append(ParamSpec(p.name, "scalar", p.annotation.np, 0, align=(aligned or {}).get(len(params), 0)))
     return tuple(params)
 
 
@@ -523,9 +530,11 @@ def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unrol
         kernel.__qualname__, res.ops, kir.source.filename, kir.source.first_line,
         "unroll less (fewer simt.static_range iterations) or move work into a loop",
     )  # fmt: skip
+    aligned = aligned_arguments(module, kir.symbol)  # what the vector loads rely on (vectorize-global-access)
+    condition = launch_condition(module, kir.symbol)  # hoist-checks' entry condition, when the host can decide it
     ptx = lower(module, "ptx", target, start="gpu", module_name=kir.symbol + "_module", ftz=kernel.fastmath is True, require_unrolled=not unroll_static)
     assert isinstance(ptx, str)
-    params = simt_param_specs(kir)
+    params = simt_param_specs(kir, aligned)
     # the most restrictive requirement of the indices used (index_1d: y = z = 1; index_2d: z = 1)
     domain = min(d for d in kir.index_dims if d in (1, 2)) if kir.index_dims & {1, 2} else None
     contract = kernel.contract
@@ -547,7 +556,38 @@ def _compile_simt_once(kernel: Any, chip: str, features: str, key: str, *, unrol
         cache_key=key,
         full_warps=res.full_warps,
         source=(kir.source.filename, kir.source.first_line),
+        launch_condition=condition,
     )
+
+
+def aligned_arguments(module: ModuleOp, symbol: str) -> dict[int, int]:
+    """Argument position → what the `gpu.func` `symbol`'s code relies on: `llvm.align` bytes of a slice's
+    pointer, or the `warpforge.divisibility` of an integer scalar (vectorize-global-access keeps only those)."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from warpforge.dialects import gpu
+
+    out: dict[int, int] = {}
+    for op in module.walk():
+        if isinstance(op, gpu.FuncOp) and op.sym_name.data == symbol and op.arg_attrs is not None:
+            for i, attrs in enumerate(op.arg_attrs.data):
+                align = attrs.data.get("llvm.align", attrs.data.get("warpforge.divisibility"))
+                if isinstance(align, IntegerAttr):
+                    out[i] = align.value.data
+    return out
+
+
+def launch_condition(module: ModuleOp, symbol: str) -> str:
+    """`hoist-checks`' launch condition recorded on the `gpu.func` `symbol` (JSON), or ""."""
+    from xdsl.dialects.builtin import StringAttr
+
+    from warpforge.dialects import gpu
+
+    for op in module.walk():
+        if isinstance(op, gpu.FuncOp) and op.sym_name.data == symbol:
+            attr = op.attributes.get("hoist_checks.launch_condition")
+            return attr.data if isinstance(attr, StringAttr) else ""
+    return ""
 
 
 def lower_simt(kernel: Any, stage: str, target: Target = Target(), *, debuginfo: bool = False) -> str:

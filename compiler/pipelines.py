@@ -49,6 +49,7 @@ KERNEL_TO_GPU: tuple[str, ...] = (
     "hoist-checks",
     "canonicalize",
     "fuse-checks",
+    "vectorize-global-access",
     "cse",
 )
 """`kernel` (Python semantics) → `gpu` level."""

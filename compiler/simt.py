@@ -17,6 +17,7 @@ NumPy 2 typing, `math.*`, `len`, `abs`, `min`, `max`, `int`, `float`, `bool`, dt
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy
 from dataclasses import dataclass, field
@@ -273,11 +274,21 @@ class SimtKernel:
     """PTX `.minnctapersm`: ptxas keeps registers low enough for this many blocks per SM."""
     bindings: tuple[tuple[str, Any], ...] | None = None
     """For a specialization of a generic kernel: each incomplete parameter's binding."""
+    assume_aligned: bool = True
+    """The launch-time alignment specialization: compiled assuming every `Slice` pointer is 16-byte
+    aligned and every 32/64-bit integer scalar a multiple of 16 (`vectorize-global-access` may then read
+    64/128 bits at once); a launch with an argument that breaks what the compiled code relies on runs
+    the scalar specialization (`assume_aligned=False`)."""
+    checks_hold: bool = False
+    """The launch-time specialization of the checks: compiled for launches whose hoisted bounds checks
+    the host has proven (`hoist-checks`' uniform entry condition, `warpforge.runtime.launch_condition`),
+    so the kernel has no per-thread entry test. A launch picks it by itself; never set it by hand."""
     _compiled: dict[tuple[str, str], Any] = field(default_factory=dict[tuple[str, str], Any], repr=False)
     _prepared: dict[tuple[Any, ...], Any] = field(default_factory=dict[tuple[Any, ...], Any], repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _specializations: dict[tuple[Any, ...], SimtKernel] = field(default_factory=dict[tuple[Any, ...], "SimtKernel"], repr=False)
     _annotations: list[tuple[str, Any]] | None = field(default=None, repr=False)
+    _variant_prepared: Any = field(default_factory=weakref.WeakKeyDictionary, repr=False)
 
     def __post_init__(self) -> None:
         self.fastmath = fastmath_flags(self.fastmath, self.fn)
@@ -316,7 +327,8 @@ class SimtKernel:
             child = self._specializations.get(key)
             if child is None:
                 child = SimtKernel(
-                    self.fn, self.contract, self.launch_bounds, self.checks, self.fastmath, self.min_blocks_per_sm, tuple(bindings.items())
+                    self.fn, self.contract, self.launch_bounds, self.checks, self.fastmath, self.min_blocks_per_sm, tuple(bindings.items()),
+                    self.assume_aligned, self.checks_hold,
                 )
                 child.__qualname__ = self.__qualname__
                 self._specializations[key] = child
@@ -337,7 +349,7 @@ class SimtKernel:
         block = None
         if self.contract is not None and self.contract.block is not None:
             block = tuple(self.contract.block)
-        return compile_kernel(
+        kir = compile_kernel(
             self.fn,
             contract_block=block,
             launch_bounds=self.launch_bounds,
@@ -347,6 +359,17 @@ class SimtKernel:
             min_blocks_per_sm=self.min_blocks_per_sm,
             unroll_static=unroll_static,
         )
+        if self.assume_aligned or self.checks_hold:
+            from warpforge.runtime.compiled import ALIGN_BYTES
+            from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i64
+
+            for op in kir.module.walk():
+                if op.name == "kernel.func" and "kernel" in op.attributes:
+                    if self.assume_aligned:
+                        op.attributes["kernel.assume_align"] = IntegerAttr(ALIGN_BYTES, i64)
+                    if self.checks_hold:
+                        op.attributes["kernel.checks_hold_at_launch"] = UnitAttr()
+        return kir
 
     def ir(self, stage: str = "gpu", *, chip: str = "sm_90", features: str = "", debuginfo: bool = False) -> str:
         """The kernel at one compilation stage, as text: `kernel`, `gpu`, `nvvm`, `llvm` (MLIR), `ll`
@@ -428,7 +451,51 @@ class SimtKernel:
             from warpforge.errors import LaunchError
 
             raise LaunchError(f"{self.__qualname__}.launch(stream, prepared, *args) needs the token prepare() returned, got {type(prepared).__name__}")
-        launch(stream, prepared, args, kernel=self.compile(prepared.device.chip))
+        compiled = self.compile(prepared.device.chip)
+        variant = self
+        if not self.checks_hold and compiled.launch_condition:
+            from warpforge.runtime.launch_condition import holds
+
+            if holds(compiled.launch_condition, args):  # every hoisted check holds: the code without the entry test
+                variant = self.proven_specialization()
+        if variant.assume_aligned:
+            needs = compiled if variant is self else variant.compile(prepared.device.chip)
+            if any(p.align for p in needs.params) and not _pointers_aligned(needs.params, args):
+                variant = variant.scalar_specialization()  # the alignment specialization does not hold
+        if variant is not self:
+            # the variant prepared once per token (kept as long as the token lives)
+            by_variant = self._variant_prepared.setdefault(prepared, {})
+            key = (variant.assume_aligned, variant.checks_hold)
+            if key not in by_variant:
+                by_variant[key] = variant.prepare(prepared.config, prepared.device)
+            variant.launch(stream, by_variant[key], *args)
+            return
+        launch(stream, prepared, args, kernel=compiled)
+
+    def _variant(self, assume_aligned: bool, checks_hold: bool) -> SimtKernel:
+        if (assume_aligned, checks_hold) == (self.assume_aligned, self.checks_hold):
+            return self
+        key = ("variant", assume_aligned, checks_hold)
+        with self._lock:
+            child = self._specializations.get(key)
+            if child is None:
+                child = SimtKernel(
+                    self.fn, self.contract, self.launch_bounds, self.checks, self.fastmath, self.min_blocks_per_sm, self.bindings,
+                    assume_aligned, checks_hold,
+                )
+                child.__qualname__ = self.__qualname__
+                self._specializations[key] = child
+        return child
+
+    def scalar_specialization(self) -> SimtKernel:
+        """This kernel compiled without the launch-time alignment promise (`assume_aligned=False`):
+        what a launch runs when a slice pointer is not 16-byte aligned."""
+        return self._variant(False, self.checks_hold)
+
+    def proven_specialization(self) -> SimtKernel:
+        """This kernel compiled for launches whose hoisted checks the host proved (`checks_hold=True`):
+        what a launch runs when `CompiledKernel.launch_condition` holds for its arguments."""
+        return self._variant(self.assume_aligned, True)
 
     def __getitem__(self, config: Any) -> Any:
         """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`.
@@ -469,6 +536,40 @@ class SimtKernel:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise UsageError(f"{self.__qualname__} is a GPU kernel: launch it with {self.__name__}[grid, block](...) or prepare()/launch()")
+
+
+def _pointers_aligned(params: Any, args: tuple[Any, ...]) -> bool:
+    """Whether every argument meets what the compiled code relies on (`ParamSpec.align`): slice
+    pointers so aligned, integer scalars multiples of it. An argument whose address cannot be read
+    cheaply counts as unaligned (the scalar code then runs)."""
+    for p, a in zip(params, args):
+        if p.align and p.is_slice:
+            ptr = _device_address(a)
+            if ptr is None or ptr % p.align:
+                return False
+        elif p.align:  # an integer scalar the code needs a multiple of p.align
+            try:
+                if int(a) % p.align:
+                    return False
+            except (TypeError, ValueError, OverflowError):
+                return False  # the launch's own check reports what is wrong with it
+    return True
+
+
+def _device_address(a: Any) -> int | None:
+    ptr = getattr(a, "ptr", None)
+    if isinstance(ptr, int):
+        return ptr
+    data_ptr = getattr(a, "data_ptr", None)
+    if callable(data_ptr):  # torch
+        try:
+            return int(data_ptr())
+        except Exception:
+            return None
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if isinstance(cai, dict) and isinstance(cai.get("data"), tuple):
+        return int(cai["data"][0])
+    return None
 
 
 @dataclass(eq=False)

@@ -8,7 +8,17 @@ conflicts) and an 8 x 128 tile of B in shared memory; each thread reads 8 + 8 va
 halves trade places when `tx // 4` is odd, so the eight threads of each `ld.shared.v4` phase hit
 eight different bank groups (unswizzled, threads `tx` and `tx + 4` would collide). While it computes on one shared buffer, the next
 tiles are loaded from global memory into registers and stored into the other buffer afterwards, so
-one barrier per step suffices and global latency hides behind the arithmetic.
+one barrier per step suffices and global latency hides behind the arithmetic. The loads and stores of
+the next tiles are not under an `if` (past the end of K they read 0 and fill a buffer nobody reads):
+with a branch around them, LLVM merged the two `if`s of the same condition below the arithmetic, and
+the loads ran after the multiply-adds instead of during them (found in the SASS).
+
+Each thread moves 4 consecutive elements of a row of A and of B per step. When the block's tiles lie
+inside A and B (`full_a`, `full_b`, and a whole K step left), they are read as `a[base + q]` in a
+`simt.static_range(4)` loop, which `vectorize-global-access` turns into one 128-bit `ld.global.nc.v4`
+(n and k multiples of 16 and 16-byte aligned pointers: the kernel's launch-time specialization; other
+sizes run its scalar specialization); the edges read element by element through `load`. Measured on
+the H200 at 8192^3: 46.7 TFLOP/s checked and unchecked, 0.91x cuBLAS fp32 (51.3, TF32 off).
 
 C is written through `c.tile(idx, (8, 8), n)`: the 8 x 8 piece this thread owns (rows
 `8 * idx.row + i`, columns `8 * idx.col + j`), race-free by construction; outside C nothing is
@@ -65,6 +75,8 @@ def sgemm(a: simt.Slice[f32], b: simt.Slice[f32], c: simt.DisjointSlice[f32], m:
     a_row, a_col = t // 2, (t % 2) * 4
     b_row, b_col = t // 32, (t % 32) * 4
     b_dst = swizzled(b_col)
+    full_a = row0 <= m - BM  # this block's rows of A and columns of B all exist
+    full_b = col0 <= n - BN
     b_lo = tx * TN + ((tx // 4) % 2) * 4  # this thread's columns 0..3 of the swizzled B tile
     b_hi = tx * TN + (1 - (tx // 4) % 2) * 4  # and 4..7
     for q in simt.static_range(4):
@@ -74,9 +86,19 @@ def sgemm(a: simt.Slice[f32], b: simt.Slice[f32], c: simt.DisjointSlice[f32], m:
     for k0 in range(0, k, BK):
         buf = (k0 // BK) & 1
         nxt = k0 + BK
-        if nxt < k:  # fetch the next tiles into registers while this one is multiplied
+        # fetch the next tiles into registers while this one is multiplied; past the end of K the
+        # loads read 0 (no branch around them, so they stay ahead of the arithmetic in the code)
+        if full_a and nxt <= k - BK:  # 4 consecutive elements of a row of A: one 128-bit load
+            for q in simt.static_range(4):
+                next_a[q] = a[(row0 + a_row) * k + nxt + a_col + q]
+        else:
             for q in simt.static_range(4):
                 next_a[q] = load(a, row0 + a_row, nxt + a_col + q, m, k)
+        if full_b and nxt <= k - BK:
+            for q in simt.static_range(4):
+                next_b[q] = b[(nxt + b_row) * n + col0 + b_col + q]
+        else:
+            for q in simt.static_range(4):
                 next_b[q] = load(b, nxt + b_row, col0 + b_col + q, k, n)
         for kk in simt.static_range(BK):
             for i in simt.static_range(TM):
@@ -87,10 +109,9 @@ def sgemm(a: simt.Slice[f32], b: simt.Slice[f32], c: simt.DisjointSlice[f32], m:
             for i in simt.static_range(TM):
                 for j in simt.static_range(TN):
                     acc[i, j] = simt.fma(reg_m[i], reg_n[j], acc[i, j])
-        if nxt < k:
-            for q in simt.static_range(4):
-                a_tile[1 - buf, a_col + q, a_row] = next_a[q]
-                b_tile[1 - buf, b_row, b_dst + q] = next_b[q]
+        for q in simt.static_range(4):  # after the last step: stores nobody reads
+            a_tile[1 - buf, a_col + q, a_row] = next_a[q]
+            b_tile[1 - buf, b_row, b_dst + q] = next_b[q]
         simt.sync_threads()
     mine = c.tile(idx, (TM, TN), n)
     for i in simt.static_range(TM):

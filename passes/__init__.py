@@ -32,6 +32,7 @@ _OUR_PASSES: dict[str, tuple[str, str]] = {
     "fuse-checks": ("fuse_checks", "FuseChecksPass"),
     "int-range-optimizations": ("int_range_optimizations", "IntRangeOptimizationsPass"),
     "hoist-checks": ("hoist_checks", "HoistChecksPass"),
+    "vectorize-global-access": ("vectorize_global_access", "VectorizeGlobalAccessPass"),
 }
 
 

@@ -10,7 +10,7 @@ alignment (the backend then splits the access).
 | op | becomes |
 |---|---|
 | `vector.load %m[%i…]` / `vector.store %v, %m[%i…]` | the memref descriptor's GEP (as `finalize-memref-to-llvm`), `llvm.load`/`llvm.store` of the vector (`vector<Nxi1>`: bytes, compared `!= 0` / zero-extended) |
-| `vector.extract %v[k]` (static k) | `llvm.extractelement %v[k : i32]` |
+| `vector.extract %v[k]` (static k; or a run-time index `%k`) | `llvm.extractelement %v[k : i32]` (`%k` as i64) |
 | `vector.insert %s, %v[k]` (static k) | `llvm.insertelement %s, %v[k : i32]` |
 | `vector.broadcast %s : T to vector<NxT>` | `llvm.mlir.undef` and N `llvm.insertelement` |
 
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from xdsl.context import Context
 from xdsl.dialects import llvm as xllvm
-from xdsl.dialects import vector
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType, i32
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType, i32, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -88,6 +88,10 @@ class ConvertExtractOp(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: vector.ExtractOp, rewriter: PatternRewriter, /):
         _vector_type(op, op.vector)
+        if len(op.dynamic_position) == 1 and len(op.static_position) == 1:  # a run-time position (an index)
+            cast = arith.IndexCastOp(op.dynamic_position[0], i64)
+            replace_op(rewriter, op, [cast, ExtractElementOp(op.vector, cast.result)])
+            return
         k = _position(op, op.get_mixed_position())
         replace_op(rewriter, op, [k, ExtractElementOp(op.vector, k.result)])
 

@@ -43,6 +43,7 @@ reconvergence barrier (`BSSY`/`BSYNC`) around the reporter's call.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -792,6 +793,12 @@ def hoist_function(func: gpu.FuncOp) -> int:
     p = conds[0] if conds else emitters[id(exact)].const(1, i1)
     for c in conds[1:]:
         p = emitters[id(exact)].add(arith.AndIOp(p, c))
+    condition = launch_condition(p, entry) if all(_uniform(b, terms) for _, terms, b in hoisted) else None
+    if condition is not None:
+        # the same for every thread: the host can decide it at launch (warpforge.runtime.launch_condition)
+        func.attributes[LAUNCH_CONDITION] = StringAttr(json.dumps(condition))
+        if HOLDS_AT_LAUNCH in func.attributes:  # the specialization launched only when it holds
+            p = emitters[id(exact)].const(1, i1)
     branch = cf.ConditionalBranchOp(p, fast_entry, [], checked, [])
     branch.attributes[BRANCH_WEIGHTS] = DenseArrayBase.from_list(i32, FAST_PATH_WEIGHTS)
     branch.location = func.location
@@ -807,6 +814,56 @@ def hoist_function(func: gpu.FuncOp) -> int:
             Rewriter.insert_op(true, InsertPoint.before(o))
             o.operands = (true.result, *o.operands[1:])
     return len(hoisted)
+
+
+LAUNCH_CONDITION = "hoist_checks.launch_condition"
+"""The entry condition `P` as an expression over the kernel's arguments (JSON, see `launch_condition`),
+recorded when `P` is the same for every thread."""
+
+HOLDS_AT_LAUNCH = "kernel.checks_hold_at_launch"
+"""On a kernel compiled for launches whose `P` the host has found true: the pass takes `P` as true, so
+the kernel has no entry branch (and canonicalize drops the checked copy)."""
+
+_CONDITION_OPS: dict[type[Operation], str] = {
+    arith.AddiOp: "add", arith.SubiOp: "sub", arith.MuliOp: "mul", arith.AndIOp: "and", arith.OrIOp: "or",
+}  # fmt: skip
+_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+
+
+def launch_condition(p: SSAValue, entry: Block) -> list | None:  # pyright: ignore[reportMissingTypeArgument]
+    """`p` as a JSON-able expression over the kernel's arguments, or None when it uses anything else:
+    `["arg", i]` (scalar argument i), `["len", i]` (`memref.dim` 0 of argument i), `["const", c]`,
+    `["add"|"sub"|"mul"|"and"|"or", x, y]` (i64 or i1, wrapping), `["cmp", predicate, x, y]`
+    (`arith.cmpi`'s predicates), and casts are transparent."""
+
+    def walk(v: SSAValue, depth: int) -> list | None:  # pyright: ignore[reportMissingTypeArgument]
+        if depth > 64:
+            return None
+        if isinstance(v, BlockArgument):
+            return ["arg", v.index] if v.block is entry and isinstance(v.type, IntegerType) else None
+        op = v.owner
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+            value = op.value.value.data
+            return ["const", int(bool(value)) if op.result.type == i1 else value]
+        if isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
+            return walk(op.input, depth + 1)
+        if isinstance(op, memref.DimOp):
+            index = op.index.owner
+            src = op.source
+            if isinstance(src, BlockArgument) and src.block is entry and isinstance(index, arith.ConstantOp):
+                if isinstance(index.value, IntegerAttr) and index.value.value.data == 0:
+                    return ["len", src.index]
+            return None
+        if isinstance(op, arith.CmpiOp):
+            x, y = walk(op.lhs, depth + 1), walk(op.rhs, depth + 1)
+            return None if x is None or y is None else ["cmp", _PREDICATES[op.predicate.value.data], x, y]
+        name = _CONDITION_OPS.get(type(op))
+        if name is not None:
+            x, y = walk(op.operands[0], depth + 1), walk(op.operands[1], depth + 1)
+            return None if x is None or y is None else [name, x, y]
+        return None
+
+    return walk(p, 0)
 
 
 def _in_blocks(op: Operation, blocks: set[Block]) -> bool:

@@ -166,6 +166,11 @@ class Emitter:
         return self(arith.ConstantOp(IntegerAttr(v if width > 1 else int(bool(value)), typ)))
 
 
+DIVISIBILITY = 16
+"""What the launch-time specialization assumes of integer scalar arguments (a multiple of 16, as
+Triton's `tt.divisibility`), marked `warpforge.divisibility` for `vectorize-global-access`."""
+
+
 @dataclass
 class FunctionLowering:
     """Lowers one `kernel.func` into a `gpu.func`, op by op, through a value map.
@@ -185,12 +190,20 @@ class FunctionLowering:
         self.checks = src.checks
         in_types = [convert_type(t) for t in src.function_type.inputs]
         arg_attrs: list[DictionaryAttr] = []
+        # the launch-time specialization's promise (vectorize-global-access): slice pointers so aligned,
+        # 32/64-bit integer scalars multiples of DIVISIBILITY (the pass drops what it does not use)
+        align = src.attributes.get("kernel.assume_align")
         for t in src.function_type.inputs:
             if isinstance(t, kernel.SliceType):
-                arg_attrs.append(DictionaryAttr({"llvm.noalias": UnitAttr(), "llvm.readonly": UnitAttr()}))
+                flags: dict[str, Attribute] = {"llvm.noalias": UnitAttr(), "llvm.readonly": UnitAttr()}
+                if isinstance(align, IntegerAttr):
+                    flags["llvm.align"] = IntegerAttr(align.value.data, i64)
+                arg_attrs.append(DictionaryAttr(flags))
             elif isinstance(t, kernel.DisjointSliceType | kernel.AtomicSliceType | kernel.RawSliceType):
                 # the runtime refuses a writable argument overlapping any other: noalias holds
                 arg_attrs.append(DictionaryAttr({"llvm.noalias": UnitAttr()}))
+            elif isinstance(align, IntegerAttr) and isinstance(lowered := convert_type(t), IntegerType) and lowered.width.data in (32, 64):
+                arg_attrs.append(DictionaryAttr({"warpforge.divisibility": IntegerAttr(DIVISIBILITY, i64)}))
             else:
                 arg_attrs.append(DictionaryAttr({}))
         if self.checks:
@@ -231,6 +244,8 @@ class FunctionLowering:
             out.attributes["nvvm.maxntid"] = DenseArrayBase.from_list(i32, [bounds.value.data, 1, 1])
         if self.sites:
             out.attributes["kernel.error_sites"] = ArrayAttr([s.as_attr() for s in self.sites])
+        if "kernel.checks_hold_at_launch" in src.attributes:  # for hoist-checks (launch-time specialization)
+            out.attributes["kernel.checks_hold_at_launch"] = UnitAttr()
         out.location = src.location
         return out
 

@@ -470,7 +470,7 @@ def test_opt_unterminated_string_is_refused_fast_at_its_position(tmp_path: Path)
 def test_opt_repeated_passes_flags_run_in_order_and_accept_mlir_spelling(kernel_file: Path) -> None:
     code, _, err = opt(str(kernel_file), "-p", "kernel-to-gpu-pipeline", "--pass-pipeline", "builtin.module(convert-gpu-to-nvvm)", "-p", "cse", "--dump-pass-pipeline")
     assert code == 0, err
-    assert err.splitlines()[1] == "builtin.module(lower-kernel-control-flow,inline-device-functions,kernel-to-gpu,canonicalize,cse,int-range-optimizations,hoist-checks,canonicalize,fuse-checks,cse,convert-gpu-to-nvvm,cse)"
+    assert err.splitlines()[1] == "builtin.module(lower-kernel-control-flow,inline-device-functions,kernel-to-gpu,canonicalize,cse,int-range-optimizations,hoist-checks,canonicalize,fuse-checks,vectorize-global-access,cse,convert-gpu-to-nvvm,cse)"
     code, a, _ = opt(str(kernel_file), "--pass-pipeline=builtin.module(simt-to-llvm)")
     code2, b, _ = opt(str(kernel_file), "-p", "simt-to-llvm")
     assert code == code2 == 0 and a == b and "llvm.func" in a

@@ -26,6 +26,10 @@ PARAM_KINDS = SLICE_KINDS | {"scalar", "tensor_map"}
 TENSOR_MAP_BYTES = 128
 """A `tensor_map` parameter is one 128-byte, 64-byte aligned `.param` (a `__grid_constant__` CUtensorMap)."""
 
+ALIGN_BYTES = 16
+"""The pointer alignment a SIMT kernel's launch-time specialization assumes of its `Slice` arguments
+(bytes: one 128-bit `ld.global.nc.v4`; every warpforge allocation is 256-byte aligned)."""
+
 RECORD_WORDS = 8
 """Words (int64) in a checked launch's error record."""
 RECORD_BYTES = 8 * RECORD_WORDS
@@ -65,6 +69,10 @@ class ParamSpec:
     the last…) — `span` the elements from the first to one past the last."""
     box: tuple[int, ...] = ()
     swizzle: str = ""
+    align: int = 0
+    """What the compiled code relies on (its vector loads, `vectorize-global-access`): for a slice the
+    pointer's alignment in bytes, for an integer scalar a divisor of its value; 0 when nothing. The
+    launch refuses an argument without it."""
 
     def __post_init__(self) -> None:
         if self.kind not in PARAM_KINDS:
@@ -141,6 +149,9 @@ class CompiledKernel:
     full_warps: bool = False
     source: tuple[str, int] | None = None
     """(file, line) of the kernel's definition, for warnings about the compiled code (spills)."""
+    launch_condition: str = ""
+    """The checks' entry condition when the host can decide it (`hoist-checks`, JSON; see
+    `warpforge.runtime.launch_condition`), else empty."""
 
     @property
     def abi_param_count(self) -> int:

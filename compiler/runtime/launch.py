@@ -406,6 +406,12 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
     for p, a in zip(k.params, args):
         if p.is_slice:
             v = as_device_view(a, s, param=p, device=dev, kernel_name=k.name)
+            if p.align and v.ptr % p.align:
+                raise LaunchError(
+                    f"{k.name}: argument '{p.name}' at {v.ptr:#x} is not {p.align}-byte aligned, and this compiled kernel reads it "
+                    f"with {p.align}-byte vector loads (vectorize-global-access): launch through the kernel "
+                    "(kernel.launch / kernel[grid, block]), which runs its scalar specialization for such pointers"
+                )
             views.append(v)
             packed.append(v.ptr)
             if p.strided:  # (ptr, span, extents…, strides but the last…): see ParamSpec.strided
@@ -423,6 +429,12 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
         else:
             views.append(None)
             packed.append(pack_scalar(p, a, k.name))
+            if p.align and int(packed[-1]) % p.align:
+                raise LaunchError(
+                    f"{k.name}: argument '{p.name}' = {int(packed[-1])} is not a multiple of {p.align}, and this compiled kernel's "
+                    "vector loads rely on it (vectorize-global-access): launch through the kernel (kernel.launch / "
+                    "kernel[grid, block]), which runs its scalar specialization for such values"
+                )
     check_aliasing(k.params, views, k.name)
     # stream order (stream_order.py): wait for the streams the arguments were last used on
     buffers = [a for p, a in zip(k.params, args) if p.is_slice and isinstance(a, DeviceBuffer)]

@@ -58,8 +58,11 @@ class VectorFunctions(InterpreterFunctions):
 
     @impl(vector.ExtractOp)
     def run_extract(self, interp: SimInterpreter, op: vector.ExtractOp, args: PythonValues) -> PythonValues:
-        if op.dynamic_position:
-            raise op_error(op, "vector.extract at a run-time position is not supported by the simulator")
+        if op.dynamic_position:  # vectorize-global-access: position = the static_range variable
+            vec, position = args[0], args[1]
+            if type(position) is not np.ndarray:
+                return (vec[int(position)],)
+            return (np.choose(position.astype(np.int64), [np.broadcast_to(e, position.shape) for e in vec]),)
         (position,) = op.static_position.get_values()
         return (args[0][position],)
 

@@ -220,3 +220,72 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// The same kernel: its entry condition is the same for every thread (arguments and a length only), so
+// the pass records it for the host (hoist_checks.launch_condition); compiled for launches where the
+// host found it true (kernel.checks_hold_at_launch), the entry branch's condition is `true`.
+
+// CHECK-LABEL: gpu.func @guarded_at_launch(
+// CHECK-SAME:    hoist_checks.launch_condition = "[\22and\22, [\22and\22, [\22cmp\22, \22slt\22, [\22add\22, [\22const\22, -1], [\22mul\22, [\22arg\22, 2], [\22arg\22, 3]]], [\22len\22, 0]]
+// CHECK:         %[[TRUE:.*]] = arith.constant true
+// CHECK:         cf.cond_br %[[TRUE]], ^[[FAST:bb[0-9]+]], ^{{bb[0-9]+}} {branch_weights = array<i32: 1048576, 1>}
+builtin.module {
+  gpu.module @m [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    func.func private @__wf_report_error(%rec: memref<8xi64, 1 : i32>, %site: i64, %a: i64, %b: i64)
+    gpu.func @guarded_at_launch(%a: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %c: memref<?xf32, 1 : i32> {llvm.noalias}, %m: i64, %k: i64, %err: memref<8xi64, 1 : i32> {llvm.noalias}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, kernel.checks_hold_at_launch} {
+      %0 = gpu.block_id x
+      %1 = arith.index_cast %0 : index to i64
+      %2 = gpu.block_dim x
+      %3 = arith.index_cast %2 : index to i64
+      %4 = gpu.thread_id x
+      %5 = arith.index_cast %4 : index to i64
+      %6 = arith.muli %1, %3 : i64
+      %row = arith.addi %6, %5 : i64
+      %7 = gpu.thread_id x
+      %8 = arith.index_cast %7 : index to i64
+      %9 = arith.constant 4 : i64
+      %col = arith.remsi %8, %9 : i64
+      %10 = arith.cmpi slt, %row, %m : i64
+      cf.cond_br %10, ^bb1, ^bb2(%10 : i1)
+    ^bb1:
+      %11 = arith.cmpi slt, %col, %k : i64
+      cf.br ^bb2(%11 : i1)
+    ^bb2(%12: i1):
+      cf.cond_br %12, ^bb3, ^bb4
+    ^bb3:
+      %13 = arith.muli %row, %k : i64
+      %14 = arith.addi %13, %col : i64
+      %15 = arith.constant 0 : index
+      %16 = memref.dim %a, %15 : memref<?xf32, 1 : i32>
+      %17 = arith.index_cast %16 : index to i64
+      %18 = arith.cmpi ult, %14, %17 : i64
+      %19 = scf.if %18 -> (f32) {
+        %20 = arith.index_cast %14 : i64 to index
+        %21 = memref.load %a[%20] : memref<?xf32, 1 : i32>
+        scf.yield %21 : f32
+      } else {
+        %22 = arith.constant 1 : i64
+        func.call @__wf_report_error(%err, %22, %14, %17) : (memref<8xi64, 1 : i32>, i64, i64, i64) -> ()
+        %23 = arith.constant 0.000000e+00 : f32
+        scf.yield %23 : f32
+      }
+      cf.br ^bb5(%19 : f32)
+    ^bb4:
+      %24 = arith.constant 0.000000e+00 : f32
+      cf.br ^bb5(%24 : f32)
+    ^bb5(%25: f32):
+      %26 = arith.constant 0 : index
+      %27 = memref.dim %c, %26 : memref<?xf32, 1 : i32>
+      %28 = arith.index_cast %27 : index to i64
+      %29 = arith.cmpi ult, %row, %28 : i64
+      scf.if %29 {
+        %30 = arith.index_cast %row : i64 to index
+        memref.store %25, %c[%30] : memref<?xf32, 1 : i32>
+      } else {
+      }
+      gpu.return
+    }
+  }
+}

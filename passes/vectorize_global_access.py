@@ -1,0 +1,421 @@
+"""`vectorize-global-access`: the consecutive global reads of a `simt.static_range` loop → one vector load.
+
+A SIMT thread that reads `N` consecutive elements of a slice (`for q in simt.static_range(4):
+... a[base + q] ...`) issues `N` scalar `ld.global.nc.f32`. When the launch guarantees the slice's
+pointer alignment (the gpu.func argument's `llvm.align`, in bytes: MLIR's argument attribute, set by
+`kernel-to-gpu` for the launch-time specialization, see below) and `base` is provably a multiple of `N`,
+the `N` elements are one naturally aligned 8- or 16-byte block, read by one `ld.global.nc.v2/v4`
+(PTX ISA 9.7.9.8 `ld`: a vector access must be aligned to its full size)::
+
+    ^pre:  ...                                     ^pre:  %v = vector.load %a[%base] {alignment = 16}
+           cf.br ^hdr(%c0)                                cf.br ^hdr(%c0)
+    ^hdr(%iv): %t = cmpi slt %iv, %c4              ^hdr(%iv): (unchanged)
+           cf.cond_br %t, ^body(%iv), ^exit
+    ^body(%q):                                     ^body(%q):
+           %x = memref.load %a[%base + %q]                %x = vector.extract %v[%q]
+           ...                                            ...
+           cf.br ^hdr(%q + 1) {llvm.loop_unroll_full}
+
+LLVM then unrolls the loop fully (`llvm.loop_unroll_full`), and each extract has a constant position.
+
+What makes the rewrite safe:
+
+- the loop is a `simt.static_range` loop as `lower-kernel-control-flow` leaves it (a latch branch
+  marked `llvm.loop_unroll_full`, counting 0, 1, …, N-1 with a constant N ≥ 1 and step 1), and the
+  load sits in the loop's body block itself (not inside an `scf.if`), so every iteration performs it:
+  the vector load reads exactly the elements the loop reads, just earlier;
+- the slice is read-only (`llvm.readonly`: a `simt.Slice`, which nothing writes during the kernel), so
+  reading before the loop sees the same values;
+- `base` is loop-invariant (it dominates the preheader, or the body computes it by side-effect-free
+  ops from such values: they are recomputed before the loop) and a multiple of N (`Divisibility`:
+  constants, products and left shifts by a multiple, sums of multiples, integer arguments marked
+  `warpforge.divisibility`, loop variables all of whose incoming values are multiples), and `N`
+  elements fill 8 or 16 bytes: with the pointer `llvm.align`-aligned, the block is aligned to its size;
+- bounds: in checked mode only the loads of a check's fast path are unguarded, and `hoist-checks` /
+  `fuse-checks` guard that path by the check of the last element `base + N - 1` (the loop's range is
+  proven at once); checked loads still inside an `scf.if` are left alone, so the slow path re-checks
+  element by element and reports the first bad index exactly as before.
+
+The launch-time specialization: `llvm.align` on a slice argument and `warpforge.divisibility` on an
+integer one are promises the launch keeps. The pass removes both from every argument it did not use, so what remains is exactly what the code
+relies on; the compiled kernel records it (`ParamSpec.align`), a `SimtKernel` launch with a pointer
+that is not aligned so runs its scalar specialization instead (compiled without the promise), and a
+direct launch of the compiled kernel refuses it (`LaunchError`) rather than fault.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, cf, memref, vector
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    VectorType,
+    i64,
+)
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
+
+from warpforge.dialects import gpu
+
+ALIGN_ATTR = "llvm.align"
+"""MLIR's argument attribute: the pointer is aligned to this many bytes (LLVM's `align` parameter attribute)."""
+
+UNROLL_ATTR = "llvm.loop_unroll_full"
+"""The mark `lower-kernel-control-flow` puts on a `simt.static_range` loop's latch branch."""
+
+VECTOR_BYTES = (8, 16)
+"""The widths of `ld.global.v2/v4` (64- and 128-bit accesses) the pass forms."""
+
+
+def _constant(value: SSAValue) -> int | None:
+    op = value.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+DIVISIBILITY_ATTR = "warpforge.divisibility"
+"""An integer argument's attribute: the launch passes a multiple of this (Triton's `tt.divisibility`)."""
+
+
+@dataclass
+class Divisibility:
+    """Proves values multiples of a constant from their definitions: constants, products (one factor a
+    multiple), left shifts, sums and differences of multiples, casts, `warpforge.divisibility`
+    arguments of the kernel, and block arguments all of whose incoming values are multiples (a loop
+    variable starting at a multiple and stepping by one: `range(0, k, 8)` is a multiple of 8)."""
+
+    divisors: dict[BlockArgument, int]
+    used: set[BlockArgument]
+
+    def multiple_of(self, value: SSAValue, n: int, depth: int = 12, assumed: frozenset[SSAValue] = frozenset()) -> bool:
+        c = _constant(value)
+        if c is not None:
+            return c % n == 0
+        if value in assumed:
+            return True
+        if depth == 0:
+            return False
+        if isinstance(value, BlockArgument):
+            d = self.divisors.get(value)
+            if d is not None:
+                if d % n == 0:
+                    self.used.add(value)
+                    return True
+                return False
+            incoming = _incoming(value)
+            return bool(incoming) and all(self.multiple_of(v, n, depth - 1, assumed | {value}) for v in incoming)
+        op = value.owner
+        if isinstance(op, arith.MuliOp):
+            return self.multiple_of(op.lhs, n, depth - 1, assumed) or self.multiple_of(op.rhs, n, depth - 1, assumed)
+        if isinstance(op, arith.ShLIOp):
+            k = _constant(op.rhs)
+            return (k is not None and 0 <= k < 63 and (1 << k) % n == 0) or self.multiple_of(op.lhs, n, depth - 1, assumed)
+        if isinstance(op, arith.AddiOp | arith.SubiOp):
+            return self.multiple_of(op.lhs, n, depth - 1, assumed) and self.multiple_of(op.rhs, n, depth - 1, assumed)
+        if isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
+            return self.multiple_of(op.input, n, depth - 1, assumed)
+        return False
+
+
+def _incoming(arg: BlockArgument) -> list[SSAValue]:
+    """The values every branch to `arg`'s block passes for it ([] when a predecessor is not a cf branch)."""
+    block = arg.block
+    region = block.parent
+    if region is None or block is region.blocks.first:
+        return []
+    out: list[SSAValue] = []
+    for pred in _predecessors(block):
+        br = pred.last_op
+        if isinstance(br, cf.BranchOp):
+            out.append(br.arguments[arg.index])
+        elif isinstance(br, cf.ConditionalBranchOp):
+            if br.then_block is block:
+                out.append(br.then_arguments[arg.index])
+            if br.else_block is block:
+                out.append(br.else_arguments[arg.index])
+        else:
+            return []
+    return out
+
+
+@dataclass
+class StaticLoop:
+    """A `simt.static_range` loop in `cf` form: `preheader` → `header(iv)` → `body(q)` → `header`."""
+
+    preheader: Block
+    header: Block
+    body: Block
+    trip_count: int
+    dominators: dict[Block, set[Block]]
+
+    @property
+    def q(self) -> BlockArgument:
+        return self.body.args[0]
+
+
+def _predecessors(block: Block) -> list[Block]:
+    region = block.parent
+    assert region is not None
+    return [b for b in region.blocks if b.last_op is not None and block in b.last_op.successors]
+
+
+def static_loops(region_blocks: list[Block]) -> list[StaticLoop]:
+    """The single-block `simt.static_range` loops among `region_blocks`."""
+    loops: list[StaticLoop] = []
+    dom: dict[Block, set[Block]] | None = None
+    for body in region_blocks:
+        latch = body.last_op
+        if not isinstance(latch, cf.BranchOp) or UNROLL_ATTR not in latch.attributes:
+            continue
+        header = latch.successor
+        ops = list(header.ops)
+        if len(header.args) != 1 or len(ops) != 2 or len(body.args) != 1:
+            continue
+        cmp, br = ops
+        if not (isinstance(cmp, arith.CmpiOp) and cmp.predicate.value.data == 2 and cmp.lhs is header.args[0]):  # slt
+            continue
+        if not (isinstance(br, cf.ConditionalBranchOp) and br.cond is cmp.result and br.then_block is body):
+            continue
+        if list(br.then_arguments) != [header.args[0]] or br.else_block is body:
+            continue
+        n = _constant(cmp.rhs)
+        step = latch.arguments[0].owner if len(latch.arguments) == 1 else None
+        if n is None or n < 1 or not isinstance(step, arith.AddiOp):
+            continue
+        if not ((step.lhs is body.args[0] and _constant(step.rhs) == 1) or (step.rhs is body.args[0] and _constant(step.lhs) == 1)):
+            continue
+        entries = [p for p in _predecessors(header) if p is not body]
+        if len(entries) != 1 or not isinstance(entries[0].last_op, cf.BranchOp):
+            continue
+        entry_br = entries[0].last_op
+        if len(entry_br.arguments) != 1 or _constant(entry_br.arguments[0]) != 0:
+            continue
+        if dom is None:
+            assert body.parent is not None
+            dom = dominators(body.parent)
+        loops.append(StaticLoop(entries[0], header, body, n, dom))
+    return loops
+
+
+def _is_loop_position(value: SSAValue, loop: StaticLoop) -> bool:
+    """`q` itself, or `q` clamped to [0, N-1] (`minsi(maxsi(q, 0), N-1)`, as the frontend indexes
+    local arrays): both equal `q` inside the loop."""
+    if value is loop.q:
+        return True
+    op = value.owner
+    if isinstance(op, arith.MinSIOp):
+        inner, hi = (op.lhs, op.rhs) if _constant(op.rhs) is not None else (op.rhs, op.lhs)
+        mx = inner.owner
+        if _constant(hi) == loop.trip_count - 1 and isinstance(mx, arith.MaxSIOp):
+            q, lo = (mx.lhs, mx.rhs) if _constant(mx.rhs) is not None else (mx.rhs, mx.lhs)
+            return q is loop.q and _constant(lo) == 0
+    return False
+
+
+def dominators(region: Region) -> dict[Block, set[Block]]:
+    """Each block's dominators in `region`'s CFG (the iterative data-flow solution; regions are small)."""
+    blocks = list(region.blocks)
+    if not blocks:
+        return {}
+    preds = {b: _predecessors(b) for b in blocks}
+    every = set(blocks)
+    dom: dict[Block, set[Block]] = {b: set(every) for b in blocks}
+    dom[blocks[0]] = {blocks[0]}
+    changed = True
+    while changed:
+        changed = False
+        for b in blocks[1:]:
+            ps = [dom[p] for p in preds[b] if p in dom]
+            new = set.intersection(*ps) | {b} if ps else {b}
+            if new != dom[b]:
+                dom[b], changed = new, True
+    return dom
+
+
+def _dominates_preheader(value: SSAValue, loop: StaticLoop) -> bool:
+    """Whether `value` is available at the end of the preheader: defined in a block of its region that
+    dominates it, or in a block enclosing the region (values of enclosing blocks dominate nested ones)."""
+    if isinstance(value, BlockArgument):
+        where = value.block
+    else:
+        assert isinstance(value, OpResult)
+        where = value.op.parent_block()
+    if where is None or where in (loop.header, loop.body):
+        return False
+    if where in loop.dominators.get(loop.preheader, ()):
+        return True
+    region = loop.preheader.parent
+    while region is not None:
+        parent = region.parent_op()
+        block = parent.parent_block() if parent is not None else None
+        if block is None:
+            return False
+        if where is block or where is (block.parent.blocks.first if block.parent is not None else None):
+            return True
+        region = block.parent
+    return False
+
+
+def _loop_invariant(value: SSAValue, loop: StaticLoop, depth: int = 16) -> bool:
+    """Whether `value` is available before the loop, or computed in the body by side-effect-free ops
+    (no regions) from values that are: `_hoist` then recomputes it in the preheader."""
+    if _dominates_preheader(value, loop):
+        return True
+    op = value.owner
+    return (
+        depth > 0
+        and isinstance(op, Operation)
+        and op.parent_block() is loop.body
+        and not op.regions
+        and is_side_effect_free(op)
+        and all(_loop_invariant(v, loop, depth - 1) for v in op.operands)
+    )
+
+
+def _hoist(value: SSAValue, loop: StaticLoop, done: dict[SSAValue, SSAValue]) -> SSAValue:
+    """`value` (`_loop_invariant`) as computed in the preheader (cloning body ops there, once)."""
+    if _dominates_preheader(value, loop):
+        return value
+    if value in done:
+        return done[value]
+    op = value.owner
+    assert isinstance(op, Operation) and isinstance(value, OpResult)
+    operands = [_hoist(v, loop, done) for v in op.operands]
+    clone = op.clone()
+    for i, v in enumerate(operands):
+        clone.operands[i] = v
+    Rewriter.insert_op(clone, InsertPoint.before(loop.preheader.last_op))  # pyright: ignore[reportArgumentType]
+    for old, new in zip(op.results, clone.results):
+        done[old] = new
+    return done[value]
+
+
+def _split_index(value: SSAValue, loop: StaticLoop) -> tuple[SSAValue, SSAValue] | None:
+    """(base, position) when `value` (a load's index) is `index_cast(base + position)`, `base`
+    loop-invariant."""
+    cast = value.owner
+    if not isinstance(cast, arith.IndexCastOp):
+        return None
+    add = cast.input.owner
+    if not isinstance(add, arith.AddiOp):
+        return None
+    for base, pos in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+        if _is_loop_position(pos, loop) and _loop_invariant(base, loop):
+            return base, pos
+    return None
+
+
+def _element_bytes(t: MemRefType) -> int | None:
+    el = t.element_type
+    width = getattr(el, "bitwidth", None) if not isinstance(el, IndexType) else None
+    if not isinstance(width, int) or width % 8 or (isinstance(el, IntegerType) and width == 1):
+        return None
+    return width // 8
+
+
+def _arg_facts(fn: gpu.FuncOp, key: str) -> dict[BlockArgument, int]:
+    """The kernel's arguments carrying the integer attribute `key` (llvm.align or warpforge.divisibility)."""
+    entry = fn.body.blocks.first
+    if entry is None or fn.arg_attrs is None:
+        return {}
+    out: dict[BlockArgument, int] = {}
+    for arg, attrs in zip(entry.args, fn.arg_attrs.data):
+        fact = attrs.data.get(key)
+        if isinstance(fact, IntegerAttr):
+            t = arg.type
+            if key == ALIGN_ATTR and not (isinstance(t, MemRefType) and t.get_num_dims() == 1 and "llvm.readonly" in attrs.data):
+                continue
+            out[arg] = fact.value.data
+    return out
+
+
+def vectorize_function(fn: gpu.FuncOp) -> set[BlockArgument]:
+    """Vectorize `fn`'s static-range loop reads; the arguments whose alignment the new loads rely on."""
+    aligned = _arg_facts(fn, ALIGN_ATTR)
+    used: set[BlockArgument] = set()
+    if not aligned:
+        return used
+    divisors = _arg_facts(fn, DIVISIBILITY_ATTR)
+    regions = [r for op in fn.walk() for r in op.regions]
+    for region in regions:
+        for loop in static_loops(list(region.blocks)):
+            groups: dict[tuple[SSAValue, SSAValue], list[tuple[memref.LoadOp, SSAValue]]] = {}
+            for op in loop.body.ops:
+                if not isinstance(op, memref.LoadOp) or op.memref not in aligned or len(op.indices) != 1:
+                    continue
+                split = _split_index(op.indices[0], loop)
+                if split is not None:
+                    groups.setdefault((op.memref, split[0]), []).append((op, split[1]))
+            for (mem, base), loads in groups.items():
+                assert isinstance(mem, BlockArgument) and isinstance(mem.type, MemRefType)
+                size = _element_bytes(mem.type)
+                nbytes = size * loop.trip_count if size is not None else 0
+                proof = Divisibility(divisors, set())
+                if nbytes not in VECTOR_BYTES or aligned[mem] < nbytes or not proof.multiple_of(base, loop.trip_count):
+                    continue
+                _rewrite(loop, mem, base, loads, nbytes)
+                used |= {mem, *proof.used}
+    return used
+
+
+def _rewrite(loop: StaticLoop, mem: BlockArgument, base: SSAValue, loads: list[tuple[memref.LoadOp, SSAValue]], nbytes: int) -> None:
+    assert isinstance(mem.type, MemRefType)
+    element = mem.type.element_type
+    vt = VectorType(element, [loop.trip_count])
+    base = _hoist(base, loop, {})
+    at = InsertPoint.before(loop.preheader.last_op)  # pyright: ignore[reportArgumentType]
+    start = arith.IndexCastOp(base, IndexType())
+    load = vector.LoadOp(mem, [start.result], vt)
+    load.attributes["alignment"] = IntegerAttr(nbytes, i64)
+    first = loads[0][0]
+    start.location = load.location = first.location
+    Rewriter.insert_op([start, load], at)
+    for op, pos in loads:
+        if isinstance(pos.type, IndexType):
+            index_ops: list[Operation] = []
+            position = pos
+        else:
+            cast = arith.IndexCastOp(pos, IndexType())
+            index_ops, position = [cast], cast.result
+        extract = vector.ExtractOp(load.result, [position], element)
+        for o in (*index_ops, extract):
+            o.location = op.location
+        Rewriter.replace_op(op, [*index_ops, extract], [extract.result])
+
+
+def _drop_unused_facts(fn: gpu.FuncOp, used: set[BlockArgument]) -> None:
+    entry = fn.body.blocks.first
+    if entry is None or fn.arg_attrs is None:
+        return
+    new = []
+    changed = False
+    for arg, attrs in zip(entry.args, fn.arg_attrs.data):
+        if arg not in used and (ALIGN_ATTR in attrs.data or DIVISIBILITY_ATTR in attrs.data):
+            attrs = DictionaryAttr({k: v for k, v in attrs.data.items() if k not in (ALIGN_ATTR, DIVISIBILITY_ATTR)})
+            changed = True
+        new.append(attrs)
+    if changed:
+        from xdsl.dialects.builtin import ArrayAttr
+
+        fn.arg_attrs = ArrayAttr(new)
+
+
+@dataclass(frozen=True)
+class VectorizeGlobalAccessPass(ModulePass):
+    """Read the consecutive elements of a simt.static_range loop with one 64/128-bit vector load where the argument's llvm.align allows."""
+
+    name = "vectorize-global-access"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for fn in [o for o in op.walk() if isinstance(o, gpu.FuncOp)]:
+            _drop_unused_facts(fn, vectorize_function(fn))

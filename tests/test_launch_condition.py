@@ -1,0 +1,111 @@
+"""The checks' launch-time specialization: `hoist-checks` records an entry condition the host can
+decide, the launch evaluates it, and runs the kernel's proven specialization (no per-thread entry
+test, no checked copy) only when it holds; otherwise the kernel as compiled, which reports exactly as
+before. Runs on the simulator in CI and on the GPU with `-m gpu`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import warpforge as wf
+from warpforge.runtime.launch_condition import holds
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "examples"))
+import stencil  # noqa: E402
+import transpose  # noqa: E402
+
+sys.path.remove(str(ROOT / "examples"))
+
+
+class _Buf:
+    def __init__(self, n: int):
+        self.shape = (n,)
+
+
+STENCIL_P = json.dumps(
+    ["and", ["and", ["cmp", "ule", ["arg", 2], ["const", 2**31 - 1]], ["cmp", "ule", ["arg", 3], ["const", 2**31 - 1]]],
+     ["cmp", "slt", ["add", ["const", -1], ["mul", ["arg", 2], ["arg", 3]]], ["len", 0]]]
+)  # fmt: skip
+
+
+def test_evaluator_decides_as_the_kernel_would():
+    """i64 arithmetic, signed and unsigned compares, lengths from `.shape`; anything unreadable: False."""
+    assert holds(STENCIL_P, (_Buf(64 * 32), _Buf(0), 64, 32))
+    assert not holds(STENCIL_P, (_Buf(64 * 32 - 1), _Buf(0), 64, 32))
+    assert not holds(STENCIL_P, (_Buf(2**40), _Buf(0), 2**31, 1))  # past the assumed range
+    assert not holds(STENCIL_P, (_Buf(10), _Buf(0), -1, 5))  # -1 is 2^64 - 1 unsigned: not <= 2^31 - 1
+    assert not holds(STENCIL_P, (object(), _Buf(0), 4, 4))  # no length
+    assert not holds(STENCIL_P, (_Buf(16), _Buf(0), "4", 4))
+    wraps = json.dumps(["cmp", "slt", ["mul", ["arg", 0], ["arg", 0]], ["const", 0]])
+    assert holds(wraps, (2**32,)) is False and holds(wraps, (3037000500,))  # 3037000500^2 wraps negative in i64
+    assert not holds("", (1,)) and not holds("[\"nonsense\"]", (1,))
+
+
+@pytest.mark.parametrize("kern", [stencil.jacobi_step, transpose.transpose], ids=["stencil", "transpose"])
+def test_recorded_and_specialized(kern):
+    """Both kernels' entry conditions read only arguments and lengths; the proven specialization has
+    no entry branch and no checked copy, and a distinct cache key."""
+    compiled = kern.compile("sm_90")
+    cond = json.loads(compiled.launch_condition)
+    assert cond[0] == "and" and "len" in compiled.launch_condition
+    proven = kern.proven_specialization()
+    assert proven.checks_hold and proven is kern.proven_specialization()
+    ir = proven.ir("gpu")
+    assert "branch_weights" not in ir and "func.call @__wf_report_error" not in ir and ir.count("gpu.return") == 1, ir
+    assert proven.compile("sm_90").cache_key != compiled.cache_key
+    assert "branch_weights" in kern.ir("gpu")
+
+
+def _devices():
+    yield pytest.param("simulator", id="simulator")
+    yield pytest.param("gpu", id="gpu", marks=pytest.mark.gpu)
+
+
+def _device(kind: str):
+    return wf.Device.simulator() if kind == "simulator" else wf.Device(0)
+
+
+@pytest.mark.parametrize("kind", list(_devices()))
+def test_stencil_results_with_the_proven_kernel(kind):
+    """len(u) = rows * cols: the condition holds, the proven kernel runs; NumPy's Jacobi step."""
+    rows, cols = 21, 35
+    dev = _device(kind)
+    stream = dev.create_stream()
+    rng = np.random.default_rng(1505)
+    u_host = rng.random((rows, cols), dtype=np.float32)
+    u = wf.DeviceBuffer.from_host(stream, u_host.ravel())
+    out = wf.DeviceBuffer.from_host(stream, np.full(rows * cols, np.nan, np.float32))
+    k = stencil.jacobi_step
+    assert holds(k.compile(dev.chip).launch_condition, (u, out, rows, cols))
+    k.launch(stream, k.prepare(wf.LaunchConfig(grid=((cols + 31) // 32, (rows + 7) // 8, 1), block=(32, 8, 1)), device=dev), u, out, rows, cols)
+    want = u_host.copy()
+    want[1:-1, 1:-1] = np.float32(0.25) * (u_host[1:-1, :-2] + u_host[1:-1, 2:] + u_host[:-2, 1:-1] + u_host[2:, 1:-1])
+    np.testing.assert_allclose(out.to_host(stream).reshape(rows, cols), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("kind", list(_devices()))
+def test_stencil_short_input_reports_as_before(kind):
+    """len(u) one short of rows * cols: the condition fails, the kernel as compiled runs, and the
+    first out-of-range read is reported: the last row's `u[i]` at index rows * cols - 1 (the last
+    element, on the border), by the thread of that element."""
+    rows, cols = 16, 32
+    dev = _device(kind)
+    stream = dev.create_stream()
+    rng = np.random.default_rng(1506)
+    u = wf.DeviceBuffer.from_host(stream, rng.random(rows * cols - 1, dtype=np.float32))
+    out = wf.DeviceBuffer.from_host(stream, np.full(rows * cols, np.nan, np.float32))
+    k = stencil.jacobi_step
+    assert not holds(k.compile(dev.chip).launch_condition, (u, out, rows, cols))
+    k.launch(stream, k.prepare(wf.LaunchConfig(grid=(1, 2, 1), block=(32, 8, 1)), device=dev), u, out, rows, cols)
+    with pytest.raises(wf.KernelError) as info:
+        out.to_host(stream)
+    text = str(info.value)
+    n = rows * cols - 1
+    assert f"index {n} not in [0, {n})" in text, text
+    assert "block (0, 1), thread (31, 7)" in text, text
