@@ -102,7 +102,7 @@ def matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexp
     for k in range(0, K, BK):
         x = tl.load(a + rm[:, None] * K + (k + rk)[None, :], mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
         y = tl.load(b + (k + rk)[:, None] * N + rn[None, :], mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(x, y, allow_tf32=False)
+        acc += tl.dot(x, y, input_precision="ieee")  # f32 FMA-exact, as sgemm
     tl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 t1 = time.perf_counter()
 x = torch.empty((512, 512), device="cuda")

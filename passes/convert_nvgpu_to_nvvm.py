@@ -22,7 +22,6 @@ from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -33,7 +32,7 @@ from warpforge.dialects import nvgpu, nvvm
 from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.llvm import ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import Descriptor
-from warpforge.rewriting import dialect_of, fail, replace_op
+from warpforge.rewriting import TypedPatternApplier, dialect_of, fail, replace_op
 
 
 class _Ops(list[Operation]):
@@ -153,7 +152,7 @@ class ConvertNVGPUToNVVMPass(ModulePass):
 
         hopper.rewrite_descriptor_parameters(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypedPatternApplier(  # each op offered only to the patterns of its type
                 [
                     ConvertMmaSyncOp(),
                     ConvertLdMatrixOp(),

@@ -89,3 +89,30 @@ def test_a_warm_disk_cache_hit_imports_no_compiler_and_lowers_nothing(tmp_path: 
     assert warm["lowered"] == []
     assert _heavy(warm["modules"]) == []
     assert warm["ptx"] == cold["ptx"] and all(".entry" in p for p in warm["ptx"].values())
+
+
+@pytest.mark.parametrize("example", ["scan.py", "softmax.py"])
+def test_skipping_the_last_canonicalize_before_export_keeps_the_ptx(monkeypatch: pytest.MonkeyPatch, example: str) -> None:
+    """`compile.EXPORT_SKIPS` leaves `gpu-to-llvm`'s last `canonicalize` out of compiles to PTX on the
+    claim that LLVM's O3 does the same tidying: the PTX must be the one the full pipeline gives."""
+    import warpforge.compile as C
+    from warpforge.driver.cli import _kernels, _load_file
+    from warpforge.tile_compile import frontend
+
+    assert C.EXPORT_SKIPS == ("canonicalize",)
+    for kernel in _kernels(_load_file(str(ROOT / "examples" / example))).values():
+        if type(kernel).__name__ == "TileKernel":
+            kir, model = frontend(kernel, kernel.specialize(kernel._aot[0])), "tile"
+        else:
+            kir, model = kernel.kernel_ir(), "simt"
+        full = kir.module.clone()
+        skipped = C.lower(kir.module, "ptx", model=model, module_name=kir.symbol + "_module")
+        monkeypatch.setattr(C, "EXPORT_SKIPS", ())
+        unskipped = C.lower(full, "ptx", model=model, module_name=kir.symbol + "_module")
+        monkeypatch.setattr(C, "EXPORT_SKIPS", ("canonicalize",))
+        assert ".entry" in skipped and _code(skipped) == _code(unskipped)
+
+
+def _code(ptx: str) -> list[str]:
+    """PTX less its comments (LLVM numbers `// callseq N` across the compiles of one process)."""
+    return [line.split("//", 1)[0].rstrip() for line in ptx.splitlines()]
