@@ -88,6 +88,7 @@ def test_a_warm_disk_cache_hit_imports_no_compiler_and_lowers_nothing(tmp_path: 
     assert warm["stats"].get("hit", 0) == kernels and warm["stats"].get("miss", 0) == 0
     assert warm["lowered"] == []
     assert _heavy(warm["modules"]) == []
+    assert "subprocess" not in warm["after_import"] and "subprocess" not in warm["modules"]  # no ptxas probe either
     assert warm["ptx"] == cold["ptx"] and all(".entry" in p for p in warm["ptx"].values())
 
 
