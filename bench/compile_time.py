@@ -157,9 +157,10 @@ def bench_peer(name: str, runs: int) -> dict[str, float] | None:
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="peer-cache-") as cache_dir:
             env = {**os.environ, "TRITON_CACHE_DIR": cache_dir, "NUMBA_CACHE_DIR": cache_dir}
-            code = textwrap.dedent(PEERS[name]) + PEER_TAIL
-            cold = run_child(["-c", code], env)
-            warm = run_child(["-c", code], env)
+            script = Path(cache_dir) / "peer.py"  # a file, not `-c`: triton.jit reads its kernel's source
+            script.write_text(textwrap.dedent(PEERS[name]) + PEER_TAIL)
+            cold = run_child([str(script)], env)
+            warm = run_child([str(script)], env)
         if cold is None or warm is None:
             return None
         times["import"].append(cold["import"])
