@@ -117,3 +117,28 @@ def test_skipping_the_last_canonicalize_before_export_keeps_the_ptx(monkeypatch:
 def _code(ptx: str) -> list[str]:
     """PTX less its comments (LLVM numbers `// callseq N` across the compiles of one process)."""
     return [line.split("//", 1)[0].rstrip() for line in ptx.splitlines()]
+
+
+@pytest.mark.parametrize("example", ["scan.py", "softmax.py"])
+def test_one_sweep_conversions_match_the_fixpoint_walker(monkeypatch: pytest.MonkeyPatch, example: str) -> None:
+    """The conversion passes walk once (`rewriting.OneSweepWalker`); xDSL's walker walks again until
+    nothing changes. Both must give the same `llvm`-stage IR."""
+    from xdsl.pattern_rewriter import PatternRewriteWalker
+
+    import warpforge.compile as C
+    from warpforge.diagnostics import print_ir
+    from warpforge.driver.cli import _kernels, _load_file
+    from warpforge.rewriting import OneSweepWalker
+    from warpforge.tile_compile import frontend
+
+    for kernel in _kernels(_load_file(str(ROOT / "examples" / example))).values():
+        if type(kernel).__name__ == "TileKernel":
+            kir, model = frontend(kernel, kernel.specialize(kernel._aot[0])), "tile"
+        else:
+            kir, model = kernel.kernel_ir(), "simt"
+        fixpoint = kir.module.clone()
+        one = print_ir(C.lower(kir.module, "llvm", model=model, module_name=kir.symbol + "_module"))
+        with monkeypatch.context() as m:
+            m.setattr(OneSweepWalker, "rewrite_region", PatternRewriteWalker.rewrite_region)
+            full = print_ir(C.lower(fixpoint, "llvm", model=model, module_name=kir.symbol + "_module"))
+        assert "llvm.func" in one and one == full
