@@ -38,21 +38,32 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
-import json, sys, time, os
+import importlib.util, json, sys, time, os
 t0 = time.perf_counter()
 import warpforge
 t1 = time.perf_counter()
-from warpforge.driver.cli import _kernels, _load_file
-from warpforge import cache
+# what a user's program does after `import warpforge`: run its file, compile its kernels (no CLI
+# modules: their imports are not part of a user's path)
+
+def _load_file(path):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    name = "__warpforge_user__." + os.path.basename(path)[:-3]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 def compile_all(module):
-    for k in _kernels(module).values():
-        if type(k).__name__ == "TileKernel" and not k._aot:
+    for k in vars(module).values():
+        if isinstance(k, warpforge.tile.TileKernel) and not k._aot:
             continue  # a tile kernel without ahead_of_time shapes compiles only at a call
-        k.compile(sys.argv[2])
+        if isinstance(k, warpforge.simt.SimtKernel | warpforge.tile.TileKernel):
+            k.compile(sys.argv[2])
 
 compile_all(_load_file(sys.argv[1]))
 t2 = time.perf_counter()
+from warpforge import cache
 out = {"import": t1 - t0, "compile": t2 - t1, "hits": cache.stats["hit"], "writes": cache.stats["write"]}
 if sys.argv[3] == "cold":
     os.environ["WARPFORGE_CACHE"] = "0"
