@@ -205,9 +205,10 @@ class OneSweepWalker(PatternRewriteWalker):
     inserts or modifies, and the users of results it replaces, offered as they appear), without the
     fixpoint: xDSL walks the whole region again after any change, until a walk changes nothing. A
     conversion pass whose patterns only rewrite ops of the dialects they lower, into ops of another,
-    never changes anything on that second walk (counted on every example's kernels), which cost a
-    third to half of the pass. Passes that canonicalize (where one rewrite enables another far away)
-    keep xDSL's walker."""
+    changed nothing on that second walk (counted for the kernels of examples/vecadd, sgemm, matmul
+    and softmax; every example's PTX is the same with either walker), which still costs a walk of the
+    module and a visit of every op. Passes that canonicalize (where one rewrite enables another far
+    away) keep xDSL's walker."""
 
     def rewrite_region(self, region: Region) -> bool:
         listener = self._get_rewriter_listener()
