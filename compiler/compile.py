@@ -50,6 +50,12 @@ MODEL_STAGES: dict[str, tuple[str, ...]] = {"simt": STAGES, "tile": TILE_STAGES}
 COMPILER_VERSION = "warpforge-0.1.0"
 """Part of every in-memory cache key (the disk cache adds `warpforge.cache.compiler_fingerprint()`)."""
 
+EXPORT_SKIPS = ("canonicalize",)
+"""Passes at the end of the `llvm` stage that a compile to PTX leaves out: the last `canonicalize` of
+`gpu-to-llvm` only tidies the `llvm` dialect (dead constants, folded casts) as LLVM's O3 does again
+after export; every example's PTX is byte-identical without it (docs/compile-time.md), and it took
+10-20 % of the passes' time. `--emit llvm`, `ll` and `warpforge-opt -p gpu-to-llvm` still run it."""
+
 OP_COUNT_WARNING = 40_000
 """A kernel whose `gpu`-level IR has more ops than this gets a `CompileWarning` (compile time grows
 with it): usually a `simt.static_range` loop or a tile shape too large for one CTA."""
@@ -129,6 +135,9 @@ def lower(
         return module
     for stage, passes in stage_passes(model, target, module_name):
         if stages.index(stage) > stages.index(start):
+            if stage == "llvm" and until == "ptx":
+                for skipped in EXPORT_SKIPS:
+                    passes = passes.removesuffix("," + skipped)
             run_stage(module, stage, passes)
             apply_stage_hooks(symbol, stage, module)
         if until == stage:

@@ -28,8 +28,8 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.dialects.builtin import UnknownLoc
-from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, RewritePattern
+from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.rewriter import InsertPoint
 
@@ -197,3 +197,23 @@ def _accepted_types(pattern: RewritePattern) -> tuple[type, ...] | None:
     if not types or not all(isinstance(t, type) and issubclass(t, Operation) for t in types):
         return None
     return tuple(types)
+
+
+@dataclass(eq=False, repr=False)
+class OneSweepWalker(PatternRewriteWalker):
+    """xDSL's `PatternRewriteWalker` (each op of the region offered to the pattern once; ops a rewrite
+    inserts or modifies, and the users of results it replaces, offered as they appear), without the
+    fixpoint: xDSL walks the whole region again after any change, until a walk changes nothing. A
+    conversion pass whose patterns only rewrite ops of the dialects they lower, into ops of another,
+    changed nothing on that second walk (counted for the kernels of examples/vecadd, sgemm, matmul
+    and softmax; every example's PTX is the same with either walker), which still costs a walk of the
+    module and a visit of every op. Passes that canonicalize (where one rewrite enables another far
+    away) keep xDSL's walker."""
+
+    def rewrite_region(self, region: Region) -> bool:
+        listener = self._get_rewriter_listener()
+        self._populate_worklist(region)
+        changed = self._process_worklist(listener)
+        if self.post_walk_func is not None:
+            changed |= self.post_walk_func(region, listener)
+        return changed

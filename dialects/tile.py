@@ -95,10 +95,7 @@ def is_power_of_two(n: int) -> bool:
     return n >= 1 and n & (n - 1) == 0
 
 
-MAX_TILE_ELEMENTS = 1 << 16
-"""The most elements one tile may have: `tile-to-gpu` keeps a tile in the registers of one CTA (at
-most 1024 threads), 64 elements per thread at this size. Larger shapes are refused rather than
-unrolled for minutes (or, for `1 << 40`, forever)."""
+from warpforge.limits import MAX_TILE_ELEMENTS  # noqa: E402  (defined without xDSL: the runtime reads it too)
 
 
 MAX_TENSOR_RANK = 4

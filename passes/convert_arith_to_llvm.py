@@ -46,7 +46,6 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -54,7 +53,7 @@ from xdsl.pattern_rewriter import (
 from warpforge.dialects import llvm as wllvm
 from warpforge.dialects.element_types import is_float, is_signless
 from warpforge.dialects.arith import IndexCastUIOp
-from warpforge.rewriting import dialect_of, fail, intrinsic_suffix, llvm_fastmath
+from warpforge.rewriting import OneSweepWalker, dialect_of, fail, intrinsic_suffix, llvm_fastmath
 from warpforge.rewriting import replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -427,7 +426,7 @@ class ConvertArithToLLVMPass(ModulePass):
     name = "convert-arith-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        OneSweepWalker(
             TypedPatternApplier(
                 [
                     ConvertConstantOp(),

@@ -23,14 +23,13 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 
 from warpforge.dialects.llvm import SwitchOp
-from warpforge.rewriting import dialect_of, fail
+from warpforge.rewriting import OneSweepWalker, dialect_of, fail
 from warpforge.rewriting import inherit_location, replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -95,7 +94,7 @@ class ConvertCfToLLVMPass(ModulePass):
     name = "convert-cf-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        OneSweepWalker(
             TypedPatternApplier([ConvertBranchOp(), ConvertCondBranchOp(), ConvertSwitchOp()])
         ).rewrite_module(op)
         leftovers: list[Operation] = [inner for inner in op.walk() if dialect_of(inner) == "cf"]

@@ -40,13 +40,12 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
 
-from warpforge.rewriting import dialect_of, fail, i64
+from warpforge.rewriting import OneSweepWalker, dialect_of, fail, i64
 from warpforge.passes.finalize_memref_to_llvm import build_descriptor, descriptor_fields, descriptor_type
 from warpforge.rewriting import inherit_location, replace_op
 from warpforge.rewriting import TypedPatternApplier
@@ -212,7 +211,7 @@ class ConvertFuncToLLVMPass(ModulePass):
     name = "convert-func-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        OneSweepWalker(
             TypedPatternApplier([ConvertFuncOp(), ConvertCallOp(), ConvertReturnOp()])
         ).rewrite_module(op)
         for inner in op.walk():

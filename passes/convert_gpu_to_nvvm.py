@@ -59,7 +59,6 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -79,7 +78,7 @@ from warpforge.passes.finalize_memref_to_llvm import (
     build_descriptor,
     needs_ptx_atom,
 )
-from warpforge.rewriting import dialect_of, enclosing_op, fail
+from warpforge.rewriting import OneSweepWalker, dialect_of, enclosing_op, fail
 from warpforge.rewriting import replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -670,7 +669,7 @@ class ConvertGpuToNVVMPass(ModulePass):
     name = "convert-gpu-to-nvvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        OneSweepWalker(
             TypedPatternApplier(
                 [
                     ConvertFuncOp(),

@@ -33,7 +33,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from warpforge.dialects.arith import IndexCastUIOp
-from warpforge.rewriting import dialect_of, fail, i64
+from warpforge.rewriting import OneSweepWalker, dialect_of, fail, i64
 from warpforge.rewriting import replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -133,4 +133,4 @@ class ConvertIndexToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(ConvertIndexType(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(TypedPatternApplier([ConvertIndexCastOp(), ConvertIndexCastUIOp()])).rewrite_module(op)
+        OneSweepWalker(TypedPatternApplier([ConvertIndexCastOp(), ConvertIndexCastUIOp()])).rewrite_module(op)

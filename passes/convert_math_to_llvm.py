@@ -43,11 +43,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-from warpforge.rewriting import dialect_of, enclosing_op, fail, intrinsic_suffix, llvm_fastmath
+from warpforge.rewriting import OneSweepWalker, dialect_of, enclosing_op, fail, intrinsic_suffix, llvm_fastmath
 from warpforge.rewriting import replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -232,7 +232,7 @@ class ConvertMathToLLVMPass(ModulePass):
     name = "convert-math-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        OneSweepWalker(
             TypedPatternApplier([ConvertLibdeviceOp(), ConvertIntrinsicOp(), ConvertCallIntrinsicOp()])
         ).rewrite_module(op)
         for inner in op.walk():

@@ -22,9 +22,7 @@ from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -33,7 +31,7 @@ from warpforge.dialects import nvgpu, nvvm
 from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.llvm import ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import Descriptor
-from warpforge.rewriting import dialect_of, fail, replace_op
+from warpforge.rewriting import OneSweepWalker, TypedPatternApplier, dialect_of, fail, replace_op
 
 
 class _Ops(list[Operation]):
@@ -152,8 +150,8 @@ class ConvertNVGPUToNVVMPass(ModulePass):
         from warpforge.passes.lowerings import nvgpu_to_nvvm_hopper as hopper  # mbarriers, TMA
 
         hopper.rewrite_descriptor_parameters(op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+        OneSweepWalker(
+            TypedPatternApplier(  # each op offered only to the patterns of its type
                 [
                     ConvertMmaSyncOp(),
                     ConvertLdMatrixOp(),

@@ -29,14 +29,13 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from warpforge.dialects.llvm import ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import Descriptor, load_value, natural_alignment, store_value
-from warpforge.rewriting import fail, replace_op
+from warpforge.rewriting import OneSweepWalker, fail, replace_op
 from warpforge.rewriting import TypedPatternApplier
 
 
@@ -132,7 +131,7 @@ class ConvertVectorToLLVMPass(ModulePass):
     name = "convert-vector-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        OneSweepWalker(
             TypedPatternApplier(
                 [ConvertLoadOp(), ConvertStoreOp(), ConvertExtractOp(), ConvertInsertOp(), ConvertBroadcastOp()]
             )

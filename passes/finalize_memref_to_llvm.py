@@ -88,7 +88,6 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -99,7 +98,7 @@ from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects.nvvm_catalog import ATOM_OPS
 from warpforge.dialects.llvm import AtomicRMWOp
-from warpforge.rewriting import dialect_of, enclosing_op, fail, i64
+from warpforge.rewriting import OneSweepWalker, dialect_of, enclosing_op, fail, i64
 from warpforge.rewriting import inherit_location, replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -552,7 +551,7 @@ class FinalizeMemRefToLLVMPass(ModulePass):
     name = "finalize-memref-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
+        OneSweepWalker(
             TypedPatternApplier(
                 [
                     ConvertLoadOp(),

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import functools
 import re
-import subprocess
 from dataclasses import dataclass
 
 from warpforge.errors import TargetError
@@ -219,6 +218,8 @@ def ptxas_chips() -> tuple[str, ...]:
     path = find_ptxas()
     if path is None:
         return ()
+    import subprocess  # here, not at module level: a cache hit never starts a process
+
     try:
         text = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
@@ -235,6 +236,8 @@ def ptxas_version() -> tuple[int, int] | None:
     path = find_ptxas()
     if path is None:
         return None
+    import subprocess  # here, not at module level: a cache hit never starts a process
+
     try:
         text = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):

@@ -20,9 +20,7 @@ program's own `SystemExit` code, or 1.
 from __future__ import annotations
 
 import os
-import runpy
 import sys
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -132,6 +130,8 @@ def _user_frames(tb: TracebackType | None, file: Path) -> TracebackType | None:
             return t
         t = t.tb_next
     # no frame of the file itself (e.g. an error while importing a module it imports): drop the runner's
+    import runpy
+
     here = str(Path(__file__).resolve())
     t = tb
     while t is not None and (t.tb_frame.f_code.co_filename in (here, runpy.__file__) or "<frozen runpy>" in t.tb_frame.f_code.co_filename):
@@ -188,6 +188,8 @@ def run_file(file: str, args: list[str], *, simulate: bool, chip: str | None = N
     sys.argv = [file, *args]
     sys.path.insert(0, str(path.resolve().parent))
     code = 0
+    import runpy  # here, not at module level: the compile path imports this module (before_compile)
+
     try:
         try:
             runpy.run_path(file, run_name="__main__")
@@ -211,6 +213,8 @@ def run_file(file: str, args: list[str], *, simulate: bool, chip: str | None = N
     except KeyboardInterrupt:
         code = 130
     except BaseException as e:  # the user's own exception: the user's traceback, as Python prints it
+        import traceback
+
         traceback.print_exception(type(e), e, _user_frames(e.__traceback__, path), file=sys.stderr)
         code = 1
     finally:

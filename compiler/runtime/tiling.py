@@ -29,7 +29,7 @@ def call_site() -> str:
 def check_tile_shape(shape: tuple[int, ...], what: str, site: str | None = None) -> None:
     """A `CompileError` unless every dimension is a power of two and the tile has at most
     `MAX_TILE_ELEMENTS` elements (shown at the user's call site)."""
-    from warpforge.dialects.tile import MAX_TILE_ELEMENTS
+    from warpforge.limits import MAX_TILE_ELEMENTS
 
     def refuse(why: str) -> None:
         filename, _, line = (site or call_site()).rpartition(":")

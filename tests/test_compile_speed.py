@@ -1,0 +1,144 @@
+"""What keeps a process that only launches kernels fast (issue 13's import and warm-cache goals),
+checked by what gets imported and what runs, not by timing asserts:
+
+- `import warpforge` loads neither xDSL nor llvmlite, nor the dialects, passes, backend or simulator
+  (goal: `import warpforge` <= 0.25 s);
+- a new process whose disk cache holds a kernel gets it ready to launch without importing xDSL or
+  llvmlite and without lowering anything (goal: <= 20 ms after import), for SIMT and tile kernels.
+
+Each check runs in a fresh interpreter (`sys.executable`), since this test process has imported
+everything already.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HEAVY = (
+    "xdsl",
+    "llvmlite",
+    "warpforge.dialects",
+    "warpforge.passes",
+    "warpforge.pipelines",
+    "warpforge.pass_manager",
+    "warpforge.backend.nvptx",
+    "warpforge.backend.export",
+    "warpforge.simulator",
+    "warpforge.frontend.compiler",
+)
+"""Modules (and their submodules) that only compiling or simulating needs."""
+
+PROBE = r"""
+import json, sys
+import warpforge
+after_import = sorted(sys.modules)
+result = {"after_import": after_import}
+if len(sys.argv) > 1:
+    import warpforge.compile as C
+    lowered = []
+    original = C.lower
+    def counting_lower(*args, **kwargs):  # every stage of every compile passes through here
+        lowered.append(kwargs.get("until", args[1] if len(args) > 1 else None))
+        return original(*args, **kwargs)
+    C.lower = counting_lower
+    from warpforge import cache
+    from warpforge.driver.cli import _kernels, _load_file
+    ptx = {}
+    for name, k in sorted(_kernels(_load_file(sys.argv[1])).items()):
+        ptx[name] = k.compile("sm_90").ptx  # tile kernels: their ahead_of_time signatures
+    result.update(modules=sorted(sys.modules), lowered=lowered, stats=dict(cache.stats), ptx=ptx)
+print(json.dumps(result))
+"""
+
+
+def _probe(env: dict[str, str], *args: str) -> dict:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _heavy(modules: list[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
+
+
+def test_import_warpforge_loads_no_compiler_backend_or_simulator() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARPFORGE_")}
+    got = _probe(env)
+    assert "warpforge" in got["after_import"]
+    assert _heavy(got["after_import"]) == []
+
+
+@pytest.mark.parametrize("example,kernels", [("vecadd.py", 1), ("softmax.py", 1)])
+def test_a_warm_disk_cache_hit_imports_no_compiler_and_lowers_nothing(tmp_path: Path, example: str, kernels: int) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARPFORGE_")}
+    env["WARPFORGE_CACHE_DIR"] = str(tmp_path / "cache")
+    path = str(ROOT / "examples" / example)
+    cold = _probe(env, path)  # compiles, fills the cache
+    assert cold["stats"].get("write", 0) == kernels and cold["stats"].get("hit", 0) == 0
+    assert "ptx" in cold["lowered"] and "xdsl" in cold["modules"]  # the probe sees a real compile
+    warm = _probe(env, path)  # a new process: every kernel from the disk
+    assert warm["stats"].get("hit", 0) == kernels and warm["stats"].get("miss", 0) == 0
+    assert warm["lowered"] == []
+    assert _heavy(warm["modules"]) == []
+    assert "subprocess" not in warm["after_import"] and "subprocess" not in warm["modules"]  # no ptxas probe either
+    assert warm["ptx"] == cold["ptx"] and all(".entry" in p for p in warm["ptx"].values())
+
+
+@pytest.mark.parametrize("example", ["scan.py", "softmax.py"])
+def test_skipping_the_last_canonicalize_before_export_keeps_the_ptx(monkeypatch: pytest.MonkeyPatch, example: str) -> None:
+    """`compile.EXPORT_SKIPS` leaves `gpu-to-llvm`'s last `canonicalize` out of compiles to PTX on the
+    claim that LLVM's O3 does the same tidying: the PTX must be the one the full pipeline gives."""
+    import warpforge.compile as C
+    from warpforge.driver.cli import _kernels, _load_file
+    from warpforge.tile_compile import frontend
+
+    assert C.EXPORT_SKIPS == ("canonicalize",)
+    for kernel in _kernels(_load_file(str(ROOT / "examples" / example))).values():
+        if type(kernel).__name__ == "TileKernel":
+            kir, model = frontend(kernel, kernel.specialize(kernel._aot[0])), "tile"
+        else:
+            kir, model = kernel.kernel_ir(), "simt"
+        full = kir.module.clone()
+        skipped = C.lower(kir.module, "ptx", model=model, module_name=kir.symbol + "_module")
+        monkeypatch.setattr(C, "EXPORT_SKIPS", ())
+        unskipped = C.lower(full, "ptx", model=model, module_name=kir.symbol + "_module")
+        monkeypatch.setattr(C, "EXPORT_SKIPS", ("canonicalize",))
+        assert ".entry" in skipped and _code(skipped) == _code(unskipped)
+
+
+def _code(ptx: str) -> list[str]:
+    """PTX less its comments (LLVM numbers `// callseq N` across the compiles of one process)."""
+    return [line.split("//", 1)[0].rstrip() for line in ptx.splitlines()]
+
+
+@pytest.mark.parametrize("example", ["scan.py", "softmax.py"])
+def test_one_sweep_conversions_match_the_fixpoint_walker(monkeypatch: pytest.MonkeyPatch, example: str) -> None:
+    """The conversion passes walk once (`rewriting.OneSweepWalker`); xDSL's walker walks again until
+    nothing changes. Both must give the same `llvm`-stage IR."""
+    from xdsl.pattern_rewriter import PatternRewriteWalker
+
+    import warpforge.compile as C
+    from warpforge.diagnostics import print_ir
+    from warpforge.driver.cli import _kernels, _load_file
+    from warpforge.rewriting import OneSweepWalker
+    from warpforge.tile_compile import frontend
+
+    for kernel in _kernels(_load_file(str(ROOT / "examples" / example))).values():
+        if type(kernel).__name__ == "TileKernel":
+            kir, model = frontend(kernel, kernel.specialize(kernel._aot[0])), "tile"
+        else:
+            kir, model = kernel.kernel_ir(), "simt"
+        fixpoint = kir.module.clone()
+        one = print_ir(C.lower(kir.module, "llvm", model=model, module_name=kir.symbol + "_module"))
+        with monkeypatch.context() as m:
+            m.setattr(OneSweepWalker, "rewrite_region", PatternRewriteWalker.rewrite_region)
+            full = print_ir(C.lower(fixpoint, "llvm", model=model, module_name=kir.symbol + "_module"))
+        assert "llvm.func" in one and one == full
