@@ -723,13 +723,15 @@ def _mul_add_exact(emit: Emitter, a: SSAValue, n: SSAValue, b: SSAValue) -> tupl
     cross = emit(arith.AddiOp(emit(arith.MuliOp(a_hi, n_lo)), emit(arith.MuliOp(a_lo, n_hi))))
     low = emit(arith.MuliOp(a_lo, n_lo))
     partial = emit(arith.AddiOp(emit(arith.ShLIOp(cross, c32)), low))
-    total = emit(arith.AddiOp(partial, b))
+    # the same bits as `partial + b`, written as the plain product so that range analysis
+    # (int-range-optimizations, hoist-checks) sees `a·n + b`; `partial` only feeds the flag
+    total = emit(arith.AddiOp(emit(arith.MuliOp(a, n)), b))
     checks = [
         one_high,
         emit(arith.CmpiOp(cross, emit.const(1 << 31, i64_), "ult")),
         emit(arith.CmpiOp(low, zero, "sge")),
         emit(arith.CmpiOp(partial, zero, "sge")),
-        emit(arith.CmpiOp(total, zero, "sge")),
+        emit(arith.CmpiOp(total, zero, "sge")),  # = partial + b: past 2^63 - 1 it is negative
     ]
     exact = checks[0]
     for c in checks[1:]:
