@@ -103,7 +103,7 @@ class TileToGpuPass(ModulePass):
         gpu_module = gpu.ModuleOp(name, [], [NVVMTargetAttr(target.chip.name, target.features)])
         lowering = ModuleLowering(gpu_module)
         for f in funcs:
-            gpu_module.body.block.add_op(_TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes).run())
+            gpu_module.body.block.add_op(_TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes, chip=target.chip.name).run())
         funcs[0].parent_block().insert_op_before(gpu_module, funcs[0])  # pyright: ignore[reportOptionalMemberAccess]
         for f in funcs:
             f.detach()
