@@ -397,7 +397,7 @@ def _warp_coords(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout) -> _Warp
     warp = e(arith.ShRUIOp(fl.tid, e.const(5, i64)))
     if lay.replicas > 1:
         warp = e(arith.AndIOp(warp, e.const(lay.wm * lay.wn - 1, i64)))
-    wrow = e(arith.ShRUIOp(warp, e.const(_log2(lay.wn), i64))) if lay.wn > 1 else e.const(0, i64)
+    wrow = e(arith.ShRUIOp(warp, e.const(_log2(lay.wn), i64))) if lay.wn > 1 else warp  # wn = 1: warp w is row block w
     wcol = e(arith.AndIOp(warp, e.const(lay.wn - 1, i64))) if lay.wn > 1 else e.const(0, i64)
     m, n = lay.shape
     row0 = e(arith.ShLIOp(wrow, e.const(_log2(m // lay.wm), i64)))
