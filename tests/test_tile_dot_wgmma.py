@@ -69,6 +69,9 @@ def test_sm_90a_ptx_has_wgmma_and_passes_ptxas(name: str) -> None:
     assert "mma.sync" not in ptx and "ldmatrix" not in ptx
     fence, commit, wait = (ptx.index(s) for s in ("wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned \t0"))
     assert fence < ptx.index("wgmma.mma_async") < commit < wait
+    # 3+ stages: one group stays in flight across the back edge (tile-pipeline's in-flight schedule)
+    stages = CONFIGS[name][4]
+    assert ("wgmma.wait_group.sync.aligned \t1;" in ptx) == (stages >= 3)
     assert re.search(r"cp\.async\.wait_group \t\d+;\n\tfence\.proxy\.async\.shared::cta;\n\tbar\.sync \t0;", ptx), "cp.async wait, proxy fence, barrier"
     info = _ptxas(ptx)
     assert "0 bytes spill stores" in info, info

@@ -22,7 +22,9 @@ and of `tile-pipeline`'s cp.async ring ops.
    copies of a tile wholly inside the tensor are unmasked 16-byte `cp.async.cg`, tail tiles zero-fill;
    the wait is `cp.async.wait_group N` + a barrier.
 
-This is the portable path (sm_80+, `mma.sync`); Hopper's wgmma and TMA are the next step.
+This is the portable path (sm_80+, `mma.sync`); on sm_90a a qualifying dot is lowered by
+`tile_dot_wgmma.py` instead (wgmma from the same rings, whose slots then follow wgmma's swizzled
+layouts).
 """
 
 from __future__ import annotations
@@ -601,6 +603,10 @@ def _async_commit(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
 @lowers(AsyncWaitOp)
 def _async_wait(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     assert isinstance(op, AsyncWaitOp)
+    if "tile.mma_in_flight" in op.attributes:  # after a loop whose wgmma groups stay in flight (tile-pipeline)
+        from warpforge.dialects import nvvm
+
+        e(nvvm.op("nvvm.wgmma.wait.group.sync.aligned")(n=0))  # pyright: ignore[reportCallIssue]
     e(nvgpu.DeviceAsyncWaitOp(op.pending.value.data))
     if fl.ring_panels:  # wgmma reads the rings: order these generic-proxy (cp.async) writes before its async-proxy reads
         from warpforge.dialects import nvvm

@@ -24,10 +24,15 @@ in [16, 256] and K one of 16, 32, 64 (`wgmma_shape`); otherwise the `mma.sync` p
      swizzled; LBO = the panel stride (K·P·2 bytes), SBO = 8 rows of a panel (8·P·2 bytes); k-step i
      starts 16·i rows (16·P·2 bytes) into the slot.
 3. **MMAs** per `tile.dot`: `wgmma.fence`, K/16 `wgmma.mma_async` m64nNk16 chained on the accumulator
-   registers (carried through the K loop in place, never copied), `wgmma.commit_group`,
-   `wgmma.wait_group 0`. The ring's wait (`tile.async_wait`) puts `fence.proxy.async.shared::cta`
-   between the `cp.async` (generic proxy) writes and the barrier before wgmma (async proxy) reads them.
-   The wait of depth 0 in each step keeps the slot the next step's `cp.async` overwrites free.
+   registers (carried through the K loop in place, never copied; scale-d = 1 on the zeros the loop
+   starts from, set before the loop), `wgmma.commit_group`, `wgmma.wait_group N`. The ring's wait
+   (`tile.async_wait`) puts `fence.proxy.async.shared::cta` between the `cp.async` (generic proxy)
+   writes and the barrier before wgmma (async proxy) reads them.
+   N = 0 unless `tile-pipeline` gave the dot `tile.mma_in_flight = 1` (sm_90a, ≥ 3 stages, the
+   accumulator only carried to the next step): then one group stays in flight across the back edge
+   (N = 1), the ring's copies target the slot two steps back (retired by that wait before the step's
+   barrier), and the wait after the loop (`tile.async_wait` with the same attribute) is preceded by
+   `wgmma.wait_group 0` before the accumulator is read (`nvvm.check_accumulators_in_flight`).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IndexType, i1, i64
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IndexType, IntegerAttr, i1, i64
 from xdsl.ir import SSAValue
 
 from warpforge.dialects import nvvm
@@ -116,7 +121,9 @@ class WgmmaLayout(MmaLayout):
             e(mma)
             acc = list(mma.res)
         e(nvvm.op("nvvm.wgmma.commit.group.sync.aligned")())  # pyright: ignore[reportCallIssue]
-        e(nvvm.op("nvvm.wgmma.wait.group.sync.aligned")(n=0))  # pyright: ignore[reportCallIssue]
+        in_flight = op.attributes.get("tile.mma_in_flight")  # tile-pipeline's schedule lets one group run on
+        depth = in_flight.value.data if isinstance(in_flight, IntegerAttr) else 0
+        e(nvvm.op("nvvm.wgmma.wait.group.sync.aligned")(n=depth))  # pyright: ignore[reportCallIssue]
         return Dist(self, acc, c.elem)
 
 
