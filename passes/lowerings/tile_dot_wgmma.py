@@ -39,8 +39,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IndexType, IntegerAttr, i1, i64
+from xdsl.dialects import arith, llvm, memref
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, FloatAttr, IndexType, IntegerAttr, i1, i64
 from xdsl.ir import SSAValue
 
 from warpforge.dialects import nvvm
@@ -111,13 +111,23 @@ class WgmmaLayout(MmaLayout):
             b_addr = e(arith.AddiOp(b_addr, e(arith.MuliOp(sb.row_base, e.const(2 * width, i64)))))
         desc_a = descriptor(e, a_addr, leading=16, stride=8 * 2 * k, swizzle=2 * k)
         desc_b = descriptor(e, b_addr, leading=2 * k * width, stride=8 * 2 * width, swizzle=2 * width)
-        scale_d = e.const(1, i1)
-        e(nvvm.op("nvvm.wgmma.fence.aligned")())  # pyright: ignore[reportCallIssue]
         acc = list(c.regs)
+        if _zero_splat(acc):
+            # D = A·B: scale-d = 0 and no accumulator input (undefined registers). Zeros tied to the
+            # outputs would make LLVM write the registers right before the asm, after wgmma.fence
+            # (PTX ISA §9.7.15.6: accumulator writes must precede the fence): seen on a dot inside
+            # the loop (`acc + a @ b`) faulting on the H200
+            first_scale = e.const(0, i1)
+            undef = e(llvm.UndefOp(Float32Type()))
+            acc = [undef] * len(acc)
+        else:
+            first_scale = e.const(1, i1)
+        scale_d = e.const(1, i1)  # the later k-steps accumulate onto the first's result
+        e(nvvm.op("nvvm.wgmma.fence.aligned")())  # pyright: ignore[reportCallIssue]
         for i in range(k // 16):
             da = e(arith.AddiOp(desc_a, e.const(32 * i >> 4, i64))) if i else desc_a
             db = e(arith.AddiOp(desc_b, e.const(16 * 2 * width * i >> 4, i64))) if i else desc_b
-            mma = nvvm.WgmmaMmaAsyncOp(da, db, scale_d, acc, n=n, type=kind, layout_a="row", layout_b="row")  # B N-major: imm-trans-b = 1
+            mma = nvvm.WgmmaMmaAsyncOp(da, db, scale_d if i else first_scale, acc, n=n, type=kind, layout_a="row", layout_b="row")  # B N-major: imm-trans-b = 1
             e(mma)
             acc = list(mma.res)
         e(nvvm.op("nvvm.wgmma.commit.group.sync.aligned")())  # pyright: ignore[reportCallIssue]
@@ -125,6 +135,16 @@ class WgmmaLayout(MmaLayout):
         depth = in_flight.value.data if isinstance(in_flight, IntegerAttr) else 0
         e(nvvm.op("nvvm.wgmma.wait.group.sync.aligned")(n=depth))  # pyright: ignore[reportCallIssue]
         return Dist(self, acc, c.elem)
+
+
+def _zero_splat(regs: list[SSAValue]) -> bool:
+    """All accumulator registers are one constant 0.0 (a `tile.zeros` / splat accumulator)."""
+    first = regs[0]
+    owner = first.owner
+    if any(r is not first for r in regs) or not isinstance(owner, arith.ConstantOp):
+        return False
+    value = owner.value
+    return isinstance(value, FloatAttr) and value.value.data == 0.0
 
 
 def descriptor(e: Emitter, address: SSAValue, *, leading: int, stride: int, swizzle: int) -> SSAValue:
