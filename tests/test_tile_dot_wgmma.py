@@ -170,3 +170,25 @@ def test_wgmma_gemm_matches_numpy(name: str, m: int, n: int, k: int) -> None:
     assert np.isfinite(got).all() and rel <= 1e-2, f"relative error {rel}"
     err = np.abs(got.astype(np.float64) - a.astype(np.float64) @ b.astype(np.float64))
     assert err.max() <= 2.0**-18 * k * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))).max() + 1e-4
+
+
+@tile.kernel(num_warps=8, num_stages=3)
+def _sum_of_dots(c: tile.Tensor[f32, (128, 128)], a: tile.Tensor[bf16, (-1, -1)], b: tile.Tensor[bf16, (-1, -1)], k_tiles: wf.i64):
+    acc = tile.zeros((128, 128), f32)
+    for kt in range(k_tiles):
+        acc = acc + tile.load(a, (tile.bid(0), kt), (128, 32)) @ tile.load(b, (kt, tile.bid(1)), (32, 128))
+    c.store(acc * 0.5)
+
+
+def test_a_zero_accumulator_is_scale_d_0_not_registers_written_after_the_fence() -> None:
+    # a dot with a zero accumulator inside the loop (acc + a @ b): LLVM wrote the tied zeros between
+    # wgmma.fence and the wgmma (PTX ISA §9.7.15.6 forbids it; the kernel faulted on the H200)
+    ptx = _ptx(_sum_of_dots, 128, 128, bf16, "sm_90a")
+    fence = ptx.index("wgmma.fence.sync.aligned;")
+    between = ptx[fence : ptx.index("wgmma.mma_async", fence)]
+    assert len(re.findall(r"\bmov\.b32", between)) <= 1, between  # only the scale-d predicate's register
+    scales = re.findall(r"setp\.ne\.b32 p, (%r\d+), 0;", ptx)
+    assert len(scales) == 2
+    assert re.search(rf"mov\.b32 \t{re.escape(scales[0])}, 0;", ptx), "the first k-step ignores the accumulator"
+    assert "wgmma.wait_group.sync.aligned \t1;" not in ptx  # the result is read in the step: no group in flight
+    _ptxas(ptx)
