@@ -3,7 +3,8 @@
 
 // tile.dot on wgmma (passes/lowerings/tile_dot_wgmma.py), chosen for sm_90a: a 64x128 f32 accumulator
 // over one warpgroup (4 warps) from two tile-pipeline rings. The rings start at the first 1024-byte
-// aligned address of the dynamic shared memory (pad = -base & 1023, 1024 bytes reserved); A's slots are
+// aligned address of the dynamic shared memory (pad = -base & 1023; 1024 bytes reserved past the rings:
+// B starts right after A's 16384 bytes, and pad + its end 49152 <= 50176 for any pad); A's slots are
 // 64x64 (128-byte rows, 128-byte swizzle), B's 64x128 slots are two 64x64 column panels (a 256x64
 // array for 2 stages). The ring's wait orders the cp.async writes for the async proxy
 // (fence.proxy.async) before the barrier. Descriptors: A = (addr >> 4) | LBO 1 | SBO 1024 B | 128-byte
@@ -19,6 +20,8 @@
 // CHECK:       %[[PAD:.*]] = arith.andi %[[NEG]], %{{.*}} : i64
 // CHECK:       %[[SHIFT:.*]] = arith.index_cast %[[PAD]] : i64 to index
 // CHECK:       %[[RA:.*]] = memref.view %[[RAW]][%[[SHIFT]]][] : memref<?xi8, 3 : i32> to memref<128x64xf16, 3 : i32>
+// CHECK:       %[[BOFF:.*]] = arith.constant 16384 : i64
+// CHECK-NEXT:  %[[BSHIFT:.*]] = arith.addi %[[PAD]], %[[BOFF]] : i64
 // CHECK:       %[[RB:.*]] = memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, 3 : i32> to memref<256x64xf16, 3 : i32>
 // CHECK:       "memref.extract_aligned_pointer_as_index"(%[[RA]])
 // CHECK:       "memref.extract_aligned_pointer_as_index"(%[[RB]])

@@ -60,6 +60,10 @@ def shared_bytes(m: int, n: int, k: int, in_bytes: int) -> int:
     return m * (k + pad) * in_bytes + k * (n + pad) * in_bytes
 
 
+RING_ALIGN = 1024
+"""Alignment of the rings wgmma reads (the period of its 128-byte swizzle); `tile_dot_wgmma.aligned_shift`
+reserves this much dynamic shared memory once for the padding."""
+
 MAX_DYNAMIC_SHARED = 227 * 1024
 """Dynamic shared memory a CTA can opt into on sm_80/sm_90 (CUDA C Programming Guide, "Compute
 Capabilities", Table 23: 163 KiB on sm_80, 227 KiB on sm_90); `prepare` checks the device's own."""
@@ -559,9 +563,11 @@ def _ring(fl: _TileFunctionLowering, op: AsyncCopyOp | RingTileOp, shape: tuple[
     panel = (rows, width) if width < cols else None
     if found is None:
         align = 1024 if ring in fl.ring_panels else 128
-        fl.dynamic_shared = -(-fl.dynamic_shared // align) * align
-        offset = fl.dynamic_shared
-        fl.dynamic_shared += -(-stages * rows * cols * element_bytes(signless(elem)) // 128) * 128
+        # offsets count from the rings' base; the padding that aligns it (wgmma rings) is reserved once,
+        # past the last ring, so pad + the last ring's end stays inside the launch's shmem_size
+        reserved = RING_ALIGN if ("ring_align",) in fl.cache else 0
+        offset = -(-(fl.dynamic_shared - reserved) // align) * align
+        fl.dynamic_shared = offset + reserved + -(-stages * rows * cols * element_bytes(signless(elem)) // 128) * 128
         if fl.dynamic_shared > MAX_DYNAMIC_SHARED:
             raise error_at(op, f"the cp.async rings of this kernel need {fl.dynamic_shared} bytes of shared memory, more than the {MAX_DYNAMIC_SHARED} a CTA can have; use fewer stages (num_stages) or smaller tiles")
         raw = fl.at_entry(("dynamic_shared",), lambda x: x(gpu.DynamicSharedMemoryOp()))

@@ -47,7 +47,7 @@ from warpforge.dialects import nvvm
 from warpforge.dialects.tile_dot import DotOp, RingTileOp
 from warpforge.dialects.tile_layout import WgmmaEncodingAttr
 from warpforge.passes.kernel_to_gpu import Emitter, signless
-from warpforge.passes.lowerings.tile_dot import MmaLayout, SharedOperand, mma_layout
+from warpforge.passes.lowerings.tile_dot import RING_ALIGN, MmaLayout, SharedOperand, mma_layout
 from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, Dist, _TileFunctionLowering  # pyright: ignore[reportPrivateUsage]
 
 WGMMA_CHIPS = ("sm_90a",)
@@ -59,7 +59,6 @@ SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
 DESCRIPTOR_ADDRESS_MASK = 0x3FFFF
 """The shared-memory address bits a descriptor encodes (bits 4–17, as address >> 4 in 14 bits)."""
 
-RING_ALIGN = 1024
 
 
 def _pow2(n: int) -> bool:
@@ -162,7 +161,8 @@ def shared_address(fl: _TileFunctionLowering, buf: SSAValue) -> SSAValue:
 
 def aligned_shift(fl: _TileFunctionLowering, e: Emitter, raw: SSAValue, offset: int) -> SSAValue:
     """The byte shift (index) of a ring at `offset` bytes past the first 1024-byte aligned address of
-    the dynamic shared memory `raw`; reserves the up to 1008 bytes of padding once per kernel."""
+    the dynamic shared memory `raw`; reserves the up to 1008 bytes of padding once per kernel (past
+    the rings: `tile_dot._ring` places later rings' offsets below the reservation)."""
     if ("ring_align",) not in fl.cache:
         fl.dynamic_shared += RING_ALIGN
     pad = fl.at_entry(("ring_align",), lambda x: _pad(x, raw))
