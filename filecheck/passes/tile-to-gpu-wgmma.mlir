@@ -10,7 +10,8 @@
 // (fence.proxy.async) before the barrier. Descriptors: A = (addr >> 4) | LBO 1 | SBO 1024 B | 128-byte
 // swizzle; B = (addr >> 4) | LBO 8192 B (the panel stride) | SBO 1024 B | 128-byte swizzle. One
 // wgmma.fence, four m64n128k16 (K = 64) chained on the accumulator, B N-major (layout_b = "row"),
-// commit, wait 0. On sm_90 the same dot is mma.sync.
+// commit, wait 0; the zero accumulator is scale-d = false with undefined inputs for the first (no
+// register writes between the fence and the wgmma), true for the rest. On sm_90 the same dot is mma.sync.
 // CHECK-LABEL: gpu.func @wgmma(
 // CHECK-SAME:    tile.dynamic_shared_bytes = 50176 : i64
 // CHECK:       %[[RAW:.*]] = gpu.dynamic_shared_memory : memref<?xi8, 3 : i32>
@@ -34,9 +35,11 @@
 // CHECK:       %[[DA:.*]] = arith.ori %{{.*}}, %[[AF]] : i64
 // CHECK:       %[[BF:.*]] = arith.constant 4611686293338849280 : i64
 // CHECK:       %[[DB:.*]] = arith.ori %{{.*}}, %[[BF]] : i64
-// CHECK:       %[[ONE:.*]] = arith.constant true
+// CHECK:       %[[ZERO:.*]] = arith.constant false
+// CHECK-NEXT:  %[[U:.*]] = llvm.mlir.undef : f32
+// CHECK-NEXT:  %[[ONE:.*]] = arith.constant true
 // CHECK-NEXT:  nvvm.wgmma.fence.aligned
-// CHECK-NEXT:  nvvm.wgmma.mma_async %[[DA]], %[[DB]], %[[ONE]], ({{.*}}) {n = 128 : i32, type = "f16", layout_a = "row", layout_b = "row", scale_a = 1 : i32, scale_b = 1 : i32}
+// CHECK-NEXT:  nvvm.wgmma.mma_async %[[DA]], %[[DB]], %[[ZERO]], (%[[U]], %[[U]], {{.*}}) {n = 128 : i32, type = "f16", layout_a = "row", layout_b = "row", scale_a = 1 : i32, scale_b = 1 : i32}
 // CHECK:       nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[ONE]], ({{.*}}) {n = 128
 // CHECK:       nvvm.wgmma.mma_async
 // CHECK:       nvvm.wgmma.mma_async
