@@ -2,14 +2,15 @@
 warpforge's SIMT tensor-core kernel (examples/hgemm_simt.py: mma.sync + ldmatrix + a two-stage
 cp.async ring, checks on and off), warpforge's Tile kernel (`tile.dot` in a K loop, as
 examples/matmul.py: accumulator in mma.sync registers, a cp.async ring of `num_stages`) in each of
-`TILE_CONFIGS`, torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
+`TILE_CONFIGS` on both tile.dot paths (wgmma on sm_90a, mma.sync on sm_90), torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
 (a few autotuned configs). Shapes: 4096^3, 8192^3 and the skinny 128 x 8192 x 8192.
 
 Every kernel runs on the same CUDA stream, timed with CUDA events (bench/_harness.py: warm-ups, then
 the median of 25 back-to-back runs); TFLOP/s counts 2·M·N·K flops. warpforge's kernels write f32
 (torch and Triton f16/bf16); each result is checked against torch's before it is timed.
 
-    python bench/matmul.py [--shapes 4096,4096,4096 ...] [--dtypes f16 bf16] [--json out.json]
+    python bench/matmul.py [--shapes 4096,4096,4096 ...] [--dtypes f16 bf16] [--configs 128x256x32_w8_s3_mb1 ...]
+                           [--paths wgmma mma.sync] [--json out.json]
 """
 
 from __future__ import annotations
@@ -32,9 +33,16 @@ import hgemm_simt  # noqa: E402
 from _harness import EventTimer  # noqa: E402
 
 SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (128, 8192, 8192))
-TILE_CONFIGS = ((128, 128, 64, 8, 3, 2), (128, 128, 32, 8, 3, 1), (128, 128, 64, 8, 3, 1), (128, 128, 32, 8, 3, 2), (128, 128, 32, 8, 4, 2), (64, 128, 64, 4, 3, 2), (64, 64, 64, 4, 3, 2))
+TILE_CONFIGS = (
+    (128, 128, 64, 8, 3, 2), (128, 128, 32, 8, 3, 1), (128, 128, 64, 8, 3, 1), (128, 128, 32, 8, 3, 2), (128, 128, 32, 8, 4, 2),
+    (64, 128, 64, 4, 3, 2), (64, 64, 64, 4, 3, 2), (128, 256, 32, 8, 3, 1), (128, 256, 32, 8, 4, 1), (128, 128, 64, 8, 4, 1),
+)  # fmt: skip
 """(BM, BN, BK, num_warps, num_stages, min_blocks_per_sm) of the Tile kernels tried; the first is
-examples/matmul.py's."""
+examples/matmul.py's. Each runs on both `tile.dot` paths of an H100/H200 (`PATHS`): wgmma (sm_90a, the
+default there: BM = 16 x num_warps qualifies) and mma.sync (compiled for sm_90)."""
+
+PATHS = {"wgmma": None, "mma.sync": "sm_90"}
+"""Tile path label -> the chip its kernels are compiled for (None: the device's tile chip, sm_90a on 9.0)."""
 
 _TILE_SOURCE = """
 @tile.kernel(num_warps={w}, num_stages={s}, min_blocks_per_sm={mb})
@@ -109,6 +117,8 @@ def main() -> None:
     parser.add_argument("--no-triton", action="store_true")
     parser.add_argument("--no-simt", action="store_true", help="skip the SIMT kernel")
     parser.add_argument("--json")
+    parser.add_argument("--configs", nargs="+", help="only these tile configs, as BMxBNxBK_wW_sS_mbM (e.g. 128x256x32_w8_s3_mb1)")
+    parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS), help="tile.dot paths to run")
     args = parser.parse_args()
 
     import torch
@@ -125,6 +135,7 @@ def main() -> None:
             print(f"Triton: skipped ({type(e).__name__}: {e})")
     results: dict[str, dict[str, dict[str, float]]] = {}
     compile_s: dict[str, float] = {}
+    regs: dict[str, str] = {}
     for dname in args.dtypes:
         dt = getattr(wf, dname)
         tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dname]
@@ -187,16 +198,30 @@ def main() -> None:
             # typestr NumPy cannot name, so bf16 inputs are passed through DLPack only
             wrap = (lambda x: x) if dname == "f16" else _DLPackOnly
             for (bm, bn, bk, w, s, mb), tile_kernel in tile_kernels.items():
-                label = f"warpforge Tile {bm}x{bn}x{bk} w{w} s{s}" + (f" {mb} CTA/SM" if mb > 1 else "")
-                t0 = time.perf_counter()
-                try:
-                    bound = tile_kernel.bind(wf.tensor(out32).partition((bm, bn)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // bk), device=dev)
-                except Exception as e:
-                    print(f"  {dname} {shape:18} {label}: FAILED to bind: {type(e).__name__}: {e}", flush=True)
+                if args.configs and f"{bm}x{bn}x{bk}_w{w}_s{s}_mb{mb}" not in args.configs:
                     continue
-                compile_s.setdefault(f"{label} {dname}", time.perf_counter() - t0)
-                out32.fill_(float("nan"))
-                timed(label, lambda bound=bound: bound.launch(stream), lambda: out32)
+                for path in args.paths:
+                    label = f"Tile {path} {bm}x{bn}x{bk} w{w} s{s}" + (f" {mb} CTA/SM" if mb > 1 else "")
+                    t0 = time.perf_counter()
+                    try:
+                        bound = tile_kernel.bind(wf.tensor(out32).partition((bm, bn)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // bk), device=dev, chip=PATHS[path])
+                    except Exception as e:
+                        print(f"  {dname} {shape:18} {label}: FAILED to bind: {type(e).__name__}: {e}", flush=True)
+                        continue
+                    compile_s.setdefault(f"{label} {dname}", time.perf_counter() - t0)
+                    ptx = bound.compiled.kernel.ptx
+                    if path == "wgmma" and "wgmma.mma_async" not in ptx:
+                        print(f"  {dname} {shape:18} {label}: not on wgmma (the dot does not qualify), skipped", flush=True)
+                        continue
+                    try:
+                        from warpforge.report import report
+
+                        res = report(bound.compiled.kernel, warn=False).kernels[0]
+                        regs[label] = f"{res.registers} regs, {res.spill_stores} B spill stores"
+                    except Exception as e:  # no ptxas: no register figures
+                        regs[label] = f"ptxas -v: {type(e).__name__}"
+                    out32.fill_(float("nan"))
+                    timed(label, lambda bound=bound: bound.launch(stream), lambda: out32)
             base = row["torch.matmul (cuBLAS)"]["TFLOP/s"]
             for r in row.values():
                 r["vs_torch"] = r["TFLOP/s"] / base
@@ -209,8 +234,9 @@ def main() -> None:
             vs_tri = f"{r['TFLOP/s'] / tri:9.3f}" if tri else f"{'-':>9}"
             print(f"{case:22} {name:44} {r['ms']:8.3f} {r['TFLOP/s']:8.1f} {r['vs_torch']:9.3f} {vs_tri}")
     print("compile (first prepare/bind, s): " + ", ".join(f"{n}: {s:.1f}" for n, s in compile_s.items()))
+    print("ptxas -v (per thread): " + "; ".join(f"{n}: {r}" for n, r in regs.items()))
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": results, "compile_s": compile_s}, indent=2))
+        Path(args.json).write_text(json.dumps({"results": results, "compile_s": compile_s, "ptxas": regs}, indent=2))
 
 
 if __name__ == "__main__":

@@ -210,12 +210,14 @@ class AutotunedKernel:
         return config
 
     def _tune(self, device: Any, args: tuple[Any, ...], kv: tuple[Any, ...]) -> Config:
+        from warpforge.runtime.lazy import tile_chip
+
         simulated = getattr(device, "simulated", False)
         trials: list[Trial] = []
         for config in self.configs:
             full = self.full_args(config, args)
             try:
-                self.variant(config).compile(*full, chip=device.chip)
+                self.variant(config).compile(*full, chip=tile_chip(device))
             except Exception as e:  # a config that does not compile is skipped, never fatal
                 trials.append(Trial(config, None, f"does not compile: {_first_line(e)}"))
                 continue

@@ -324,14 +324,16 @@ class TileKernel:
         reports = [report(self.compile(*sig, chip=chip, features=features).kernel) for sig in signatures]
         return ResourceReport(tuple(k for r in reports for k in r.kernels), "".join(r.log for r in reports))
 
-    def bind(self, *args: Any, device: Any = None) -> Any:
+    def bind(self, *args: Any, device: Any = None, chip: str | None = None) -> Any:
         """Prepare one launch on existing device memory, to enqueue again and again without the lazy
         chain (benchmarks, hot loops): `args` as for a call, the tensors made with `wf.tensor(buf)`
         (`wf.tensor(buf).partition(tile_shape)` for outputs) over `DeviceBuffer`s or torch / cupy
-        arrays. Returns a `BoundTileLaunch`: `.launch(stream)`, `.grid`, `.block`, `.compiled`."""
+        arrays. `chip`: compile for it instead of the device's tile chip (`sm_90` on an H200 keeps
+        `mma.sync`; default `sm_90a` there, wgmma). Returns a `BoundTileLaunch`: `.launch(stream)`,
+        `.grid`, `.block`, `.compiled`."""
         from warpforge.tile_compile import bind
 
-        return bind(self, args, device)
+        return bind(self, args, device, chip)
 
     def ahead_of_time(self, *args: Any) -> TileKernel:
         """Register argument shapes (`tile.spec(...)`s or lazy tensors) to compile without a GPU."""

@@ -333,15 +333,15 @@ class BoundTileLaunch:
             launch(stream, self.prepared, self.arrays, kernel=self.compiled.kernel)
 
 
-def bind(kernel: Any, args: tuple[Any, ...], device: Any = None) -> BoundTileLaunch:
+def bind(kernel: Any, args: tuple[Any, ...], device: Any = None, chip: str | None = None) -> BoundTileLaunch:
     from math import prod
 
     from warpforge.runtime import Device, LaunchConfig, prepare
-    from warpforge.runtime.lazy import LazyTensor, PartitionedTensor
+    from warpforge.runtime.lazy import LazyTensor, PartitionedTensor, tile_chip
 
     dev = Device(0 if device is None else device)
     spec = specialize(kernel, args)
-    compiled = compile_specialization(kernel, spec, dev.chip)
+    compiled = compile_specialization(kernel, spec, chip or tile_chip(dev))
     arrays: list[Any] = []
     grid = 0
     for p, a in zip(spec.params, args):

@@ -512,6 +512,8 @@ def check_accumulators_in_flight(op: WgmmaMmaAsyncOp) -> None:
             user = use.operation
             if isinstance(user, WgmmaMmaAsyncOp) and use.index >= 3:
                 continue
+            if _waited_before(start, block, user):  # retired: where the value goes from here is safe
+                continue
             if user.name == "scf.yield":
                 parent = user.parent_op()
                 if parent is not None and parent.name == "scf.for":
@@ -534,8 +536,6 @@ def check_accumulators_in_flight(op: WgmmaMmaAsyncOp) -> None:
                     for k, operand in enumerate(operands):
                         if operand is value:
                             work.append((successor.args[k], None, successor))
-                continue
-            if _waited_before(start, block, user):
                 continue
             loc = getattr(user, "location", None)
             where = f" at {loc}" if loc is not None and "unknown" not in str(loc) else ""

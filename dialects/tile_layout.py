@@ -261,6 +261,58 @@ class MmaEncodingAttr(LayoutEncodingAttr):
 
 
 @irdl_attr_definition
+class WgmmaEncodingAttr(LayoutEncodingAttr):
+    """`#tile.wgmma<warps_per_cta = [8, 1], instr_shape = [64, 128]>`: the accumulator of `wgmma.mma_async
+    .m64nNk16` (PTX ISA §9.7.15.5.1.1, "Register fragments", accumulator D): each warpgroup (4 warps)
+    holds one 64×N block, warp w of it rows 16w … 16w + 15; lane l, register 4j + 2h + v holds row
+    16w + 8h + l/4, column 8j + 2(l%4) + v — per warp the `#tile.mma` m16n8 placement with N/8 fragments
+    along N. `warps_per_cta` is [warps along M, 1] (M = 16 × warps: one m64 per warpgroup),
+    `instr_shape` [64, N] the wgmma shape. As Triton's `#nvidia_mma` version 3."""
+
+    name = "tile.wgmma"
+
+    warps_per_cta: ArrayAttr[IntAttr]
+    instr_shape: ArrayAttr[IntAttr]
+
+    def __init__(self, warps_per_cta: Sequence[int], instr_shape: Sequence[int]):
+        super().__init__(int_array(warps_per_cta), int_array(instr_shape))
+
+    @property
+    def warps(self) -> tuple[int, int]:
+        wm, wn = int_tuple(self.warps_per_cta)
+        return wm, wn
+
+    @property
+    def instr(self) -> tuple[int, int]:
+        m, n = int_tuple(self.instr_shape)
+        return m, n
+
+    @property
+    def threads(self) -> int:
+        return 32 * prod(int_tuple(self.warps_per_cta))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        f = _parse_fields(parser, ("warps_per_cta", "instr_shape"))
+        return [_ints(f, "warps_per_cta"), _ints(f, "instr_shape")]
+
+    def print_parameters(self, printer: Printer) -> None:
+        _print_fields(printer, [("warps_per_cta", int_tuple(self.warps_per_cta)), ("instr_shape", int_tuple(self.instr_shape))])
+
+    def verify(self) -> None:
+        warps, instr = int_tuple(self.warps_per_cta), int_tuple(self.instr_shape)
+        if len(warps) != 2 or warps[1] != 1 or warps[0] % 4 or warps[0] > 32:
+            raise VerifyException(f"#tile.wgmma warps_per_cta is [warps along M (a multiple of 4, at most 32), 1], got {list(warps)}")
+        if len(instr) != 2 or instr[0] != 64 or not (8 <= instr[1] <= 256 and instr[1] % 8 == 0):
+            raise VerifyException(f"#tile.wgmma instr_shape is [64, N] with N a multiple of 8 in [8, 256] (PTX ISA §9.7.15.5.2), got {list(instr)}")
+
+    def verify_shape(self, shape: Sequence[int]) -> None:
+        (wm, _), (_, n) = self.warps, self.instr
+        if len(shape) != 2 or shape[0] != 16 * wm or shape[1] != n:
+            raise VerifyException(f"#tile.wgmma with {wm} warps of m64n{n} covers a {16 * wm}x{n} tile, got {list(shape)}")
+
+
+@irdl_attr_definition
 class DotOperandEncodingAttr(LayoutEncodingAttr):
     """`#tile.dot_operand<op_idx = 0, parent = #tile.mma<…>>`: operand A (0) or B (1) of a `tile.dot`
     whose accumulator is in the parent layout, as `mma.sync` fragments (module doc)."""
@@ -348,4 +400,4 @@ class SharedEncodingAttr(LayoutEncodingAttr):
             raise VerifyException(f"#tile.shared vec = {self.vec.data} must divide the fastest dimension's extent {fastest}")
 
 
-LAYOUT_ATTRS = (BlockedEncodingAttr, DotOperandEncodingAttr, MmaEncodingAttr, SharedEncodingAttr, SliceEncodingAttr)
+LAYOUT_ATTRS = (BlockedEncodingAttr, DotOperandEncodingAttr, MmaEncodingAttr, SharedEncodingAttr, SliceEncodingAttr, WgmmaEncodingAttr)

@@ -5,8 +5,10 @@ tile of A and a 64 x 128 tile of B (`tile.load`, zero past the edges, so M, N an
 multiples of the tile) and accumulates `tile.dot(a, b, acc)` in f32 — underneath, the loads become
 `cp.async` copies into a 3-stage shared-memory ring (`num_stages`, 96 KiB of dynamic shared memory),
 each warp keeps a 64 x 32 block of the accumulator in registers and feeds `mma.sync.m16n8k16` from
-`ldmatrix`; `min_blocks_per_sm=2` keeps ptxas at 128 registers so two tile blocks share an SM. Two
-kernels:
+`ldmatrix`; `min_blocks_per_sm=2` keeps ptxas at 128 registers so two tile blocks share an SM. On an
+H100/H200 the kernels compile for sm_90a, where the same dot runs as `wgmma.mma_async.m64n128k16` (one
+64 x 128 block per warpgroup) straight from the rings (passes/lowerings/tile_dot_wgmma.py); the
+simulator and other GPUs keep mma.sync. Two kernels:
 
 - `matmul_f16`: f16 inputs, f32 output;
 - `matmul_bf16_bias_relu`: bf16 inputs and output, with the epilogue fused: the f32 accumulator is

@@ -21,6 +21,7 @@ DESIGN.md) and rebuilds the struct; this pass reads it through
 | `memref.atomic_rmw` | `llvm.atomicrmw <op> … syncscope("device") monotonic`, returning the old value |
 | `memref.alloca` (static shape, address space 0) | `llvm.alloca` of the element count, hoisted to the function's entry block |
 | `memref.view` | `llvm.getelementptr` on i8 by the byte shift, a new descriptor with the given sizes |
+| `memref.extract_aligned_pointer_as_index` | the pointer, `llvm.ptrtoint` to i64, `arith.index_cast` to index |
 | `memref.global` / `memref.get_global` | `llvm.mlir.global internal` of `!llvm.array<N x T>` in the memref's address space / `llvm.mlir.addressof` |
 
 Atomics (`memref.atomic_rmw`, kinds from `warpforge.dialects.arith.AtomicRMWKind`): addf→fadd, addi→add, andi→and,
@@ -534,6 +535,20 @@ class ConvertViewOp(RewritePattern):
 
 
 @dataclass
+class ConvertExtractAlignedPointerAsIndexOp(RewritePattern):
+    """`memref.extract_aligned_pointer_as_index %m` → the descriptor's pointer, `llvm.ptrtoint` to i64, as
+    `index` (for a shared memref: the address in the shared window, what a wgmma matrix descriptor encodes)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.ExtractAlignedPointerAsIndexOp, rewriter: PatternRewriter, /):
+        _memref_type(op, op.source)
+        desc = Descriptor(op.source, op)
+        as_int = llvm.PtrToIntOp(desc.pointer(), i64)
+        cast = arith.IndexCastOp(as_int.results[0], IndexType())
+        replace_op(rewriter, op, [*desc.ops, as_int, cast])
+
+
+@dataclass
 class ConvertGetGlobalOp(RewritePattern):
     """`memref.get_global @g` → `llvm.mlir.addressof @g` wrapped in a descriptor."""
 
@@ -562,6 +577,7 @@ class FinalizeMemRefToLLVMPass(ModulePass):
                     ConvertGlobalOp(),
                     ConvertGetGlobalOp(),
                     ConvertViewOp(),
+                    ConvertExtractAlignedPointerAsIndexOp(),
                 ]
             )
         ).rewrite_module(op)
@@ -569,5 +585,5 @@ class FinalizeMemRefToLLVMPass(ModulePass):
             if dialect_of(inner) == "memref":
                 fail(
                     inner,
-                    "has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global, view)",
+                    "has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global, view, extract_aligned_pointer_as_index)",
                 )

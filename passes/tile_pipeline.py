@@ -29,6 +29,13 @@ from a contiguous tensor parameter whose pointer is 16-byte aligned and whose ro
 
 Option `num_stages`: 0 (default) takes the kernel's `tile.num_stages` attribute (`@tile.kernel(
 num_stages=...)`), else 3; 1 turns pipelining off.
+
+On `sm_90a` (option `chip`), a loop whose one dot will be a wgmma (`_in_flight`: the conditions of
+`tile_dot_wgmma.wgmma_shape`, both operands ringed, the accumulator used only as the next step's)
+with S ≥ 3 keeps one wgmma group in flight (d = 1): the prologue copies steps 0 … S-3, each iteration
+waits with `pending = S-3` and copies step k + S - 2 into slot (slot - 2) mod S — the slot of step
+k - 2, whose group every warpgroup retired (`wgmma.wait_group 1` at the end of step k - 1) before
+this step's barrier; the dot and the wait after the loop carry `tile.mma_in_flight = 1`.
 """
 
 from __future__ import annotations
@@ -149,7 +156,41 @@ def _clone_coords(load: tile.LoadOp, ops: list[Operation], iv: SSAValue, iv_valu
     return [mapping.get(c, c) for c in load.coords]
 
 
-def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: list[int]) -> None:
+def _in_flight(loop: kernel.ForOp, func: kernel.FuncOp, cands: list[tuple[_Candidate, list[Operation]]], stages: int, chip: str) -> int:
+    """1 when the loop's one `tile.dot` will be a wgmma (`tile_dot_wgmma.wgmma_shape`: sm_90a, whole
+    warpgroups, M = 16 x warps, N a power of two in [16, 256], K in {16, 32, 64}, f16/bf16 -> f32, both
+    operands from rings) whose accumulator is only carried to the next step (so its group may stay in
+    flight across the loop's back edge), and the ring has at least 3 stages; else 0."""
+    from xdsl.dialects.builtin import Float32Type
+
+    from warpforge.passes.lowerings.tile_dot_wgmma import WGMMA_CHIPS
+
+    dots = [op for op in loop.body.block.ops if isinstance(op, DotOp)]
+    warps = func.attributes.get("tile.num_warps")
+    if chip not in WGMMA_CHIPS or stages < 3 or len(dots) != 1 or len(cands) != 2 or not isinstance(warps, IntegerAttr):
+        return 0
+    dot = dots[0]
+    if {c.load.result for c, _ in cands} != {dot.lhs, dot.rhs}:
+        return 0
+    (m, k), (_, n) = dot.lhs.type.dims, dot.rhs.type.dims  # pyright: ignore[reportAttributeAccessIssue]
+    w = warps.value.data
+    et = dot.lhs.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+    if w % 4 or m != 16 * w or n & (n - 1) or not 16 <= n <= 256 or k not in (16, 32, 64) or not isinstance(et, Float16Type | BFloat16Type):
+        return 0
+    if not isinstance(dot.result.type.element_type, Float32Type) or type(dot.rhs.type.element_type) is not type(et):  # pyright: ignore[reportAttributeAccessIssue]
+        return 0
+    body = loop.body.block
+    term = body.last_op
+    uses = list(dot.result.uses)
+    if len(uses) != 1 or uses[0].operation is not term:
+        return 0
+    arg = body.args[1 + uses[0].index]  # the accumulator's block argument (args[0] is the induction variable)
+    if dot.acc is not arg or len(list(arg.uses)) != 1:
+        return 0
+    return 1
+
+
+def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: list[int], chip: str = "sm_90") -> None:
     body = loop.body.block
     term = body.last_op
     if not isinstance(term, kernel.YieldOp) or any(isinstance(o, kernel.BreakOp | kernel.ContinueOp) for o in loop.walk()):
@@ -182,12 +223,18 @@ def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: l
             next_ring[0] += 1
     if not cands:
         return
+    # d = 1: the wgmma of step k may still run while step k + 1 issues its copies, so those go into the
+    # slot of step k - 1 (read by the group retired by step k's wait_group 1), S - 2 steps ahead
+    d = _in_flight(loop, func, cands, stages, chip)
+    if d:
+        dot = next(op for op in body.ops if isinstance(op, DotOp))
+        dot.attributes["tile.mma_in_flight"] = IntegerAttr(d, 64)
     iv = body.args[0]
     outer = loop.parent_block()
     assert outer is not None
 
-    # prologue: steps 0 … S-2 into slots 0 … S-2
-    for j in range(stages - 1):
+    # prologue: steps 0 … S-2-d into slots 0 … S-2-d
+    for j in range(stages - 1 - d):
         if j == 0:
             iv_j = loop.lower
         else:
@@ -209,15 +256,23 @@ def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: l
     slot_arg.name_hint = "slot"
     first = body.first_op
     assert first is not None
-    wait = AsyncWaitOp(stages - 2)
+    wait = AsyncWaitOp(stages - 2 - d)
     body.insert_op_before(wait, first)
-    ahead_off = _const((stages - 1) * step_n)
+    ahead_off = _const((stages - 1 - d) * step_n)
     ahead = kernel.AddOp(iv, ahead_off)
     last_slot, one, zero_in = _const(stages - 1), _const(1), _const(0)
-    is_first = kernel.CmpOp("eq", slot_arg, zero_in)
-    prev = kernel.SubOp(slot_arg, one)
-    write = kernel.SelectOp(is_first, last_slot, prev)
-    head = [ahead_off, ahead, last_slot, one, zero_in, is_first, prev, write]
+    if d == 0:
+        is_first = kernel.CmpOp("eq", slot_arg, zero_in)
+        prev = kernel.SubOp(slot_arg, one)
+        write = kernel.SelectOp(is_first, last_slot, prev)
+        head = [ahead_off, ahead, last_slot, one, zero_in, is_first, prev, write]
+    else:  # write slot (slot - 1 - d) mod S
+        back, wrap = _const(1 + d), _const(stages - 1 - d)
+        is_first = kernel.CmpOp("lt", slot_arg, back)
+        prev = kernel.SubOp(slot_arg, back)
+        wrapped = kernel.AddOp(slot_arg, wrap)
+        write = kernel.SelectOp(is_first, wrapped, prev)
+        head = [ahead_off, ahead, last_slot, one, zero_in, back, wrap, is_first, prev, wrapped, write]
     for o in head:
         body.insert_op_before(o, first)
     for c, ops in cands:
@@ -251,7 +306,10 @@ def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: l
         old.replace_all_uses_with(new)
     loop.detach()
     loop.erase()
-    outer.insert_op_after(AsyncWaitOp(0), new_loop)
+    done = AsyncWaitOp(0)
+    if d:  # the accumulator is read after the loop: its last wgmma group retires here
+        done.attributes["tile.mma_in_flight"] = IntegerAttr(d, 64)
+    outer.insert_op_after(done, new_loop)
 
 
 @dataclass(frozen=True)
@@ -262,6 +320,11 @@ class TilePipelinePass(ModulePass):
 
     num_stages: int = 0
     """Ring depth; 0: the kernel's `tile.num_stages` attribute, else 3; 1: no pipelining."""
+    chip: str = "sm_90"
+    """The target chip: on `sm_90a` a wgmma dot keeps one MMA group in flight (module doc)."""
+    features: str = ""
+    module: str = ""
+    """(`features`, `module`: the target options every target pass takes; unused here.)"""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for f in op.ops:
@@ -275,4 +338,4 @@ class TilePipelinePass(ModulePass):
             loops = [o for o in f.walk() if isinstance(o, kernel.ForOp)]
             for loop in loops:
                 if not any(isinstance(o, kernel.ForOp) for o in loop.body.walk()):  # innermost loops
-                    _pipeline(loop, f, stages, next_ring)
+                    _pipeline(loop, f, stages, next_ring, self.chip)

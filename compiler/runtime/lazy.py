@@ -289,7 +289,7 @@ class _Launch(_Op):
             spec = Specialization(
                 tuple(replace(p, align=pointer_alignment(s.view.ptr)) if s is not None else p for p, s in zip(self.spec.params, self.storages))
             )
-        compiled = self.kernel.compile_specialization(spec, device.chip)
+        compiled = self.kernel.compile_specialization(spec, tile_chip(device))
         launch_args = []
         for p, a, s in zip(spec.params, self.args, self.storages):
             if p.kind == "constant":
@@ -893,3 +893,12 @@ def _slice_text(kernel: Any, param: Any) -> str:
         if name == param.name:
             return repr(ann)
     return param.kind
+
+
+def tile_chip(device: Any) -> str:
+    """The chip tile kernels compile for on `device`: its own, except `sm_90a` on a compute capability
+    9.0 GPU (H100/H200), so `tile.dot` can use wgmma (as Triton compiles sm_90a for 9.x); the
+    simulator keeps its chip (it interprets the portable `mma.sync` form)."""
+    if not getattr(device, "simulated", False) and tuple(device.compute_capability) == (9, 0):
+        return "sm_90a"
+    return device.chip

@@ -91,7 +91,7 @@ def _load_cubin(kernel: CompiledKernel, device: Device) -> LoadedKernel | None:
     import cuda.core as core
 
     from_cubin = getattr(core.ObjectCode, "from_cubin", None)
-    if from_cubin is None or device.chip != kernel.chip:
+    if from_cubin is None or device.chip not in (kernel.chip, kernel.chip.removesuffix("a")):  # sm_90a runs on sm_90
         return None
     from warpforge.report import cubin
 

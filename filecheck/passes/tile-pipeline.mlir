@@ -1,5 +1,6 @@
 // RUN: warpforge-opt %s --split-input-file -p tile-pipeline | filecheck %s
 // RUN: warpforge-opt %s --split-input-file -p 'tile-pipeline{num_stages=1}' | filecheck %s --check-prefix=OFF
+// RUN: warpforge-opt %s --split-input-file -p 'tile-pipeline{chip=sm_90a}' | filecheck %s --check-prefix=WGMMA
 
 // A K loop whose tile.dot operands are tile.loads of aligned f16 views (tile.arg_info): three stages
 // (the default). The prologue copies steps 0 and 1 into slots 0 and 1 (one commit group each); each
@@ -149,5 +150,50 @@ kernel.func @transposed_b(%c: !tile.tensor_view<?x?xf32>, %q: !tile.tile<32x16xf
     kernel.yield %d : !tile.tile<32x32xf32>
   }
   tile.store %acc, %cp[%i, %i] : !tile.tile<32x32xf32>, !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}
+
+// -----
+
+// On sm_90a a loop whose one dot will be a wgmma (4 warps = one warpgroup, 64x32 accumulator, K = 16,
+// f16 from two rings, the accumulator only carried to the next step) keeps one wgmma group in flight
+// (tile.mma_in_flight = 1 on the dot and on the wait after the loop): the copies go S - 2 = 1 step
+// ahead into slot (slot - 2) mod 3 (the one the wait_group 1 of the previous step retired), each step
+// waits for all copies (pending = S - 3 = 0). On sm_90 the same loop keeps the usual schedule.
+// CHECK-LABEL: kernel.func @wgmma_in_flight(
+// CHECK:         tile.async_wait {pending = 1 : i64}
+// CHECK-NOT:     tile.mma_in_flight
+// WGMMA-LABEL: kernel.func @wgmma_in_flight(
+// WGMMA:         tile.async_copy %{{.*}} into %[[S0:.*]] {ring = 0 : i64, stages = 3 : i64}
+// WGMMA-NEXT:    tile.async_copy %{{.*}} into %[[S0]] {ring = 1 : i64, stages = 3 : i64}
+// WGMMA-NEXT:    tile.async_commit
+// WGMMA-NOT:     tile.async_copy
+// WGMMA:         kernel.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[SLOT:.*]] = %{{.*}})
+// WGMMA-NEXT:      tile.async_wait {pending = 0 : i64}
+// WGMMA-NEXT:      %[[ONE:.*]] = kernel.constant 1 : si64
+// WGMMA-NEXT:      %[[AHEAD:.*]] = kernel.add %[[K]], %[[ONE]] : si64
+// WGMMA:           %[[FIRST:.*]] = kernel.cmp lt, %[[SLOT]], %[[BACK:.*]] : si64
+// WGMMA-NEXT:      %[[PREV:.*]] = kernel.sub %[[SLOT]], %[[BACK]] : si64
+// WGMMA-NEXT:      %[[WRAPPED:.*]] = kernel.add %[[SLOT]], %[[WRAP:.*]] : si64
+// WGMMA-NEXT:      %[[W:.*]] = kernel.select %[[FIRST]], %[[WRAPPED]], %[[PREV]] : si64
+// WGMMA-NEXT:      tile.async_copy %{{.*}}[%{{.*}}, %[[AHEAD]]] into %[[W]] {ring = 0 : i64, stages = 3 : i64}
+// WGMMA:           tile.dot %{{.*}}, %{{.*}}, %[[ACC]] {tile.mma_in_flight = 1 : i64}
+// WGMMA:         tile.async_wait {tile.mma_in_flight = 1 : i64, pending = 0 : i64}
+kernel.func @wgmma_in_flight(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?xf16>, %b: !tile.tensor_view<?x?xf16>, %n: si64) attributes {kernel, tile, tile.num_warps = 4 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[64, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %i = tile.block_coord %cp[0] : !tile.partition_view<[64, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %j = tile.block_coord %cp[1] : !tile.partition_view<[64, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[64, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[16, 32], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %zero = tile.full 0.0 : f32 -> !tile.tile<64x32xf32>
+  %lo = kernel.constant 0 : si64
+  %one = kernel.constant 1 : si64
+  %acc = kernel.for %k = %lo to %n step %one iter_args(%acc0 = %zero) -> (!tile.tile<64x32xf32>) : si64 {
+    %x = tile.load %ap[%i, %k] : !tile.partition_view<[64, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<64x16xf16>
+    %y = tile.load %bp[%k, %j] : !tile.partition_view<[16, 32], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x32xf16>
+    %d = tile.dot %x, %y, %acc0 : !tile.tile<64x16xf16>, !tile.tile<16x32xf16>, !tile.tile<64x32xf32> -> !tile.tile<64x32xf32>
+    kernel.yield %d : !tile.tile<64x32xf32>
+  }
+  tile.store %acc, %cp[%i, %j] : !tile.tile<64x32xf32>, !tile.partition_view<[64, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
   kernel.return
 }

@@ -22,7 +22,9 @@ and of `tile-pipeline`'s cp.async ring ops.
    copies of a tile wholly inside the tensor are unmasked 16-byte `cp.async.cg`, tail tiles zero-fill;
    the wait is `cp.async.wait_group N` + a barrier.
 
-This is the portable path (sm_80+, `mma.sync`); Hopper's wgmma and TMA are the next step.
+This is the portable path (sm_80+, `mma.sync`); on sm_90a a qualifying dot is lowered by
+`tile_dot_wgmma.py` instead (wgmma from the same rings, whose slots then follow wgmma's swizzled
+layouts).
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ def shared_bytes(m: int, n: int, k: int, in_bytes: int) -> int:
     pad = PAD_BYTES // in_bytes
     return m * (k + pad) * in_bytes + k * (n + pad) * in_bytes
 
+
+RING_ALIGN = 1024
+"""Alignment of the rings wgmma reads (the period of its 128-byte swizzle); `tile_dot_wgmma.aligned_shift`
+reserves this much dynamic shared memory once for the padding."""
 
 MAX_DYNAMIC_SHARED = 227 * 1024
 """Dynamic shared memory a CTA can opt into on sm_80/sm_90 (CUDA C Programming Guide, "Compute
@@ -293,7 +299,7 @@ def _copy_async(fl: _TileFunctionLowering, e: Emitter, d: DeferredLoad, buf: SSA
                     heads = [x(arith.SelectOp(reads, o, zero)) for o in lead]
                 dr, dc = r, c
                 if dest is not None:
-                    dr = dest.row(x, r)
+                    dr = dest.row(x, r, c)
                     dc = dest.col(x, r, c)
                 src = [_idx(x, o) for o in heads] + [_idx(x, grow), _idx(x, gcol)]
                 x(nvgpu.DeviceAsyncCopyOp(view.memref, src, buf, [_idx(x, dr), _idx(x, dc)], 8, _idx(x, valid) if valid is not None else None, bypass_l1=True))
@@ -636,6 +642,9 @@ def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     la, lb = fl.values.get(op.lhs), fl.values.get(op.rhs)
     lay = fl.layout_of(op.result)
     assert isinstance(lay, MmaLayout)
+    lower = getattr(lay, "lower_dot", None)  # another accumulator layout lowers the dot itself (tile_dot_wgmma.py)
+    if lower is not None:
+        return lower(fl, op, e)
     a_regs: Dist | None = None
     if isinstance(la, Dist) and isinstance(la.layout, MmaLayout) and register_a_operand(la.layout, lay, op.lhs.type.dims[1]):  # pyright: ignore[reportAttributeAccessIssue]
         a_regs = la  # the previous product's registers are the A fragments
@@ -682,25 +691,39 @@ def _dot(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 # --------------------------------------------------------------------------- the cp.async ring (tile-pipeline)
 
 
-def _ring(fl: _TileFunctionLowering, op: AsyncCopyOp | RingTileOp, shape: tuple[int, ...], elem: Attribute) -> tuple[SSAValue, tuple[int, int] | None]:
+def _ring(fl: _TileFunctionLowering, op: AsyncCopyOp | RingTileOp, shape: tuple[int, ...], elem: Attribute) -> tuple[SSAValue, tuple[int, int] | None, tuple[int, int] | None]:
     """Ring `op.ring`: `stages` slots of an R×C tile, one 2-D array (stages·R)×C in the launch's
     dynamic shared memory (rings may exceed the 48 KiB of static shared memory), XOR-swizzled
-    (`swizzle_for`): no padding, no bank conflicts."""
+    (`swizzle_for`): no padding, no bank conflicts. A ring in `fl.ring_panels` (read by wgmma) splits
+    each slot into C/P column panels of R×P (one 2-D array (stages·R·C/P)×P, the panel's swizzle) and
+    starts at a 1024-byte aligned address (the period of wgmma's 128-byte swizzle). Returns the
+    array, the swizzle and (R, P) for a paneled ring (None when a slot is one panel)."""
     ring, stages = op.ring.value.data, op.stages.value.data
     key = ("ring", ring)
     found = fl.cache.get(key)
     rows, cols = shape
-    typ = MemRefType(signless(elem), [stages * rows, cols], memory_space=SHARED)
+    width = fl.ring_panels.get(ring, cols)
+    typ = MemRefType(signless(elem), [stages * rows * (cols // width), width], memory_space=SHARED)
+    panel = (rows, width) if width < cols else None
     if found is None:
-        offset = fl.dynamic_shared
-        fl.dynamic_shared += -(-stages * rows * cols * element_bytes(signless(elem)) // 128) * 128
+        align = 1024 if ring in fl.ring_panels else 128
+        # offsets count from the rings' base; the padding that aligns it (wgmma rings) is reserved once,
+        # past the last ring, so pad + the last ring's end stays inside the launch's shmem_size
+        reserved = RING_ALIGN if ("ring_align",) in fl.cache else 0
+        offset = -(-(fl.dynamic_shared - reserved) // align) * align
+        fl.dynamic_shared = offset + reserved + -(-stages * rows * cols * element_bytes(signless(elem)) // 128) * 128
         if fl.dynamic_shared > MAX_DYNAMIC_SHARED:
             raise error_at(op, f"the cp.async rings of this kernel need {fl.dynamic_shared} bytes of shared memory, more than the {MAX_DYNAMIC_SHARED} a CTA can have; use fewer stages (num_stages) or smaller tiles")
         raw = fl.at_entry(("dynamic_shared",), lambda x: x(gpu.DynamicSharedMemoryOp()))
-        found = fl.at_entry(key, lambda x: x(memref.ViewOp(raw, x.const(offset, IndexType()), [], typ)))
+        if ring in fl.ring_panels:
+            from warpforge.passes.lowerings.tile_dot_wgmma import aligned_shift
+
+            found = fl.at_entry(key, lambda x: x(memref.ViewOp(raw, aligned_shift(fl, x, raw, offset), [], typ)))
+        else:
+            found = fl.at_entry(key, lambda x: x(memref.ViewOp(raw, x.const(offset, IndexType()), [], typ)))
     if found.type != typ:
         raise error_at(op, f"{op.name}: ring {ring} holds {typ}, not {shape} tiles of {elem} (each ring has one tile type)")
-    return found, swizzle_for(cols, element_bytes(signless(elem)))
+    return found, swizzle_for(width, element_bytes(signless(elem))), panel
 
 
 def _slot_rows(e: Emitter, fl: _TileFunctionLowering, slot: SSAValue, rows: int) -> SSAValue:
@@ -719,8 +742,8 @@ def _async_copy(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
         raise error_at(op, f"tile.async_copy needs a 16-byte aligned view with rows a multiple of 8 elements and padding 0 (cp.async, 16 bytes, zero-fill); got alignment {v.align}, rows divisible by {v.divisible[-1]}")
     shape = ring_tile_shape(pv.tile)
     assert shape is not None  # the verifier's
-    buf, swz = _ring(fl, op, shape, v.elem)
-    dest = SharedOperand(buf, _slot_rows(e, fl, op.slot, shape[0]), swz)
+    buf, swz, panel = _ring(fl, op, shape, v.elem)
+    dest = SharedOperand(buf, _slot_rows(e, fl, op.slot, buf.type.get_shape()[0] // op.stages.value.data), swz, panel=panel)  # pyright: ignore[reportAttributeAccessIssue]
     _copy_async(fl, e, DeferredLoad(pv, _coords64(fl, e, op.coords)), buf, dest)
 
 
@@ -732,7 +755,15 @@ def _async_commit(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
 @lowers(AsyncWaitOp)
 def _async_wait(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     assert isinstance(op, AsyncWaitOp)
+    if "tile.mma_in_flight" in op.attributes:  # after a loop whose wgmma groups stay in flight (tile-pipeline)
+        from warpforge.dialects import nvvm
+
+        e(nvvm.op("nvvm.wgmma.wait.group.sync.aligned")(n=0))  # pyright: ignore[reportCallIssue]
     e(nvgpu.DeviceAsyncWaitOp(op.pending.value.data))
+    if fl.ring_panels:  # wgmma reads the rings: order these generic-proxy (cp.async) writes before its async-proxy reads
+        from warpforge.dialects import nvvm
+
+        e(nvvm.op("nvvm.fence.proxy.async.shared.cta")())  # pyright: ignore[reportCallIssue]
     e(gpu.BarrierOp())
 
 
@@ -741,27 +772,37 @@ def _ring_tile(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SharedOp
     assert isinstance(op, RingTileOp)
     t = op.result.type
     assert isinstance(t, tile.TileType)
-    buf, swz = _ring(fl, op, t.dims, t.element_type)
-    return SharedOperand(buf, _slot_rows(e, fl, op.slot, t.dims[0]), swz)
+    buf, swz, panel = _ring(fl, op, t.dims, t.element_type)
+    return SharedOperand(buf, _slot_rows(e, fl, op.slot, buf.type.get_shape()[0] // op.stages.value.data), swz, panel=panel)  # pyright: ignore[reportAttributeAccessIssue]
 
 
 @dataclass
 class SharedOperand:
     """An operand in shared memory: `buf[row_base + r][swizzled c]` holds its element (r, c)
     (`row_base`: the ring slot's first row, None for 0; `swizzle` (shift, mask): the 16-byte chunk
-    c / 8 of row r is stored at chunk (c / 8) ^ ((r >> shift) & mask), None: not swizzled)."""
+    c / 8 of row r is stored at chunk (c / 8) ^ ((r >> shift) & mask), None: not swizzled; `panel`
+    (R, P): the slot is split into column panels of R×P, element (r, c) in row (c / P)·R + r at
+    column c mod P — wgmma's MN-major B layout; None: one panel)."""
 
     buf: SSAValue
     row_base: SSAValue | None
     swizzle: tuple[int, int] | None = None
     transposed: bool = False
     """The array holds the operand's transpose (B as N×K, A as K×M): element (r, c) at row c, column r."""
+    panel: tuple[int, int] | None = None
 
-    def row(self, e: Emitter, r: SSAValue) -> SSAValue:
+    def row(self, e: Emitter, r: SSAValue, c: SSAValue | None = None) -> SSAValue:
+        """The stored row of element (r, c) (`c` needed only for a paneled operand)."""
+        if self.panel is not None:
+            assert c is not None
+            rows, width = self.panel
+            r = e(arith.AddiOp(r, e(arith.ShLIOp(e(arith.ShRUIOp(c, e.const(_log2(width), i64))), e.const(_log2(rows), i64)))))
         return r if self.row_base is None else e(arith.AddiOp(self.row_base, r))
 
     def col(self, e: Emitter, r: SSAValue, c: SSAValue) -> SSAValue:
         """The stored column of element (r, c), c a multiple of 8 (a chunk's first element)."""
+        if self.panel is not None:
+            c = e(arith.AndIOp(c, e.const(self.panel[1] - 1, i64)))
         if self.swizzle is None:
             return c
         shift, mask = self.swizzle
@@ -863,3 +904,6 @@ def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: s
                 e(mma)
                 acc[s : s + 4] = list(mma.d)
     return acc
+
+
+from warpforge.passes.lowerings import tile_dot_wgmma as _tile_dot_wgmma  # noqa: E402,F401  (tile.dot on wgmma for sm_90a; its analysis runs after assign_mma_layouts)

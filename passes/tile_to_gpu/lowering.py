@@ -134,6 +134,11 @@ class _TileFunctionLowering(FunctionLowering):
     dynamic_shared: int = 0
     """Bytes of dynamic shared memory lowerings placed their arrays in (`tile.dot`'s cp.async rings),
     for `tile.dynamic_shared_bytes`: the launch's `shmem_size`."""
+    chip: str = "sm_90"
+    """The target chip (`tile-to-gpu`'s option): `sm_90a` lets `tile.dot` use wgmma (tile_dot_wgmma.py)."""
+    ring_panels: dict[int, int] = field(default_factory=dict)
+    """Per `tile-pipeline` ring id, the column-panel width its slots are split into (a wgmma B operand,
+    tile_dot_wgmma.py); rings not listed hold row-major slots."""
     layout_hints: dict[SSAValue, object] = field(default_factory=dict)
     """Source tile values that get a layout other than the canonical one (`layout_of`), chosen before
     lowering by the `LAYOUT_ANALYSES` (e.g. `tile.dot`'s MMA accumulator layout)."""
