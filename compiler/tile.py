@@ -269,10 +269,13 @@ class TileKernel:
         if self.min_blocks_per_sm is not None and (isinstance(self.min_blocks_per_sm, bool) or not isinstance(self.min_blocks_per_sm, int) or not 1 <= self.min_blocks_per_sm <= 32):
             raise UsageError(f"min_blocks_per_sm is an int from 1 to 32 (PTX .minnctapersm), got {self.min_blocks_per_sm!r}")
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Record a launch with `args` (by position, or by parameter name as in `k(z, x=t)`; an unknown
+        or missing name is a `UsageError` listing the parameters)."""
         from warpforge.runtime.lazy import record_launch
+        from warpforge.specialize import bind_arguments
 
-        return record_launch(self, args)
+        return record_launch(self, bind_arguments(self.fn, self.__qualname__, args, kwargs))
 
     def specialize(self, args: tuple[Any, ...]) -> Any:
         """The `Specialization` of this kernel for `args` (lazy tensors, partitions, `tile.spec`s, scalars)."""
