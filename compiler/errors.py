@@ -86,3 +86,9 @@ class UsageError(WarpforgeError, TypeError, ValueError):
 class CompileWarning(UserWarning):
     """A kernel compiled, but something about it will hurt (it spills registers to local memory, or
     lowers to so many ops that compiling is slow); shown at the kernel's source line with a hint."""
+
+
+class LaunchUsageError(UsageError, LaunchError):
+    """A runtime constructor was given a bad argument: a tensor shape (`wf.zeros((-1,))`), a launch
+    configuration (`LaunchConfig(grid=(1, 2, 3, 4))`), an object `wf.tensor()` cannot use. A
+    `UsageError`, and also a `LaunchError`, which these cases raised before."""

@@ -68,3 +68,80 @@ def test_tile_launch_takes_keyword_arguments(sim) -> None:
     np.testing.assert_array_equal(out, host + np.float32(1.0))
     with pytest.raises(wf.UsageError, match=r"add_one\(z, x\) has no parameter named 'y'"):
         add_one(wf.zeros((64,)).partition((16,)), y=wf.from_host(host))
+
+
+# ---------------------------------------------------------------- 5, 14, 15: the command line
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str]:
+    with pytest.raises(SystemExit) as e:
+        cli.main(list(argv))
+    return int(e.value.code or 0), capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["compile", "run"])
+def test_cli_refuses_a_file_that_is_not_python(capsys, tmp_path, command) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# not Python\n")
+    code, err = _cli(capsys, command, str(notes))
+    assert code == 1
+    assert "AssertionError" not in err and "Traceback" not in err
+    assert f"warpforge {command} takes a Python source file (FILE.py)" in err and "notes.md" in err
+
+
+def test_cli_compile_points_mlir_files_to_warpforge_opt(capsys, tmp_path) -> None:
+    f = tmp_path / "k.mlir"
+    f.write_text("builtin.module {}\n")
+    code, err = _cli(capsys, "compile", str(f), "--emit", "ptx")
+    assert code == 1 and "use `warpforge-opt FILE.mlir`" in err
+
+
+def test_cli_run_without_a_file_names_only_the_file(capsys) -> None:
+    code, err = _cli(capsys, "run")
+    assert code == 2
+    assert "required: file" in err and "args" not in err.split("required:")[1]
+
+
+def test_cli_compile_says_to_keep_launches_under_main(capsys, tmp_path) -> None:
+    f = tmp_path / "launches.py"
+    f.write_text("import warpforge as wf\nx = wf.zeros((-1,))  # module-level device work\n")
+    code, err = _cli(capsys, "compile", str(f), "--emit", "ptx")
+    assert code == 1
+    assert "a tensor shape is an int or a tuple of non-negative ints" in err
+    assert 'keep launches and device work under `if __name__ == "__main__":`' in err
+
+
+# ---------------------------------------------------------------- 6: simulator buffers in tile chains
+
+
+def test_wf_tensor_takes_a_simulator_device_buffer(sim) -> None:
+    dev, st = sim
+    host = np.random.default_rng(6).standard_normal(64).astype(np.float32)
+    b = wf.DeviceBuffer.from_host(st, host)
+    assert isinstance(b, wf.DeviceBuffer)
+    out = add_one(wf.full((64,), np.nan, wf.f32).partition((16,)), wf.tensor(b)).first().unpartition().to_host().sync_on(st)
+    np.testing.assert_array_equal(out, host + np.float32(1.0))
+    # used in place: a kernel's output written into the buffer is seen through it
+    o = wf.DeviceBuffer.from_host(st, np.full(64, np.nan, np.float32))
+    add_one(wf.tensor(o).partition((16,)), wf.from_host(host)).first().unpartition().to_host().sync_on(st)
+    np.testing.assert_array_equal(o.to_host(st), host + np.float32(1.0))
+
+
+# ---------------------------------------------------------------- 12: error classes
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: wf.zeros((-1,)), "a tensor shape is an int or a tuple of non-negative ints, got (-1,)"),
+        (lambda: wf.LaunchConfig(grid=(1, 2, 3, 4), block=32), "grid is an int or a tuple of 1 to 3 ints, got (1, 2, 3, 4)"),
+        (lambda: wf.LaunchConfig(grid=1, block=32, shmem_size=-1), "shmem_size is a number of bytes"),
+        (lambda: wf.tensor(object()), "wf.tensor() takes a NumPy array or a device array"),
+        (lambda: wf.arange(-2), "wf.arange(n) takes an int n >= 0"),
+    ],
+)
+def test_bad_constructor_arguments_are_usage_errors(make, message) -> None:
+    with pytest.raises(wf.UsageError) as e:
+        make()
+    assert message in str(e.value)
+    assert isinstance(e.value, wf.LaunchError)  # what these raised before
