@@ -37,6 +37,7 @@ from warpforge.dtypes import (  # noqa: E402
 )
 from warpforge.errors import (  # noqa: E402
     AliasError,
+    AnnotationError,
     ChainNotRunError,
     CompileError,
     CompileWarning,
@@ -81,6 +82,7 @@ def __getattr__(name: str):
 __all__ = [
     "Constant",
     "AliasError",
+    "AnnotationError",
     "ChainNotRunError",
     "CompileError",
     "CompileWarning",

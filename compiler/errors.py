@@ -92,3 +92,9 @@ class LaunchUsageError(UsageError, LaunchError):
     """A runtime constructor was given a bad argument: a tensor shape (`wf.zeros((-1,))`), a launch
     configuration (`LaunchConfig(grid=(1, 2, 3, 4))`), an object `wf.tensor()` cannot use. A
     `UsageError`, and also a `LaunchError`, which these cases raised before."""
+
+
+class AnnotationError(CompileError, UsageError):
+    """A malformed parameter annotation (`tile.Tensor[f32, (2, 2, 2, 2, 2)]`: rank 5), raised where
+    Python evaluates it, at the annotation's file:line:col. A `CompileError` (as every annotation
+    error is) and a `UsageError`, which these raised before."""

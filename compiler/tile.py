@@ -60,25 +60,49 @@ class TensorAnnotation:
         return f"tile.{kind}[{self.dtype!r}, {self.dims!r}]"
 
 
+def _annotation_error(message: str) -> Exception:
+    """An `AnnotationError` at the user's annotation (the first frame outside warpforge: Python
+    evaluates `tile.Tensor[...]` in the `def` line; 3.11's code positions give the column)."""
+    import linecache
+    import os
+    import sys
+
+    from warpforge.errors import AnnotationError
+
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame = sys._getframe(1)  # pyright: ignore[reportPrivateUsage]
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame = frame.f_back  # pyright: ignore[reportAssignmentType]
+    if frame is None:
+        return UsageError(message)
+    filename, line, col = frame.f_code.co_filename, frame.f_lineno, 0
+    positions = list(frame.f_code.co_positions())
+    if 0 <= frame.f_lasti // 2 < len(positions):
+        start_line, _, start_col, _ = positions[frame.f_lasti // 2]
+        if start_line == line and start_col is not None:
+            col = start_col + 1
+    return AnnotationError(message, filename=filename, line=line or 0, col=col, source_line=linecache.getline(filename, line) or None)
+
+
 class _TensorMarker:
     atomic = False
 
     def __class_getitem__(cls, item: Any) -> TensorAnnotation:
         name = "AtomicTensor" if cls.atomic else "Tensor"
         if not isinstance(item, tuple) or len(item) != 2:
-            raise UsageError(f"tile.{name}[dtype, shape] takes a dtype and a shape tuple, e.g. tile.{name}[wf.f32, (-1,)]")
+            raise _annotation_error(f"tile.{name}[dtype, shape] takes a dtype and a shape tuple, e.g. tile.{name}[wf.f32, (-1,)]")
         dtype, shape = item
         try:
             dt = dtypes.from_numpy(dtype)
         except TypeError as e:
-            raise UsageError(f"tile.{name}[...] needs a warpforge dtype such as wf.f32: {e}") from None
+            raise _annotation_error(f"tile.{name}[...] needs a warpforge dtype such as wf.f32: {e}") from None
         if isinstance(shape, int | str):
             shape = (shape,)
         if not isinstance(shape, tuple) or not 1 <= len(shape) <= 4:
-            raise UsageError(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 to 4 dimensions, got {shape!r}")
+            raise _annotation_error(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 to 4 dimensions, got {shape!r}")
         for d in shape:
             if isinstance(d, bool) or not (isinstance(d, str) and d.isidentifier() or isinstance(d, int) and d >= -1):
-                raise UsageError(f"tile.{name}: a dimension is a size (>= 0), -1 (dynamic) or a symbol name like \"B\", got {d!r}")
+                raise _annotation_error(f"tile.{name}: a dimension is a size (>= 0), -1 (dynamic) or a symbol name like \"B\", got {d!r}")
         return TensorAnnotation(dt, tuple(shape), cls.atomic)
 
 

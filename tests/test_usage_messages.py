@@ -1,7 +1,6 @@
 """A new user's report, problem by problem: each misuse is a `WarpforgeError` subclass with a message
-that says what is taken (and where), never a plain traceback or an internal class name."""
-
-from __future__ import annotations
+that says what is taken (and where), never a plain traceback or an internal class name. (No `from __future__ import annotations`: the
+annotations are evaluated at `def`, as the located-annotation test needs.)"""
 
 import numpy as np
 import pytest
@@ -145,3 +144,102 @@ def test_bad_constructor_arguments_are_usage_errors(make, message) -> None:
         make()
     assert message in str(e.value)
     assert isinstance(e.value, wf.LaunchError)  # what these raised before
+
+
+# ---------------------------------------------------------------- 7, 8, 9, 10, 16: kernel diagnostics
+
+
+def _compile_error(kernel, *args, stage="kernel") -> wf.CompileError:
+    with pytest.raises(wf.CompileError) as e:
+        kernel.ir(stage, *args)
+    return e.value
+
+
+def test_unknown_thread_index_attribute_is_located() -> None:
+    @simt.kernel
+    def bad(o: simt.DisjointSlice[wf.f32]):
+        idx = simt.index_1d()
+        o[idx] = simt.thread_idx.w
+
+    e = _compile_error(bad)
+    assert e.message == "simt.thread_idx has no attribute 'w' (x, y, z)"
+    assert e.filename == __file__ and e.line == bad.fn.__code__.co_firstlineno + 3 and e.col == 18
+
+
+def test_messages_name_no_internal_classes() -> None:
+    @simt.kernel
+    def bad(o: simt.DisjointSlice[wf.f32]):
+        idx = simt.index_1d()
+        o[idx] = simt.thread_idx
+
+    e = _compile_error(bad)
+    assert "Namespace" not in str(e) and "'simt.thread_idx' (a namespace, not a value)" in e.message
+
+    @tile.kernel
+    def to_float(z: tile.Tensor[wf.f32, (16,)], x: tile.Tensor[wf.f32, (-1,)]):
+        z.store(tile.load(x, (tile.bid(0),), (16,)).astype(wf.f32).astype(len))
+
+    e = _compile_error(to_float, tile.spec(wf.f32, (64,), partition=(16,)), tile.spec(wf.f32, (64,)), stage="tile")
+    assert "Builtin" not in str(e) and "got the function 'len'" in e.message
+
+
+def test_astype_takes_python_types_as_numpy_does(sim) -> None:
+    @tile.kernel
+    def truth(z: tile.Tensor[wf.f32, (16,)], n: tile.Tensor[wf.i64, (16,)], x: tile.Tensor[wf.f32, (-1,)]):
+        t = tile.load(x, (tile.bid(0),), (16,))
+        z.store(t.astype(bool).astype(float).astype(wf.f32))
+        n.store((t * 2.0).astype(int))
+
+    dev, st = sim
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal(16) * 3).astype(np.float32)
+    x[::3] = 0.0
+    z, n, _ = truth(wf.full((16,), np.nan, wf.f32).partition((16,)), wf.full((16,), -7, wf.i64).partition((16,)), wf.from_host(x))
+    zh, nh = z.unpartition().to_host(), n.unpartition().to_host()
+    zh.sync_on(st)
+    np.testing.assert_array_equal(zh.sync_on(st), x.astype(bool).astype(np.float32))
+    np.testing.assert_array_equal(nh.sync_on(st), (x * np.float32(2.0)).astype(np.int64))
+
+
+def test_loop_retype_hint_for_tiles_is_code() -> None:
+    @tile.kernel
+    def scaled(z: tile.Tensor[wf.f32, (128,)]):
+        acc = tile.zeros((128,), wf.f32)
+        for i in range(4):
+            acc = acc * i
+        z.store(acc)
+
+    e = _compile_error(scaled, tile.spec(wf.f32, (256,), partition=(128,)), stage="tile")
+    assert "(128,)(0)" not in e.message
+    assert "e.g. acc = tile.zeros((128,), wf.f64), or convert the new value back with .astype(wf.f32)" in e.message
+
+
+def test_rank5_tensor_annotation_is_a_located_compile_error() -> None:
+    with pytest.raises(wf.CompileError) as e:
+
+        def bad(z: tile.Tensor[wf.f32, (2, 2, 2, 2, 2)]):
+            pass
+
+    err = e.value
+    assert isinstance(err, wf.UsageError)  # what it raised before
+    assert "the shape is a tuple of 1 to 4 dimensions, got (2, 2, 2, 2, 2)" in err.message
+    assert err.filename == __file__ and err.col == 20
+    assert "def bad(z: tile.Tensor" in str(err)
+
+
+def test_tile_arange_takes_numpy_and_triton_forms(sim) -> None:
+    @tile.kernel
+    def ramps(z: tile.Tensor[wf.i32, (16,)]):
+        z.store(tile.arange(4, 20) + tile.arange(16, dtype=wf.i32) * 100 + tile.arange(0, 16, wf.i32) * 10000)
+
+    dev, st = sim
+    out = ramps(wf.full((16,), -1, wf.i32).partition((16,))).first().unpartition().to_host().sync_on(st)
+    r = np.arange(16, dtype=np.int32)
+    np.testing.assert_array_equal(out, (r + 4) + r * 100 + r * 10000)
+
+    @tile.kernel
+    def bad(z: tile.Tensor[wf.f32, (16,)]):
+        z.store(tile.arange(16, 1.5).astype(wf.f32))
+
+    e = _compile_error(bad, tile.spec(wf.f32, (16,), partition=(16,)), stage="tile")
+    assert "tile.arange(n, dtype=wf.i32) or tile.arange(start, stop)" in e.message or "tile.arange(start, stop)" in e.message
