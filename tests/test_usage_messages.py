@@ -243,3 +243,52 @@ def test_tile_arange_takes_numpy_and_triton_forms(sim) -> None:
 
     e = _compile_error(bad, tile.spec(wf.f32, (16,), partition=(16,)), stage="tile")
     assert "tile.arange(n, dtype=wf.i32) or tile.arange(start, stop)" in e.message or "tile.arange(start, stop)" in e.message
+
+
+def test_bad_partition_is_located_at_its_column() -> None:
+    with pytest.raises(wf.CompileError) as e:
+        wf.zeros((8,), wf.f32).partition((3,))
+    err = e.value
+    assert "the partition (3,) is not a valid tile shape" in err.message
+    assert err.filename == __file__ and err.col == 9  # the call expression, not column 0
+    assert ".partition((3,))" in (err.source_line or "")
+
+
+def test_pipeline_chip_option_is_located(capsys, tmp_path) -> None:
+    from warpforge.driver import opt
+
+    f = tmp_path / "e.mlir"
+    f.write_text("builtin.module {}\n")
+    spec = "builtin.module(kernel-to-gpu{chip=sm_999})"
+    with pytest.raises(SystemExit) as e:
+        opt.main([str(f), f"--pass-pipeline={spec}"])
+    err = capsys.readouterr().err
+    assert e.value.code == 1
+    assert err.startswith(f"pass-pipeline:1:{spec.index('chip=') + 1}: error: unknown chip 'sm_999'"), err
+
+
+# ---------------------------------------------------------------- 17, 18: chips and the toolkit
+
+
+@pytest.mark.parametrize("old", ["sm_20", "sm_30", "sm_37"])
+def test_chips_older_than_sm50_are_refused(old) -> None:
+    from warpforge.backend.chips import CHIPS, MIN_SM, resolve_target
+
+    assert all(c.sm >= MIN_SM for c in CHIPS.values())
+    with pytest.raises(wf.TargetError, match=rf"chip '{old}' is older than warpforge supports \(sm_50 and newer.*expected one of sm_50, sm_52"):
+        resolve_target(old)
+    with pytest.raises(wf.TargetError, match="older than warpforge supports"):
+        double.compile(old)
+
+
+def test_doctor_says_which_ptxas_and_why(capsys) -> None:
+    from warpforge.backend.toolkit import ptxas_origin
+
+    path, why = ptxas_origin()
+    if path is None:
+        pytest.skip("no ptxas here")
+    with pytest.raises(SystemExit):
+        cli.main(["doctor"])
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if ln.startswith("ptxas"))
+    assert path in line and why in line and why.startswith("from ")

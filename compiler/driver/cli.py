@@ -166,17 +166,17 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     check("llvmlite NVPTX", nvptx, "pip install 'llvmlite==0.50.*' (its LLVM includes NVPTX)")
 
     def ptxas() -> str:
-        from warpforge.backend.toolkit import find_ptxas
+        from warpforge.backend.toolkit import ptxas_origin
 
         from warpforge.backend.chips import ptx_text, ptxas_max_ptx, ptxas_version
 
-        path = find_ptxas()
+        path, why = ptxas_origin()
         if path is None:
-            raise FileNotFoundError("ptxas not found")
+            raise FileNotFoundError(f"ptxas not found: {why}")
         release, newest = ptxas_version(), ptxas_max_ptx()
         if release is None or newest is None:
-            return f"{path} (version unknown)"
-        return f"{path} (CUDA {release[0]}.{release[1]}: assembles PTX up to {ptx_text(newest)})"
+            return f"{path} (version unknown; {why})"
+        return f"{path} (CUDA {release[0]}.{release[1]}: assembles PTX up to {ptx_text(newest)}; {why})"
 
     check("ptxas", ptxas, "install the CUDA toolkit or pip install 'nvidia-cuda-nvcc==13.0.*'")
 

@@ -44,7 +44,7 @@ import numpy
 from warpforge import dtypes
 from warpforge.dtypes import DType
 from warpforge.errors import AliasError, ChainNotRunError, LaunchError, LaunchUsageError, MovedValueError
-from warpforge.runtime.tiling import call_site, check_tile_shape, grid_of
+from warpforge.runtime.tiling import call_position, call_site, check_tile_shape, grid_of
 
 _seq = itertools.count()
 _lock = threading.Lock()
@@ -456,7 +456,7 @@ class LazyTensor(_Handle):
                 f"the partition {tuple(shape)} does not fit the {len(self.shape)}-D tensor of shape {self.shape} "
                 f"(created at {self._created_at}): give one tile extent per dimension (at {site})"
             )
-        check_tile_shape(shape, "the partition", site)
+        check_tile_shape(shape, "the partition", position=call_position())
         self._consume(".partition()")
         return PartitionedTensor(self._storage, shape, site)
 
