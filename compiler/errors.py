@@ -98,3 +98,9 @@ class AnnotationError(CompileError, UsageError):
     """A malformed parameter annotation (`tile.Tensor[f32, (2, 2, 2, 2, 2)]`: rank 5), raised where
     Python evaluates it, at the annotation's file:line:col. A `CompileError` (as every annotation
     error is) and a `UsageError`, which these raised before."""
+
+
+class EnvironmentVariableError(UsageError, DeviceError):
+    """A `WARPFORGE_*` environment variable has a value it does not take (`WARPFORGE_SIMULATE=maybe`,
+    `WARPFORGE_CACHE_MAX_BYTES=abc`); the message names the variable and what it takes
+    (`warpforge.environment`). Also a `DeviceError`, which `WARPFORGE_SIM_STEP_LIMIT` raised before."""

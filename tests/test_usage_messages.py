@@ -292,3 +292,78 @@ def test_doctor_says_which_ptxas_and_why(capsys) -> None:
     out = capsys.readouterr().out
     line = next(ln for ln in out.splitlines() if ln.startswith("ptxas"))
     assert path in line and why in line and why.startswith("from ")
+
+
+# ---------------------------------------------------------------- 12, 13: stage names, environment
+
+
+def test_unknown_stage_lists_the_stages() -> None:
+    with pytest.raises(wf.UsageError) as e:
+        double.ir("foo")
+    assert "or start" not in str(e.value)
+    assert "unknown stage 'foo': a simt kernel's stages are kernel, gpu, nvvm, llvm, ll, ptx" in str(e.value)
+    with pytest.raises(wf.UsageError, match="a tile kernel's stages are kernel, tile, gpu, nvvm, llvm, ll, ptx"):
+        add_one.ir("foo", tile.spec(wf.f32, (64,), partition=(16,)), tile.spec(wf.f32, (64,)))
+
+
+@pytest.mark.parametrize("value", ["1", "true", "YES", " on ", "True"])
+def test_switches_take_every_spelling_of_on(monkeypatch, value) -> None:
+    from warpforge import environment
+
+    monkeypatch.setenv("WARPFORGE_SIMULATE", value)
+    assert environment.flag("WARPFORGE_SIMULATE") is True
+    assert wf.simulating()
+    assert wf.Device(0) is wf.Device.simulator()
+
+
+@pytest.mark.parametrize("value", ["0", "false", "No", "OFF", ""])
+def test_switches_take_every_spelling_of_off(monkeypatch, value) -> None:
+    from warpforge import cache, environment
+
+    monkeypatch.setenv("WARPFORGE_CACHE", value)
+    assert environment.flag("WARPFORGE_CACHE", True) is (value == "")
+    assert cache.enabled() is (value == "")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "read", "message"),
+    [
+        ("WARPFORGE_SIMULATE", "maybe", lambda: wf.Device(0), "WARPFORGE_SIMULATE='maybe': expected one of 1, true, yes, on (on) or 0, false, no, off (off)"),
+        ("WARPFORGE_CACHE", "2", lambda: __import__("warpforge.cache").cache.enabled(), "WARPFORGE_CACHE='2': expected one of"),
+        ("WARPFORGE_CACHE_MAX_BYTES", "abc", lambda: __import__("warpforge.cache").cache.max_bytes(), "WARPFORGE_CACHE_MAX_BYTES='abc' is not an integer: expected an integer >= 0 (bytes)"),
+        ("WARPFORGE_CACHE_MAX_BYTES", "-5", lambda: __import__("warpforge.cache").cache.max_bytes(), "WARPFORGE_CACHE_MAX_BYTES='-5': expected an integer >= 0 (bytes)"),
+        ("WARPFORGE_SIM_STEP_LIMIT", "-3", lambda: wf.Device.simulator(), "WARPFORGE_SIM_STEP_LIMIT='-3': expected an integer >= 1 (steps)"),
+    ],
+)
+def test_bad_environment_values_are_refused_by_name(monkeypatch, name, value, read, message) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(wf.UsageError) as e:
+        read()
+    assert message in str(e.value)
+
+
+def test_integer_environment_values_are_read(monkeypatch) -> None:
+    from warpforge import cache
+
+    monkeypatch.setenv("WARPFORGE_CACHE_MAX_BYTES", " 4096 ")
+    assert cache.max_bytes() == 4096
+    monkeypatch.setenv("WARPFORGE_SIM_STEP_LIMIT", "77")
+    assert wf.Device.simulator().step_limit == 77
+
+
+# ---------------------------------------------------------------- 19: the whole tensor's extents
+
+
+def test_tensor_shape_is_the_whole_extent_of_a_partitioned_argument(sim) -> None:
+    @tile.kernel
+    def extents(z: tile.Tensor[wf.i64, ("B", "C")], x: tile.Tensor[wf.f32, (-1,)]):
+        rows = z.tensor_shape[0]
+        cols = z.tensor_shape[1]
+        z.store(tile.full(z.shape, 0, wf.i64) + rows * 1000 + cols * 10 + x.tensor_shape[0] * 100000 + z.shape[1])
+
+    dev, st = sim
+    rng = np.random.default_rng(19)
+    n, m, k = (int(v) for v in rng.integers(3, 60, 3))
+    out = extents(wf.full((n, m), -1, wf.i64).partition((2, 16)), wf.zeros((k,))).first().unpartition().to_host().sync_on(st)
+    assert out.shape == (n, m)
+    np.testing.assert_array_equal(out, np.full((n, m), n * 1000 + m * 10 + k * 100000 + 16, np.int64))

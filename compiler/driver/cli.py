@@ -300,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         code = 1
     except Exception as e:  # a diagnostic, not a traceback; WARPFORGE_TRACEBACK=1 shows it
-        if os.environ.get("WARPFORGE_TRACEBACK") == "1":
+        if os.environ.get("WARPFORGE_TRACEBACK", "").strip().lower() in ("1", "true", "yes", "on"):  # never refused here: an error is being shown
             raise
         code = _fail(f"{type(e).__name__}: {e} (set WARPFORGE_TRACEBACK=1 for the traceback)")
     raise SystemExit(code)
