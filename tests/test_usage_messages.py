@@ -367,3 +367,37 @@ def test_tensor_shape_is_the_whole_extent_of_a_partitioned_argument(sim) -> None
     out = extents(wf.full((n, m), -1, wf.i64).partition((2, 16)), wf.zeros((k,))).first().unpartition().to_host().sync_on(st)
     assert out.shape == (n, m)
     np.testing.assert_array_equal(out, np.full((n, m), n * 1000 + m * 10 + k * 100000 + 16, np.int64))
+
+
+# ---------------------------------------------------------------- 11: warpforge-opt's parse messages
+
+
+@pytest.mark.parametrize(
+    ("source", "where", "message"),
+    [
+        ("builtin.module {\n  func.func @f() {\n    func.return\n  }\n", ":5:1:", "unexpected end of input: expected an operation or '}' (a '{' above is not closed)"),
+        (
+            "func.func @f(%a: f32) -> f32 {\n  %0 = arith.addf %a, %a : i32\n  func.return %0 : f32\n}\n",
+            ":2:3:",
+            "'arith.addf' does not take i32 here: 'arith.addf' works on floating-point types",
+        ),
+        (
+            "kernel.func @k(%x: !kernel.slice<f32>, %t: !kernel.thread_index, %v: f32) attributes {kernel} {\n"
+            "  kernel.store %v, %x[%t] : f32, !kernel.slice<f32>, !kernel.thread_index\n  kernel.return\n}\n",
+            ":2:3:",
+            "'kernel.store' does not take !kernel.slice<f32> here: a !kernel.slice is read-only: write through a !kernel.disjoint_slice",
+        ),
+    ],
+)
+def test_opt_parse_messages_say_what_is_wrong(capsys, tmp_path, source, where, message) -> None:
+    from warpforge.driver import opt
+
+    f = tmp_path / "in.mlir"
+    f.write_text(source)
+    with pytest.raises(SystemExit) as e:
+        opt.main([str(f)])
+    err = capsys.readouterr().err
+    assert e.value.code == 1
+    first = err.splitlines()[0]
+    assert first.startswith(f"{f}{where} error: "), err
+    assert message in first and "Unexpected attribute" not in first and "error:  " not in first
