@@ -401,3 +401,25 @@ def test_opt_parse_messages_say_what_is_wrong(capsys, tmp_path, source, where, m
     first = err.splitlines()[0]
     assert first.startswith(f"{f}{where} error: "), err
     assert message in first and "Unexpected attribute" not in first and "error:  " not in first
+
+
+def test_rank5_string_annotation_is_located_at_the_parameter(tmp_path) -> None:
+    import importlib.util
+
+    src = tmp_path / "future_kernel.py"
+    src.write_text(
+        "from __future__ import annotations\n"
+        "import warpforge as wf\n"
+        "from warpforge import tile\n\n"
+        "@tile.kernel\n"
+        "def k(z: tile.Tensor[wf.f32, (2, 2, 2, 2, 2)]):\n"
+        "    pass\n"
+    )
+    spec = importlib.util.spec_from_file_location("future_kernel", src)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(wf.CompileError) as e:
+        module.k.ir("tile", tile.spec(wf.f32, (2, 2, 2, 2, 2)))
+    err = e.value
+    assert (err.filename, err.line, err.col) == (str(src), 6, 7)
+    assert "the shape is a tuple of 1 to 4 dimensions" in err.message and "<string>" not in err.message
