@@ -37,12 +37,15 @@ from warpforge.dtypes import (  # noqa: E402
 )
 from warpforge.errors import (  # noqa: E402
     AliasError,
+    AnnotationError,
     ChainNotRunError,
     CompileError,
     CompileWarning,
     DeviceError,
+    EnvironmentVariableError,
     KernelError,
     LaunchError,
+    LaunchUsageError,
     MovedValueError,
     UsageError,
     TargetError,
@@ -56,7 +59,9 @@ def simulating() -> bool:
     """True when kernels run on the CPU simulator: `WARPFORGE_SIMULATE=1` (which `warpforge run` sets
     without a GPU, or with `--simulate`), or once the program made the simulator device
     (`wf.Device.simulator()`). Examples use it to pick sizes that finish in seconds."""
-    if _os.environ.get("WARPFORGE_SIMULATE") == "1":
+    from warpforge.environment import flag
+
+    if flag("WARPFORGE_SIMULATE"):
         return True
     simulated = _sys.modules.get("warpforge.runtime.simulated")
     return simulated is not None and simulated.in_use()
@@ -80,13 +85,16 @@ def __getattr__(name: str):
 __all__ = [
     "Constant",
     "AliasError",
+    "AnnotationError",
     "ChainNotRunError",
     "CompileError",
     "CompileWarning",
     "DType",
     "DeviceError",
+    "EnvironmentVariableError",
     "KernelError",
     "LaunchError",
+    "LaunchUsageError",
     "MovedValueError",
     "UsageError",
     "TargetError",

@@ -38,7 +38,6 @@ config fails.
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import sys
 import threading
@@ -239,7 +238,9 @@ class AutotunedKernel:
         else:
             notes = "; ".join(f"{t.config!r} {t.note}" for t in trials)
             raise LaunchError(f"{self.__qualname__}: no autotuning config works for {_key_text(kv)}: {notes}")
-        if os.environ.get(PRINT_ENV) == "1":
+        from warpforge.environment import flag
+
+        if flag(PRINT_ENV):
             self._print(kv, trials, best)
         return best
 

@@ -53,8 +53,10 @@ while one is set, compiled kernels are neither read from nor written to the cach
 
 
 def enabled() -> bool:
-    """False when `WARPFORGE_CACHE` is `0` (or `false`, `off`, `no`)."""
-    return os.environ.get("WARPFORGE_CACHE", "1").strip().lower() not in ("0", "false", "off", "no")
+    """False when `WARPFORGE_CACHE` is `0` (or `false`, `off`, `no`; `warpforge.environment.flag`)."""
+    from warpforge.environment import flag
+
+    return flag("WARPFORGE_CACHE", True)
 
 
 def bypassed() -> bool:
@@ -74,13 +76,9 @@ def cache_dir() -> Path:
 
 def max_bytes() -> int:
     """The size bound in bytes (`WARPFORGE_CACHE_MAX_BYTES`, default 1 GiB)."""
-    raw = os.environ.get("WARPFORGE_CACHE_MAX_BYTES")
-    if raw:
-        try:
-            return max(0, int(raw))
-        except ValueError:
-            pass
-    return DEFAULT_MAX_BYTES
+    from warpforge.environment import integer
+
+    return integer("WARPFORGE_CACHE_MAX_BYTES", DEFAULT_MAX_BYTES, unit="bytes")
 
 
 @functools.cache

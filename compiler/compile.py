@@ -122,8 +122,9 @@ def lower(
     stages = MODEL_STAGES.get(model)
     if stages is None:
         raise UsageError(f"unknown programming model {model!r}: expected one of {', '.join(MODEL_STAGES)}")
-    if until not in stages or start not in stages[:-2]:
-        raise UsageError(f"unknown stage '{until}' or start '{start}', expected one of {', '.join(stages)}")
+    check_stage(until, model)
+    if start not in stages[:-2]:
+        raise UsageError(f"unknown start stage '{start}': lowering starts at one of {', '.join(stages[:-2])} (MLIR stages)")
     if stages.index(until) < stages.index(start):
         raise UsageError(f"cannot lower from '{start}' back to '{until}'")
     from warpforge.knobs import apply_stage_hooks, text_stage
@@ -599,9 +600,19 @@ def launch_condition(module: ModuleOp, symbol: str) -> str:
     return ""
 
 
+def check_stage(stage: object, model: str = "simt") -> None:
+    """`UsageError` unless `stage` is a stage of `model`'s pipeline (`STAGES`, `TILE_STAGES`); the
+    message lists them."""
+    stages = MODEL_STAGES[model]
+    if stage not in stages:
+        what = f"'{stage}'" if isinstance(stage, str) else repr(stage)
+        raise UsageError(f"unknown stage {what}: a {model} kernel's stages are {', '.join(stages)} (MLIR: {', '.join(s for s in stages if s not in ('ll', 'ptx'))}; ll: LLVM IR; ptx)")
+
+
 def lower_simt(kernel: Any, stage: str, target: Target = Target(), *, debuginfo: bool = False) -> str:
     """A `SimtKernel` at `stage`, as text (`ptx` comes from `compile_simt`, so it is cached).
-    `debuginfo`: MLIR stages print each op's `loc(...)`."""
+    `debuginfo`: MLIR stages print each op's `loc(...)`. An unknown stage is a `UsageError` listing them."""
+    check_stage(stage, "simt")
     if stage == "ptx":
         return compile_simt(kernel, target.chip, target.features).ptx
     kir = kernel.kernel_ir()
@@ -703,6 +714,7 @@ def lower_tile(kernel: Any, spec: Any, stage: str, target: Target = Target(), *,
     `debuginfo`: MLIR stages print each op's `loc(...)`."""
     from warpforge.tile_compile import frontend
 
+    check_stage(stage, "tile")
     if stage == "ptx":
         return compile_tile(kernel, spec, target.chip, target.features).kernel.ptx
     kir = frontend(kernel, spec)

@@ -372,7 +372,32 @@ def parse_error_diagnostic(e: ParseError) -> IRDiagnosticError:
     """An xDSL `ParseError` as a located `IRDiagnosticError` (the message first, then the line)."""
     span = e.span
     text = span.input.content if isinstance(span.input.content, str) else span.input.content.decode("utf-8", "replace")
-    return _parse_diagnostic(span.input.name, text, span.start, e.msg.rstrip("."))
+    return _parse_diagnostic(span.input.name, text, span.start, clarify_parse_message(e.msg.rstrip("."), text, span.start))
+
+
+def clarify_parse_message(message: str, text: str, offset: int) -> str:
+    """xDSL's parser messages that say too little, said in full: an empty one (`" in block definition"`:
+    input ended inside a region, or no op where one belongs) and `Unexpected attribute T` (an op's
+    type constraint refused `T`: named with the op, and what that op takes where we know it)."""
+    if message.strip() in ("", "in block definition"):
+        if not text[offset:].strip():
+            return "unexpected end of input: expected an operation or '}' (a '{' above is not closed)"
+        return "expected an operation or '}' here"
+    m = re.fullmatch(r"Unexpected attribute (.+)", message, re.S)
+    if m is None:
+        return message
+    got = m.group(1).strip()
+    op = re.match(r"\s*(?:%[\w.$-]+(?::\d+)?(?:\s*,\s*%[\w.$-]+(?::\d+)?)*\s*=\s*)?\"?([A-Za-z_][\w$.]*)", text[offset:])
+    name = op.group(1) if op else ""
+    where = f"'{name}' does not take {got} here" if name else f"{got} is not allowed here"
+    hint = "a type after ':' is not one the op allows in that position"
+    if got.startswith("!kernel.slice<") and name in ("kernel.store", "kernel.atomic_rmw", "kernel.atomic_cas"):
+        hint = "a !kernel.slice is read-only: write through a !kernel.disjoint_slice (with the thread's !kernel.thread_index) or a !kernel.raw_slice"
+    elif name.startswith("arith.") and name.endswith("f") and not got.startswith(("f", "bf", "vector", "tensor")):
+        hint = f"'{name}' works on floating-point types (f16, bf16, f32, f64); integers use the 'i' form (arith.addi, …)"
+    elif name.startswith("arith.") and name.endswith("i") and got.startswith(("f", "bf")):
+        hint = f"'{name}' works on integer types (i1 … i64, index); floats use the 'f' form (arith.addf, …)"
+    return f"{where}: {hint}"
 
 
 def parse_mlir(ctx: object, text: str, filename: str = "<stdin>", *, first_line: int = 1) -> Operation:

@@ -86,3 +86,21 @@ class UsageError(WarpforgeError, TypeError, ValueError):
 class CompileWarning(UserWarning):
     """A kernel compiled, but something about it will hurt (it spills registers to local memory, or
     lowers to so many ops that compiling is slow); shown at the kernel's source line with a hint."""
+
+
+class LaunchUsageError(UsageError, LaunchError):
+    """A runtime constructor was given a bad argument: a tensor shape (`wf.zeros((-1,))`), a launch
+    configuration (`LaunchConfig(grid=(1, 2, 3, 4))`), an object `wf.tensor()` cannot use. A
+    `UsageError`, and also a `LaunchError`, which these cases raised before."""
+
+
+class AnnotationError(CompileError, UsageError):
+    """A malformed parameter annotation (`tile.Tensor[f32, (2, 2, 2, 2, 2)]`: rank 5), raised where
+    Python evaluates it, at the annotation's file:line:col. A `CompileError` (as every annotation
+    error is) and a `UsageError`, which these raised before."""
+
+
+class EnvironmentVariableError(UsageError, DeviceError):
+    """A `WARPFORGE_*` environment variable has a value it does not take (`WARPFORGE_SIMULATE=maybe`,
+    `WARPFORGE_CACHE_MAX_BYTES=abc`); the message names the variable and what it takes
+    (`warpforge.environment`). Also a `DeviceError`, which `WARPFORGE_SIM_STEP_LIMIT` raised before."""

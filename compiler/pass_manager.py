@@ -193,7 +193,26 @@ def instantiate(entries: Sequence[PassEntry], available: dict[str, PassFactory],
             raise PipelineSpecError(spec, entry.col, f"bad options for pass '{name}': {e}") from None
         except WarpforgeError as e:  # a pass that validates its options in __post_init__
             raise PipelineSpecError(spec, entry.col, f"bad options for pass '{name}': {e}") from None
+        _check_target_options(passes[-1], entry, spec)
     return passes
+
+
+def _check_target_options(p: ModulePass, entry: PassEntry, spec: str) -> None:
+    """A pass with `chip`/`features` options (kernel-to-gpu, tile-to-gpu) gets them checked against
+    `warpforge.backend.chips` here, so a bad chip is located at its option (`chip=sm_999`), not
+    reported when the pass runs."""
+    chip = getattr(p, "chip", None)
+    if not isinstance(chip, str) or not chip:
+        return
+    from warpforge.backend.chips import resolve_target
+    from warpforge.errors import TargetError
+
+    try:
+        resolve_target(chip, getattr(p, "features", "") or "")
+    except TargetError as e:
+        option = "features" if "feature" in e.message or "PTX" in e.message else "chip"
+        at = spec.find(f"{option}=", max(entry.col - 1, 0))
+        raise PipelineSpecError(spec, at + 1 if at >= 0 else entry.col, e.message) from None
 
 
 def pass_options(cls: type[ModulePass]) -> list[tuple[str, str, str]]:

@@ -155,7 +155,9 @@ def warn_spills(compiled: Any, k: KernelResources) -> None:
 def cubin(compiled: Any) -> bytes | None:
     """The cubin of a `CompiledKernel` for loading, or None (no ptxas, `WARPFORGE_PTXAS=0`, or ptxas
     rejected the PTX: the driver's JIT then reports the problem)."""
-    if os.environ.get("WARPFORGE_PTXAS", "1") == "0":
+    from warpforge.environment import flag
+
+    if not flag("WARPFORGE_PTXAS", True):
         return None
     from warpforge.backend.toolkit import PtxasError
 

@@ -499,6 +499,8 @@ class SimtKernel:
 
     def __getitem__(self, config: Any) -> Any:
         """`kernel[grid, block]` or `kernel[grid, block, stream]` or `kernel[grid, block, stream, shmem]`.
+        The launch takes the kernel's arguments by position or by parameter name (`kernel[g, b](x, out=o)`);
+        an unknown or missing name is a `UsageError` listing the parameters.
 
         With tensors of the tile model's lazy chain (`wf.zeros`, `wf.from_host`, a tile kernel's
         outputs, …) among the arguments, the launch is not run but recorded as a step of the chain
@@ -512,10 +514,13 @@ class SimtKernel:
         stream = config[2] if len(config) > 2 else None
         shmem = config[3] if len(config) > 3 else 0
 
-        def run(*args: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
             from warpforge.runtime import Device, LaunchConfig, Stream
             from warpforge.errors import UsageError as ChainUsageError
             from warpforge.runtime.lazy import _Handle, record_simt_launch  # pyright: ignore[reportPrivateUsage]
+            from warpforge.specialize import bind_arguments
+
+            args = bind_arguments(self.fn, self.__qualname__, args, kwargs)  # keyword arguments by parameter name
 
             if any(isinstance(a, _Handle) for a in args):  # chain tensors: a step of the lazy chain
                 if stream is not None:

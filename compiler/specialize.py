@@ -116,3 +116,27 @@ def bindings_for(kernel: Any, annotations: list[tuple[str, Any]], args: tuple[An
 def runtime_args(annotations: list[tuple[str, Any]], args: tuple[Any, ...]) -> tuple[Any, ...]:
     """`args` without those of `wf.Constant` parameters (compiled in, not passed)."""
     return tuple(a for (_, ann), a in zip(annotations, args) if not isinstance(ann, ConstantAnnotation))
+
+
+def bind_arguments(fn: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """A kernel launch's arguments in parameter order: `args`, then `kwargs` matched to the Python
+    function's parameters by name (as Triton's launches allow; numba's do not). `kwargs` empty: `args`
+    as given (the launch checks count them). Raises `UsageError` naming the parameters for an unknown
+    or repeated name, or a parameter left without an argument."""
+    if not kwargs:
+        return args
+    import inspect
+
+    from warpforge.errors import UsageError
+
+    sig = inspect.signature(fn)
+    names = ", ".join(sig.parameters)
+    unknown = [k for k in kwargs if k not in sig.parameters]
+    if unknown:
+        raise UsageError(f"{name}({names}) has no parameter named {', '.join(repr(k) for k in unknown)}")
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise UsageError(f"{name}({names}): {e}; pass the arguments by position or by these parameter names") from None
+    bound.apply_defaults()
+    return tuple(bound.args)

@@ -60,25 +60,49 @@ class TensorAnnotation:
         return f"tile.{kind}[{self.dtype!r}, {self.dims!r}]"
 
 
+def _annotation_error(message: str) -> Exception:
+    """An `AnnotationError` at the user's annotation (the first frame outside warpforge: Python
+    evaluates `tile.Tensor[...]` in the `def` line; 3.11's code positions give the column)."""
+    import linecache
+    import os
+    import sys
+
+    from warpforge.errors import AnnotationError
+
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame = sys._getframe(1)  # pyright: ignore[reportPrivateUsage]
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame = frame.f_back  # pyright: ignore[reportAssignmentType]
+    if frame is None:
+        return UsageError(message)
+    filename, line, col = frame.f_code.co_filename, frame.f_lineno, 0
+    positions = list(frame.f_code.co_positions())
+    if 0 <= frame.f_lasti // 2 < len(positions):
+        start_line, _, start_col, _ = positions[frame.f_lasti // 2]
+        if start_line == line and start_col is not None:
+            col = start_col + 1
+    return AnnotationError(message, filename=filename, line=line or 0, col=col, source_line=linecache.getline(filename, line) or None)
+
+
 class _TensorMarker:
     atomic = False
 
     def __class_getitem__(cls, item: Any) -> TensorAnnotation:
         name = "AtomicTensor" if cls.atomic else "Tensor"
         if not isinstance(item, tuple) or len(item) != 2:
-            raise UsageError(f"tile.{name}[dtype, shape] takes a dtype and a shape tuple, e.g. tile.{name}[wf.f32, (-1,)]")
+            raise _annotation_error(f"tile.{name}[dtype, shape] takes a dtype and a shape tuple, e.g. tile.{name}[wf.f32, (-1,)]")
         dtype, shape = item
         try:
             dt = dtypes.from_numpy(dtype)
         except TypeError as e:
-            raise UsageError(f"tile.{name}[...] needs a warpforge dtype such as wf.f32: {e}") from None
+            raise _annotation_error(f"tile.{name}[...] needs a warpforge dtype such as wf.f32: {e}") from None
         if isinstance(shape, int | str):
             shape = (shape,)
         if not isinstance(shape, tuple) or not 1 <= len(shape) <= 4:
-            raise UsageError(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 to 4 dimensions, got {shape!r}")
+            raise _annotation_error(f"tile.{name}[dtype, shape]: the shape is a tuple of 1 to 4 dimensions, got {shape!r}")
         for d in shape:
             if isinstance(d, bool) or not (isinstance(d, str) and d.isidentifier() or isinstance(d, int) and d >= -1):
-                raise UsageError(f"tile.{name}: a dimension is a size (>= 0), -1 (dynamic) or a symbol name like \"B\", got {d!r}")
+                raise _annotation_error(f"tile.{name}: a dimension is a size (>= 0), -1 (dynamic) or a symbol name like \"B\", got {d!r}")
         return TensorAnnotation(dt, tuple(shape), cls.atomic)
 
 
@@ -261,10 +285,13 @@ class TileKernel:
         if self.min_blocks_per_sm is not None and (isinstance(self.min_blocks_per_sm, bool) or not isinstance(self.min_blocks_per_sm, int) or not 1 <= self.min_blocks_per_sm <= 32):
             raise UsageError(f"min_blocks_per_sm is an int from 1 to 32 (PTX .minnctapersm), got {self.min_blocks_per_sm!r}")
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Record a launch with `args` (by position, or by parameter name as in `k(z, x=t)`; an unknown
+        or missing name is a `UsageError` listing the parameters)."""
         from warpforge.runtime.lazy import record_launch
+        from warpforge.specialize import bind_arguments
 
-        return record_launch(self, args)
+        return record_launch(self, bind_arguments(self.fn, self.__qualname__, args, kwargs))
 
     def specialize(self, args: tuple[Any, ...]) -> Any:
         """The `Specialization` of this kernel for `args` (lazy tensors, partitions, `tile.spec`s, scalars)."""

@@ -90,9 +90,27 @@ def _annotations(kernel: Any) -> list[tuple[str, Any]]:
             try:
                 ann = eval(ann, dict(fn.__globals__))  # noqa: S307 - the user's own annotation expression
             except Exception as e:
-                raise CompileError(f"{kernel.__qualname__}: parameter '{name}': cannot evaluate the annotation {ann!r}: {e}") from None
+                why = e.message if isinstance(e, CompileError) else str(e)
+                raise CompileError(f"{kernel.__qualname__}: parameter '{name}': cannot evaluate the annotation {ann!r}: {why}", **_parameter_site(fn, name)) from None
         out.append((name, ann))
     return out
+
+
+def _parameter_site(fn: Any, name: str) -> dict[str, Any]:
+    """`CompileError` location keywords for parameter `name` of `fn` (its `name:` in the `def`), or
+    the `def` line when the source is not available."""
+    import re
+
+    code = fn.__code__
+    site: dict[str, Any] = {"filename": code.co_filename, "line": code.co_firstlineno}
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return site
+    for i, text in enumerate(lines):
+        if m := re.search(rf"\b{re.escape(name)}\s*:", text):
+            return {**site, "line": start + i, "col": m.start() + 1, "source_line": text}
+    return site
 
 
 def _is_constant_annotation(ann: Any) -> bool:

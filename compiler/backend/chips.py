@@ -11,8 +11,6 @@ with an assertion for a feature without `+`/`-`.)
 
 | chip | compute capability | minimum PTX (LLVM 22) |
 |---|---|---|
-| `sm_20` `sm_21` | 2.x (Fermi) | 3.2 |
-| `sm_30` `sm_32` `sm_35` `sm_37` | 3.x (Kepler) | 3.2 4.0 3.2 4.1 |
 | `sm_50` `sm_52` `sm_53` | 5.x (Maxwell) | 4.0 4.1 4.2 |
 | `sm_60` `sm_61` `sm_62` | 6.x (Pascal) | 5.0 |
 | `sm_70` `sm_72` | 7.0 (Volta), 7.2 | 6.0 6.1 |
@@ -22,6 +20,10 @@ with an assertion for a feature without `+`/`-`.)
 | `sm_100` `sm_100a` `sm_100f`, `sm_101…`, `sm_103…` | 10.x (Blackwell) | 8.6, 8.6, 8.8; 8.6 8.6 8.8; 8.8 |
 | `sm_110` `sm_110a` `sm_110f` | 11.0 | 9.0 |
 | `sm_120` `sm_120a` `sm_120f`, `sm_121…` | 12.x | 8.7 8.7 8.8; 8.8 |
+
+LLVM 22 also targets `sm_20`…`sm_37` (Fermi, Kepler), but no ptxas that reads PTX 8.0 (warpforge's
+baseline, below) assembles for them (CUDA 12 dropped them; ptxas 13 everything before sm_75), so
+they are refused (`MIN_SM`) with the list of supported chips.
 
 Sources: the minimum PTX versions are the ones LLVM 22's NVPTX backend enforces (`NVPTX.td`; probed
 through llvmlite: `tests/test_chips.py` checks the table against it); the PTX ISA's "Release notes"
@@ -73,9 +75,16 @@ class Chip:
         return max(self.min_ptx, BASELINE_PTX)
 
 
+MIN_SM = 50
+"""The oldest compute capability (×10) warpforge compiles for: sm_50 (Maxwell), the oldest CUDA 12's
+ptxas assembles (older chips: `TargetError`)."""
+
+UNSUPPORTED_CHIPS = ("sm_20", "sm_21", "sm_30", "sm_32", "sm_35", "sm_37")
+"""Chips LLVM 22's NVPTX backend knows that are older than `MIN_SM` (refused by name)."""
+
+
 def _rows() -> dict[str, Chip]:
     spec = {
-        "sm_20": 32, "sm_21": 32, "sm_30": 32, "sm_32": 40, "sm_35": 32, "sm_37": 41,
         "sm_50": 40, "sm_52": 41, "sm_53": 42, "sm_60": 50, "sm_61": 50, "sm_62": 50,
         "sm_70": 60, "sm_72": 61, "sm_75": 63,
         "sm_80": 70, "sm_86": 71, "sm_87": 74, "sm_88": 90, "sm_89": 78,
@@ -140,6 +149,11 @@ def chip(name: object) -> Chip:
     elif isinstance(name, str) and (m := re.fullmatch(r"(?:sm|compute)_?(\d+)([af]?)", name)) and f"sm_{m.group(1)}{m.group(2)}" in CHIPS:
         hint = f" (did you mean 'sm_{m.group(1)}{m.group(2)}'?)"
     known = ", ".join(CHIPS)
+    if isinstance(name, str) and name in UNSUPPORTED_CHIPS:
+        raise TargetError(
+            f"chip '{name}' is older than warpforge supports (sm_{MIN_SM} and newer: no ptxas that reads PTX 8.0, "
+            f"warpforge's baseline, assembles for it; ptxas 13 starts at sm_75): expected one of {known}"
+        )
     raise TargetError(f"unknown chip {shown}{hint}: expected one of {known}")
 
 

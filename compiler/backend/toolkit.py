@@ -26,17 +26,29 @@ def _cuda_homes() -> list[Path]:
 @functools.cache
 def find_ptxas() -> str | None:
     """Path of `ptxas`, or None when neither a CUDA install nor `nvidia-cuda-nvcc` provides one."""
-    for home in _cuda_homes():
-        if (home / "bin" / "ptxas").is_file():
-            return str(home / "bin" / "ptxas")
+    return ptxas_origin()[0]
+
+
+@functools.cache
+def ptxas_origin() -> tuple[str | None, str]:
+    """(path of `ptxas` or None, why that one): the first of `$CUDA_HOME`, `$CUDA_PATH`,
+    `/usr/local/cuda` (a system CUDA install is preferred: it matches the system's driver), `PATH`,
+    then the `nvidia-cuda-nvcc` wheel (found with `cuda.pathfinder`)."""
+    homes = [(os.environ.get(v), f"${v}") for v in ("CUDA_HOME", "CUDA_PATH")] + [("/usr/local/cuda", "/usr/local/cuda")]
+    for home, name in homes:
+        if home and (Path(home) / "bin" / "ptxas").is_file():
+            return str(Path(home) / "bin" / "ptxas"), f"from {name}: a system CUDA install is preferred to the nvidia-cuda-nvcc wheel"
     if found := shutil.which("ptxas"):
-        return found
+        return found, "from PATH: a system CUDA install is preferred to the nvidia-cuda-nvcc wheel"
     try:
         from cuda.pathfinder import find_nvidia_binary_utility
 
-        return find_nvidia_binary_utility("ptxas")
+        found = find_nvidia_binary_utility("ptxas")
     except Exception:  # pathfinder missing or broken: report "not found"
-        return None
+        found = None
+    if found:
+        return found, "from the nvidia-cuda-nvcc wheel (no CUDA install in $CUDA_HOME, $CUDA_PATH, /usr/local/cuda or on PATH)"
+    return None, "no CUDA install ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda, PATH) and no nvidia-cuda-nvcc wheel"
 
 
 @functools.cache

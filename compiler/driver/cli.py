@@ -31,6 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from warpforge.compile import STAGES
+from warpforge.errors import WarpforgeError
 
 
 def _load_file(path: str) -> ModuleType:
@@ -38,14 +39,30 @@ def _load_file(path: str) -> ModuleType:
     p = Path(path)
     if not p.is_file():
         raise SystemExit(_fail(f"no such file: {path}"))
+    if p.suffix != ".py":
+        raise SystemExit(_fail(python_file_message(path, "compile")))
     sys.path.insert(0, str(p.resolve().parent))
     name = f"__warpforge_user__.{p.stem}"  # never shadows a real module (a user file named types.py)
     spec = importlib.util.spec_from_file_location(name, p)
-    assert spec is not None and spec.loader is not None
+    if spec is None or spec.loader is None:
+        raise SystemExit(_fail(python_file_message(path, "compile")))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except WarpforgeError as e:  # the file's module-level code failed (typically a launch without a GPU)
+        note = (
+            f"\nnote: `warpforge compile` imports {path} (its `if __name__ == \"__main__\":` block does not run); "
+            "this error came from its module-level code: keep launches and device work under `if __name__ == \"__main__\":`"
+        )
+        raise SystemExit(_fail(f"{e}{note}")) from None
     return module
+
+
+def python_file_message(path: str, command: str) -> str:
+    """The message for a file `warpforge compile`/`run` cannot take (they take Python source files)."""
+    hint = " (MLIR: use `warpforge-opt FILE.mlir`)" if path.endswith(".mlir") else ""
+    return f"warpforge {command} takes a Python source file (FILE.py) defining @simt.kernel / @tile.kernel functions, got {path}{hint}"
 
 
 def _kernels(module: ModuleType) -> dict[str, Any]:
@@ -149,17 +166,17 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     check("llvmlite NVPTX", nvptx, "pip install 'llvmlite==0.50.*' (its LLVM includes NVPTX)")
 
     def ptxas() -> str:
-        from warpforge.backend.toolkit import find_ptxas
+        from warpforge.backend.toolkit import ptxas_origin
 
         from warpforge.backend.chips import ptx_text, ptxas_max_ptx, ptxas_version
 
-        path = find_ptxas()
+        path, why = ptxas_origin()
         if path is None:
-            raise FileNotFoundError("ptxas not found")
+            raise FileNotFoundError(f"ptxas not found: {why}")
         release, newest = ptxas_version(), ptxas_max_ptx()
         if release is None or newest is None:
-            return f"{path} (version unknown)"
-        return f"{path} (CUDA {release[0]}.{release[1]}: assembles PTX up to {ptx_text(newest)})"
+            return f"{path} (version unknown; {why})"
+        return f"{path} (CUDA {release[0]}.{release[1]}: assembles PTX up to {ptx_text(newest)}; {why})"
 
     check("ptxas", ptxas, "install the CUDA toolkit or pip install 'nvidia-cuda-nvcc==13.0.*'")
 
@@ -253,7 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("file")
     r.add_argument("--chip", default=None, help="the chip to check kernels' PTX for (default: the device's)")
     r.add_argument("--simulate", action="store_true", help="run on the CPU simulator even if a GPU is present")
-    r.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the program")
+    r.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the program").required = False  # optional (argparse marks REMAINDER required)
     r.set_defaults(func=cmd_run)
 
     n = sub.add_parser("new", help="create a project NAME/ with a SIMT and a tile kernel, a test and a README")
@@ -283,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         code = 1
     except Exception as e:  # a diagnostic, not a traceback; WARPFORGE_TRACEBACK=1 shows it
-        if os.environ.get("WARPFORGE_TRACEBACK") == "1":
+        if os.environ.get("WARPFORGE_TRACEBACK", "").strip().lower() in ("1", "true", "yes", "on"):  # never refused here: an error is being shown
             raise
         code = _fail(f"{type(e).__name__}: {e} (set WARPFORGE_TRACEBACK=1 for the traceback)")
     raise SystemExit(code)

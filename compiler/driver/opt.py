@@ -602,7 +602,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except SystemExit:
         raise
     except Exception as e:  # a bug in warpforge: still a diagnostic, not a traceback
-        if os.environ.get("WARPFORGE_TRACEBACK") == "1":
+        if os.environ.get("WARPFORGE_TRACEBACK", "").strip().lower() in ("1", "true", "yes", "on"):  # never refused here: an error is being shown
             raise
         print(f"error: internal error: {type(e).__name__}: {e} (set WARPFORGE_TRACEBACK=1 for the traceback)", file=sys.stderr)
         code = 1

@@ -171,7 +171,18 @@ def run_file(file: str, args: list[str], *, simulate: bool, chip: str | None = N
     if not path.is_file():
         print(f"error: no such file: {file}", file=sys.stderr)
         return 1
-    forced = simulate or os.environ.get("WARPFORGE_SIMULATE") == "1"
+    if path.suffix != ".py":
+        from warpforge.driver.cli import python_file_message
+
+        print(f"error: {python_file_message(file, 'run')}", file=sys.stderr)
+        return 1
+    from warpforge.environment import flag
+
+    try:
+        forced = simulate or flag("WARPFORGE_SIMULATE")
+    except WarpforgeError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     if forced or not gpu_available():
         os.environ["WARPFORGE_SIMULATE"] = "1"  # wf.Device(0) is the simulator, wf.simulating() is true
         why = "--simulate" if simulate else "WARPFORGE_SIMULATE=1" if forced else "no GPU found"

@@ -123,7 +123,9 @@ def run(file: str, tool: str = "memcheck", args: list[str] | None = None, extra:
     summary of what ran so far is still printed."""
     if not Path(file).is_file():
         return _fail(f"no such file: {file}")
-    if os.environ.get("WARPFORGE_SIMULATE") == "1":
+    from warpforge.environment import flag
+
+    if flag("WARPFORGE_SIMULATE"):
         return _fail("WARPFORGE_SIMULATE=1 runs kernels on the CPU simulator, which compute-sanitizer cannot check: unset it")
     sanitizer = find_compute_sanitizer()
     if sanitizer is None:

@@ -102,6 +102,8 @@ class ExpressionMixin(FunctionCompilerBase):
         if isinstance(base, Namespace):
             if base.name.startswith("simt.") and node.attr in ("x", "y", "z"):
                 return self.special_register(base.name.removeprefix("simt."), node.attr, node)
+            if base.name in ("simt.thread_idx", "simt.block_idx", "simt.block_dim", "simt.grid_dim"):
+                self.error(node, f"{base.name} has no attribute '{node.attr}' (x, y, z)")
             resolved = resolve_attribute(base, node.attr)
             if resolved is None:
                 self.error(node, f"'{base.name}.{node.attr}' is not available inside kernels")

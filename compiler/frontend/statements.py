@@ -292,11 +292,7 @@ class StatementMixin(FunctionCompilerBase):
                 if name in loop.weak and loop.weak[name] != value.dtype:
                     # the variable started as a Python literal: retry the loop with the type it takes
                     raise _RetypeLoop(loop, name, value.dtype)
-            self.error(
-                node,
-                f"'{name}' is {dtype.name} before the loop but {value.dtype.name} here; a variable keeps one type "
-                f"(initialize it with the type you want, e.g. {name} = {value.dtype!r}(0))",
-            )
+            self.error(node, f"'{name}' is {dtype.name} before the loop but {value.dtype.name} here; a variable keeps one type ({_retype_hint(name, dtype, value.dtype)})")
         return self.implicit(value, dtype, node, f"'{name}'")
 
     # ------------------------------------------------------------------ if
@@ -657,3 +653,16 @@ class StatementMixin(FunctionCompilerBase):
         self.emit(op, node)
         self._loop_locals(node.body, names, set())
         self._bind_carried(names, op.results, types)
+
+
+def _retype_hint(name: str, before: DType, after: DType) -> str:
+    """How to give a loop-carried variable one type: start it as `after`, or convert back to `before`
+    (a tile's dtype names its element type and shape, `f32[128]`: `tile.zeros((128,), wf.f32)`)."""
+    elem_before, elem_after = getattr(before, "elem", None), getattr(after, "elem", None)
+    if elem_before is not None and elem_after is not None:
+        shape = getattr(after, "shape")
+        return (
+            f"initialize it with the type you want, e.g. {name} = tile.zeros({shape}, {elem_after!r}), "
+            f"or convert the new value back with .astype({elem_before!r})"
+        )
+    return f"initialize it with the type you want, e.g. {name} = {after!r}(0), or convert the new value back with {before!r}(...)"

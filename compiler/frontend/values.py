@@ -19,7 +19,7 @@ class Value:
     """Base of everything an expression can evaluate to."""
 
     def describe(self) -> str:
-        return type(self).__name__
+        return f"a {type(self).__name__.removesuffix('Value').lower() or 'value'}"
 
 
 @dataclass(frozen=True)
@@ -120,12 +120,18 @@ class Namespace(Value):
     name: str
     obj: Any
 
+    def describe(self) -> str:
+        return f"'{self.name}' (a namespace, not a value)"
+
 
 @dataclass(frozen=True)
 class DTypeRef(Value):
     """A dtype used as a conversion function: `wf.i32(x)`."""
 
     dtype: DType
+
+    def describe(self) -> str:
+        return f"the dtype {self.dtype.name}"
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,9 @@ class Builtin(Value):
 
     name: str
 
+    def describe(self) -> str:
+        return f"the function '{self.name}'"
+
 
 @dataclass(frozen=True)
 class BoundMethod(Value):
@@ -141,6 +150,9 @@ class BoundMethod(Value):
 
     receiver: Value
     name: str
+
+    def describe(self) -> str:
+        return f"the method '.{self.name}' (call it)"
 
 
 @dataclass(frozen=True)

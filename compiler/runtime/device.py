@@ -14,7 +14,6 @@ same API (`warpforge.runtime.simulated`); `Device.simulated` tells them apart.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from dataclasses import dataclass, replace
 from typing import Any
@@ -122,7 +121,9 @@ class Device:
             return ordinal
         if isinstance(ordinal, bool) or not isinstance(ordinal, int):
             raise DeviceError(f"a device ordinal is an int (0 for the first GPU), got {type(ordinal).__name__} {ordinal!r}")
-        if os.environ.get("WARPFORGE_SIMULATE") == "1":
+        from warpforge.environment import flag
+
+        if flag("WARPFORGE_SIMULATE"):
             from warpforge.runtime.simulated import simulator_for_ordinal
 
             return simulator_for_ordinal(ordinal)

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import numpy
 
-from warpforge.errors import LaunchError, WarpforgeError
+from warpforge.errors import LaunchError, LaunchUsageError, WarpforgeError
 from warpforge.runtime import _driver, errors, module, stream_order
 from warpforge.runtime.aliasing import check_aliasing
 from warpforge.runtime.compiled import TENSOR_MAP_BYTES, CompiledKernel, ParamSpec
@@ -36,12 +36,12 @@ def _dim3(value: Any, what: str) -> Dim3:
     """An int or a 1–3 tuple of positive ints, padded with 1s to (x, y, z)."""
     dims = (value,) if _is_int(value) else value
     if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3 or not all(_is_int(d) for d in dims):
-        raise LaunchError(f"{what} is an int or a tuple of 1 to 3 ints, got {value!r}")
+        raise LaunchUsageError(f"{what} is an int or a tuple of 1 to 3 ints, got {value!r}")
     dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
     if any(d < 1 for d in dims):
-        raise LaunchError(f"{what} dimensions must be at least 1, got {dims}")
+        raise LaunchUsageError(f"{what} dimensions must be at least 1, got {dims}")
     if any(d > 0xFFFFFFFF for d in dims):  # cuLaunchKernel takes unsigned int dimensions
-        raise LaunchError(f"{what} dimensions must be below 2**32, got {dims}")
+        raise LaunchUsageError(f"{what} dimensions must be below 2**32, got {dims}")
     return dims  # type: ignore[return-value]
 
 
@@ -62,7 +62,7 @@ class LaunchConfig:
         object.__setattr__(self, "grid", _dim3(grid, "grid"))
         object.__setattr__(self, "block", _dim3(block, "block"))
         if not _is_int(shmem_size) or not 0 <= shmem_size <= 0xFFFFFFFF:
-            raise LaunchError(f"shmem_size is a number of bytes (an int in [0, 2**32)), got {shmem_size!r}")
+            raise LaunchUsageError(f"shmem_size is a number of bytes (an int in [0, 2**32)), got {shmem_size!r}")
         object.__setattr__(self, "shmem_size", int(shmem_size))
 
     @property

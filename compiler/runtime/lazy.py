@@ -43,8 +43,8 @@ import numpy
 
 from warpforge import dtypes
 from warpforge.dtypes import DType
-from warpforge.errors import AliasError, ChainNotRunError, LaunchError, MovedValueError
-from warpforge.runtime.tiling import call_site, check_tile_shape, grid_of
+from warpforge.errors import AliasError, ChainNotRunError, LaunchError, LaunchUsageError, MovedValueError
+from warpforge.runtime.tiling import call_position, call_site, check_tile_shape, grid_of
 
 _seq = itertools.count()
 _lock = threading.Lock()
@@ -450,13 +450,13 @@ class LazyTensor(_Handle):
         elif isinstance(tile_shape, tuple | list):
             shape = tuple(tile_shape)
         else:
-            raise LaunchError(f"partition() takes a tile shape (an int or a tuple of ints), got {tile_shape!r} (at {site})")
+            raise LaunchUsageError(f"partition() takes a tile shape (an int or a tuple of ints), got {tile_shape!r} (at {site})")
         if len(shape) != len(self.shape) or not all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
             raise LaunchError(
                 f"the partition {tuple(shape)} does not fit the {len(self.shape)}-D tensor of shape {self.shape} "
                 f"(created at {self._created_at}): give one tile extent per dimension (at {site})"
             )
-        check_tile_shape(shape, "the partition", site)
+        check_tile_shape(shape, "the partition", position=call_position())
         self._consume(".partition()")
         return PartitionedTensor(self._storage, shape, site)
 
@@ -658,13 +658,13 @@ def _shape(shape: Any) -> tuple[int, ...]:
     elif isinstance(shape, tuple | list):
         dims = tuple(shape)
     else:
-        raise LaunchError(f"a tensor shape is an int or a tuple of non-negative ints, got {shape!r}")
+        raise LaunchUsageError(f"a tensor shape is an int or a tuple of non-negative ints, got {shape!r}")
     if not all(isinstance(d, int | numpy.integer) and not isinstance(d, bool) and d >= 0 for d in dims):
-        raise LaunchError(f"a tensor shape is an int or a tuple of non-negative ints, got {shape!r}")
+        raise LaunchUsageError(f"a tensor shape is an int or a tuple of non-negative ints, got {shape!r}")
     if math.prod(int(d) for d in dims) >= 2**62:
-        raise LaunchError(f"a tensor of shape {tuple(dims)} has more elements than any device holds")
+        raise LaunchUsageError(f"a tensor of shape {tuple(dims)} has more elements than any device holds")
     if not 1 <= len(dims) <= 4:
-        raise LaunchError(f"tile tensors have 1 to 4 dimensions, got shape {tuple(dims)}")
+        raise LaunchUsageError(f"tile tensors have 1 to 4 dimensions, got shape {tuple(dims)}")
     return tuple(int(d) for d in dims)
 
 
@@ -699,7 +699,7 @@ def empty(shape: int | tuple[int, ...], dtype: Any = dtypes.f32) -> LazyTensor:
 def arange(n: int, dtype: Any = dtypes.i32) -> LazyTensor:
     """0, 1, …, n − 1 (lazy). `n` is an int >= 0 (else `LaunchError`)."""
     if not isinstance(n, int | numpy.integer) or isinstance(n, bool) or n < 0:
-        raise LaunchError(f"wf.arange(n) takes an int n >= 0, got {n!r}")
+        raise LaunchUsageError(f"wf.arange(n) takes an int n >= 0, got {n!r}")
     _shape((n,))
     dt = dtypes.from_numpy(dtype)
     return _new((n,), dt, "host", numpy.arange(n, dtype=dt.np), f"wf.arange({n!r})")
@@ -712,13 +712,15 @@ def from_host(array: Any) -> LazyTensor:
     try:
         host = numpy.array(array, copy=True, order="C")
     except (TypeError, ValueError) as e:  # a ragged list, …
-        raise LaunchError(f"wf.from_host: {type(array).__name__} is not an array NumPy can read: {e}") from None
+        raise LaunchUsageError(f"wf.from_host: {type(array).__name__} is not an array NumPy can read: {e}") from None
     return _new(host.shape, host.dtype, "host", host, f"wf.from_host(<{host.dtype} array {host.shape}>)")
 
 
 def tensor(existing: Any) -> LazyTensor:
     """A lazy tensor for existing data: a NumPy array is copied (as `from_host`); a device array (torch,
-    cupy, `wf.DeviceBuffer`: `__cuda_array_interface__` or DLPack) is used in place, without a copy.
+    cupy, `wf.DeviceBuffer`: `__cuda_array_interface__` or DLPack) is used in place, without a copy;
+    so is a `wf.DeviceBuffer` of the CPU simulator (its host array), so the same code runs on both.
+    Anything else raises `LaunchUsageError`.
 
     Stream order: the chain that uses a device array waits for the stream it belongs to — a
     `DeviceBuffer`'s last stream at that time; for a torch tensor, torch's current stream both when
@@ -727,6 +729,13 @@ def tensor(existing: Any) -> LazyTensor:
     array interface, its `stream`."""
     if isinstance(existing, numpy.ndarray) or isinstance(existing, list | tuple):
         return from_host(existing)
+    from warpforge.runtime.simulated import SimulatedBuffer
+
+    if isinstance(existing, SimulatedBuffer):  # the simulator's wf.DeviceBuffer: its host array, in place
+        t = _new(existing.shape, existing.dtype, "external", existing, f"wf.tensor(<DeviceBuffer {existing.shape}>)")
+        t._storage.host = existing._host  # pyright: ignore[reportPrivateUsage]
+        t._storage.device = existing.device
+        return t
     cai = getattr(existing, "__cuda_array_interface__", None)
     strides: tuple[int, ...] | None = None
     if isinstance(cai, dict):
@@ -742,7 +751,7 @@ def tensor(existing: Any) -> LazyTensor:
         if callable(stride):
             strides = tuple(int(st) for st in stride())
     else:
-        raise LaunchError(f"wf.tensor() takes a NumPy array or a device array (torch, cupy, wf.DeviceBuffer), got {type(existing).__name__}")
+        raise LaunchUsageError(f"wf.tensor() takes a NumPy array or a device array (torch, cupy, wf.DeviceBuffer), got {type(existing).__name__}")
     from warpforge.runtime import stream_order
     from warpforge.runtime.memory import DeviceBuffer, _is_c_contiguous, last_axis_contiguous  # pyright: ignore[reportPrivateUsage]
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import os
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -154,21 +153,15 @@ STEP_LIMIT_ENV = "WARPFORGE_SIM_STEP_LIMIT"
 
 def _step_limit(step_limit: int | None) -> int:
     """Segment executions allowed per CTA (`warpforge.simulator.DEFAULT_STEP_LIMIT` unless given, here
-    or in `WARPFORGE_SIM_STEP_LIMIT`); a positive int, else `DeviceError`."""
+    or in `WARPFORGE_SIM_STEP_LIMIT`); a positive int, else `DeviceError` (`EnvironmentVariableError` for the variable)."""
     from warpforge.simulator import DEFAULT_STEP_LIMIT
 
-    where = "Device.simulator(step_limit=...)"
     if step_limit is None:
-        text = os.environ.get(STEP_LIMIT_ENV)
-        if not text:
-            return DEFAULT_STEP_LIMIT
-        where = STEP_LIMIT_ENV
-        try:
-            step_limit = int(text)
-        except ValueError:
-            raise DeviceError(f"{STEP_LIMIT_ENV}={text!r} is not an integer") from None
+        from warpforge.environment import integer
+
+        return integer(STEP_LIMIT_ENV, DEFAULT_STEP_LIMIT, minimum=1, unit="steps")
     if isinstance(step_limit, bool) or not isinstance(step_limit, int) or step_limit < 1:
-        raise DeviceError(f"{where} takes a positive number of steps, got {step_limit!r}")
+        raise DeviceError(f"Device.simulator(step_limit=...) takes a positive number of steps, got {step_limit!r}")
     return step_limit
 
 

@@ -19,6 +19,8 @@ from warpforge.frontend.tile.values import NoneValue, TensorValue, TileDType, Tu
 from warpforge.frontend.values import BoundMethod, Builtin, DTypeRef, Literal, Scalar, Value
 
 _REDUCE = {"sum": "sum", "max": "max", "min": "min", "prod": "prod"}
+# Python's types as dtypes, as NumPy reads them (`np.dtype(bool)`, `np.dtype(int)` is int64, `float` float64)
+_PYTHON_TYPE_DTYPES = {"bool": dtypes.bool_, "int": dtypes.i64, "float": dtypes.f64}
 
 Handler = Callable[[ast.Call, list[Value], dict[str, Value]], Value]
 
@@ -122,6 +124,8 @@ class TileCallMixin(TileExpressionMixin):
             return default
         if isinstance(value, DTypeRef):
             return value.dtype
+        if isinstance(value, Builtin) and value.name in _PYTHON_TYPE_DTYPES:  # NumPy's: astype(bool), astype(int)
+            return _PYTHON_TYPE_DTYPES[value.name]
         self.error(node, f"expected a dtype such as wf.f32, got {value.describe()}")
 
     def as_tile(self, value: Value, node: ast.AST, what: str) -> Scalar:
@@ -292,14 +296,25 @@ class TileCallMixin(TileExpressionMixin):
         return self.to_tile(value, d, s, node)  # pyright: ignore[reportArgumentType]
 
     def tcall_arange(self, node: ast.Call, args: list[Value], kwargs: dict[str, Value]) -> Value:
-        n, dt = self.params(node, "tile.arange", args, kwargs, [("n", ...), ("dtype", None)])
-        count = self.static_int(n, node, "tile.arange's n")
+        """`tile.arange(n, dtype=wf.i32)`: 0 … n − 1; `tile.arange(start, stop, dtype=wf.i32)`: start …
+        stop − 1 (NumPy's and Triton's two-argument form). The length is a constant power of two."""
+        start = 0
+        if len(args) >= 2 and isinstance(args[1], Literal) or "stop" in kwargs:  # (start, stop[, dtype])
+            first, stop, dt = self.params(node, "tile.arange", args, kwargs, [("start", ...), ("stop", ...), ("dtype", None)])
+            start = self.static_int(first, node, "tile.arange's start (tile.arange(start, stop) or tile.arange(n))")
+            count = self.static_int(stop, node, "tile.arange's stop (tile.arange(start, stop) or tile.arange(n))") - start
+        else:
+            n, dt = self.params(node, "tile.arange", args, kwargs, [("n", ...), ("dtype", None)])
+            count = self.static_int(n, node, "tile.arange's n (tile.arange(n, dtype=wf.i32) or tile.arange(start, stop))")
+        if dt is not None and not isinstance(dt, DTypeRef | Builtin | NoneValue):
+            self.error(node, f"tile.arange's dtype must be a dtype such as wf.i32, got {dt.describe()}: the forms are tile.arange(n, dtype) and tile.arange(start, stop, dtype)")
         d = self.dtype_arg(dt, node, dtypes.i32)
         assert d is not None
         if not d.is_int:
             self.error(node, f"tile.arange makes integers, got {d.name}")
         tdt = self.tile_dtype(d, (count,), node)
-        return Scalar(self.emit(tiled.IotaOp(tdt.mlir), node), tdt)  # pyright: ignore[reportArgumentType]
+        iota = Scalar(self.emit(tiled.IotaOp(tdt.mlir), node), tdt)  # pyright: ignore[reportArgumentType]
+        return iota if start == 0 else self.binary(ast.Add, iota, Literal(start), node)  # pyright: ignore[reportAttributeAccessIssue]
 
     # ------------------------------------------------------------------ elementwise
 

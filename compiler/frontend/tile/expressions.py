@@ -107,11 +107,13 @@ class TileExpressionMixin(FunctionCompilerBase):
         if isinstance(base, TensorValue):
             if node.attr == "shape":
                 return self.tensor_shape(base, node)
+            if node.attr == "tensor_shape":
+                return self.tensor_shape(base, node, whole=True)
             if node.attr == "dtype":
                 return DTypeRef(base.dtype)
             if node.attr in ("store", "load"):
                 return BoundMethod(base, node.attr)
-            self.error(node, f"{base.describe()} has no attribute '{node.attr}' in a tile kernel (shape, dtype, load, store)")
+            self.error(node, f"{base.describe()} has no attribute '{node.attr}' in a tile kernel (shape, tensor_shape, dtype, load, store)")
         if is_tile(base):
             assert isinstance(base, Scalar) and isinstance(base.dtype, TileDType)
             if node.attr == "shape":
@@ -147,8 +149,11 @@ class TileExpressionMixin(FunctionCompilerBase):
         with self._evaluated(node, "value", "__wf_attr_base__", base):
             return super().visit_Attribute(node)  # pyright: ignore[reportAttributeAccessIssue]
 
-    def tensor_shape(self, t: TensorValue, node: ast.AST) -> TupleValue:
-        if t.kind == "partition":
+    def tensor_shape(self, t: TensorValue, node: ast.AST, *, whole: bool = False) -> TupleValue:
+        """`x.shape`: a partitioned parameter's tile shape (constants), else the tensor's extents;
+        `x.tensor_shape` (`whole`): the whole tensor's extents for every kind (constants where the
+        annotation fixes them, else i64 values read at run time)."""
+        if t.kind == "partition" and not whole:
             assert t.tile_shape is not None
             return TupleValue(tuple(Literal(d) for d in t.tile_shape))
         items: list[Value] = []
