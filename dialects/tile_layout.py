@@ -208,18 +208,18 @@ class SliceEncodingAttr(LayoutEncodingAttr):
             raise VerifyException(f"#tile.slice: the parent tile of {n} elements is not a multiple of {parent}'s {chunk}")
 
 
-@irdl_attr_definition
-class MmaEncodingAttr(LayoutEncodingAttr):
-    """`#tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>`: the `mma.sync` m16n8 accumulator
-    (module doc; PTX ISA §9.7.14.5.8)."""
+class _WarpGridEncoding:
+    """What `#tile.mma` and `#tile.wgmma` share: `warps_per_cta` = [warps along M, warps along N] and
+    `instr_shape` = [M, N] of one instruction's fragment, printed and parsed as `<warps_per_cta = [..],
+    instr_shape = [..]>`. (Each attribute declares the two parameters itself, `ArrayAttr[IntAttr]` each.)"""
 
-    name = "tile.mma"
-
-    warps_per_cta: ArrayAttr[IntAttr]
+    warps_per_cta: ArrayAttr[IntAttr]  # declared by the attribute; named here for the methods below
     instr_shape: ArrayAttr[IntAttr]
 
     def __init__(self, warps_per_cta: Sequence[int], instr_shape: Sequence[int] = (16, 8)):
-        super().__init__(int_array(warps_per_cta), int_array(instr_shape))
+        super().__init__(  # pyright: ignore[reportCallIssue]
+            int_array(warps_per_cta), int_array(instr_shape)
+        )
 
     @property
     def warps(self) -> tuple[int, int]:
@@ -242,6 +242,17 @@ class MmaEncodingAttr(LayoutEncodingAttr):
 
     def print_parameters(self, printer: Printer) -> None:
         _print_fields(printer, [("warps_per_cta", int_tuple(self.warps_per_cta)), ("instr_shape", int_tuple(self.instr_shape))])
+
+
+@irdl_attr_definition
+class MmaEncodingAttr(_WarpGridEncoding, LayoutEncodingAttr):
+    """`#tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>`: the `mma.sync` m16n8 accumulator
+    (module doc; PTX ISA §9.7.14.5.8)."""
+
+    name = "tile.mma"
+
+    warps_per_cta: ArrayAttr[IntAttr]
+    instr_shape: ArrayAttr[IntAttr]
 
     def verify(self) -> None:
         warps, instr = int_tuple(self.warps_per_cta), int_tuple(self.instr_shape)
@@ -261,7 +272,7 @@ class MmaEncodingAttr(LayoutEncodingAttr):
 
 
 @irdl_attr_definition
-class WgmmaEncodingAttr(LayoutEncodingAttr):
+class WgmmaEncodingAttr(_WarpGridEncoding, LayoutEncodingAttr):
     """`#tile.wgmma<warps_per_cta = [8, 1], instr_shape = [64, 128]>`: the accumulator of `wgmma.mma_async
     .m64nNk16` (PTX ISA §9.7.15.5.1.1, "Register fragments", accumulator D): each warpgroup (4 warps)
     holds one 64×N block, warp w of it rows 16w … 16w + 15; lane l, register 4j + 2h + v holds row
@@ -273,31 +284,6 @@ class WgmmaEncodingAttr(LayoutEncodingAttr):
 
     warps_per_cta: ArrayAttr[IntAttr]
     instr_shape: ArrayAttr[IntAttr]
-
-    def __init__(self, warps_per_cta: Sequence[int], instr_shape: Sequence[int]):
-        super().__init__(int_array(warps_per_cta), int_array(instr_shape))
-
-    @property
-    def warps(self) -> tuple[int, int]:
-        wm, wn = int_tuple(self.warps_per_cta)
-        return wm, wn
-
-    @property
-    def instr(self) -> tuple[int, int]:
-        m, n = int_tuple(self.instr_shape)
-        return m, n
-
-    @property
-    def threads(self) -> int:
-        return 32 * prod(int_tuple(self.warps_per_cta))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        f = _parse_fields(parser, ("warps_per_cta", "instr_shape"))
-        return [_ints(f, "warps_per_cta"), _ints(f, "instr_shape")]
-
-    def print_parameters(self, printer: Printer) -> None:
-        _print_fields(printer, [("warps_per_cta", int_tuple(self.warps_per_cta)), ("instr_shape", int_tuple(self.instr_shape))])
 
     def verify(self) -> None:
         warps, instr = int_tuple(self.warps_per_cta), int_tuple(self.instr_shape)
