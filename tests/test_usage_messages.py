@@ -78,7 +78,7 @@ def _cli(capsys, *argv: str) -> tuple[int, str]:
     return int(e.value.code or 0), capsys.readouterr().err
 
 
-@pytest.mark.parametrize("command", ["compile", "run"])
+@pytest.mark.parametrize("command", ["compile", "run", "sanitize"])
 def test_cli_refuses_a_file_that_is_not_python(capsys, tmp_path, command) -> None:
     notes = tmp_path / "notes.md"
     notes.write_text("# not Python\n")

@@ -60,7 +60,7 @@ def _load_file(path: str) -> ModuleType:
 
 
 def python_file_message(path: str, command: str) -> str:
-    """The message for a file `warpforge compile`/`run` cannot take (they take Python source files)."""
+    """The message for a file `warpforge compile`/`run`/`sanitize` cannot take (they take Python source files)."""
     hint = " (MLIR: use `warpforge-opt FILE.mlir`)" if path.endswith(".mlir") else ""
     return f"warpforge {command} takes a Python source file (FILE.py) defining @simt.kernel / @tile.kernel functions, got {path}{hint}"
 

@@ -118,11 +118,15 @@ def run(file: str, tool: str = "memcheck", args: list[str] | None = None, extra:
     """Run `python FILE args...` under compute-sanitizer's `tool`; return its exit status.
 
     Prints the report as it comes (stdout), then the summary line (stderr). Returns 1 with a message
-    when compute-sanitizer or the file is missing, or when `WARPFORGE_SIMULATE=1` (the CPU
+    when compute-sanitizer or the file is missing, when the file is not Python source, or when `WARPFORGE_SIMULATE=1` (the CPU
     simulator runs no CUDA code to check). SIGINT / SIGTERM are passed on to the program, and the
     summary of what ran so far is still printed."""
     if not Path(file).is_file():
         return _fail(f"no such file: {file}")
+    if Path(file).suffix != ".py":
+        from warpforge.driver.cli import python_file_message
+
+        return _fail(python_file_message(file, "sanitize"))
     from warpforge.environment import flag
 
     if flag("WARPFORGE_SIMULATE"):
