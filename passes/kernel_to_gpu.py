@@ -1457,6 +1457,13 @@ class ModuleLowering:
     _declared: set[str] = field(default_factory=set[str])
     _shared: int = 0
 
+    @property
+    def chip(self) -> str:
+        """The `sm_XX[a]` of the module's `#nvvm.target` (what `GpuModulePass` resolved)."""
+        targets = self.gpu_module.targets
+        assert targets is not None and isinstance(targets.data[0], NVVMTargetAttr)
+        return targets.data[0].chip.data
+
     def shared_global(self, kernel_name: str, typ: MemRefType, source: Operation, alignment: int = 16) -> str:
         """Declare a new shared-memory `memref.global` (uninitialized; `alignment`-byte aligned, ≥ 16,
         once lowered) for one `kernel.shared_array` of kernel `kernel_name`; returns its symbol."""

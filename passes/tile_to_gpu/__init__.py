@@ -87,10 +87,8 @@ class TileToGpuPass(GpuModulePass):
         return [f for f in op.ops if isinstance(f, kernel.FuncOp) and "tile" in f.attributes]
 
     def lower_function(self, f: kernel.FuncOp, lowering: ModuleLowering) -> gpu.FuncOp:
-        from warpforge.backend.chips import resolve_target
-
-        chip = resolve_target(self.chip, self.features).chip.name  # tile.dot picks wgmma on sm_90a
-        return _TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes, chip=chip).run()
+        # tile.dot picks wgmma on sm_90a: the chip the pass resolved into the module's #nvvm.target
+        return _TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes, chip=lowering.chip).run()
 
 
 from warpforge.passes.lowerings import tile_dot as _tile_dot  # noqa: E402,F401  (registers the tile.dot lowering)

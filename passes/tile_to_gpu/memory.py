@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dataclasses import dataclass
+from functools import cache
 from math import prod
 
 from xdsl.dialects import arith, memref, scf, vector
@@ -398,6 +399,7 @@ _ATOMIC_KINDS: dict[tuple[str, str], AtomicRMWKind] = {
 """(tile kind, element kind) → `memref.atomic_rmw` kind."""
 
 
+@cache
 def _positionwise() -> tuple[type[Operation], ...]:
     from warpforge.dialects.tile_map import MapOp
 
