@@ -26,18 +26,34 @@ row() { rows+=("$(printf '%-34s %-6s %s' "$1" "$2" "$3")"); }
 
 PARTS=${WF_PARTS:-tests,examples,sanitize,bench}
 
-# --- GPU tests (the examples run below, once)
+# --- examples: one after another, in the background while the GPU tests run (both mostly compile on the CPU)
+run_examples() {
+  for ex in examples/*.py; do
+    log="$OUT/$(basename "$ex" .py).log"
+    if timeout 600 python3 "$ex" >"$log" 2>&1 && grep -q PASSED "$log"; then
+      printf '%-34s %-6s %s\n' "$ex" ok "$(grep PASSED "$log" | head -1)"
+    else
+      printf '%-34s %-6s %s\n' "$ex" FAIL "$(tail -3 "$log" | tr '\n' ' ')"
+    fi
+  done >"$OUT/example-rows.txt"
+}
+examples_pid=""
+if [[ $PARTS == *examples* ]]; then run_examples & examples_pid=$!; fi
+
+# --- GPU tests (the examples run above, once)
 if [[ $PARTS == *tests* ]]; then
-# WF_SHARDS (default 4) pytest processes over the test files at once (the machine has 16 cores; compiling
+# WF_SHARDS (default 8) pytest processes over the test files at once (the machine has 16 cores; compiling
 # is most of a GPU test's time), each cut off after WF_TEST_TIMEOUT seconds (default 900)
-shards=${WF_SHARDS:-4}
+shards=${WF_SHARDS:-8}
 rm -f "$OUT"/shard*.txt
 i=0; for f in tests/test_*.py; do echo "$f" >>"$OUT/shard$((i % shards)).txt"; i=$((i + 1)); done
+test_pids=()
 for ((s = 0; s < shards; s++)); do
   [ -f "$OUT/shard$s.txt" ] || continue
   timeout "${WF_TEST_TIMEOUT:-900}" python3 -m pytest -m gpu -k "not test_example_passes_on_gpu" -q -rs -p no:cacheprovider $(cat "$OUT/shard$s.txt") "$@" >"$OUT/pytest-gpu$s.log" 2>&1 &
+  test_pids+=($!)
 done
-wait
+wait "${test_pids[@]}"
 cat "$OUT"/pytest-gpu[0-9]*.log >"$OUT/pytest-gpu.log"
 grep -hE "^(FAILED|ERROR) " "$OUT/pytest-gpu.log" | head -40
 passed=0; failed=0; cut=""
@@ -57,14 +73,11 @@ differential=$(grep -m1 "^simulator vs GPU:" "$OUT/pytest-gpu.log")
 [ -n "$differential" ] && row "simulator vs GPU (differential)" ok "${differential#simulator vs GPU: }"
 fi
 
-# --- examples
-[[ $PARTS == *examples* ]] && for ex in examples/*.py; do
-  if timeout 600 python3 "$ex" >"$OUT/$(basename "$ex" .py).log" 2>&1 && grep -q PASSED "$OUT/$(basename "$ex" .py).log"; then
-    row "$ex" ok "$(grep PASSED "$OUT/$(basename "$ex" .py).log" | head -1)"
-  else
-    row "$ex" FAIL "$(tail -3 "$OUT/$(basename "$ex" .py).log" | tr '\n' ' ')"
-  fi
-done
+
+if [ -n "$examples_pid" ]; then
+  wait "$examples_pid"
+  while IFS= read -r line; do rows+=("$line"); done <"$OUT/example-rows.txt"
+fi
 
 # --- every example under compute-sanitizer: one row per example, the error count of each tool
 if command -v warpforge >/dev/null; then WF=(warpforge); else WF=(python3 -c 'from warpforge.driver.cli import main; main()'); fi
