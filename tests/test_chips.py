@@ -214,6 +214,41 @@ def test_bad_targets_never_abort_warpforge_opt(llvm_dialect_ir: str, chip: str, 
     _no_abort(proc, message)
 
 
+@simt.kernel
+def _warp_total(a: simt.Slice[wf.i32], c: simt.DisjointSlice[wf.i32]):
+    idx = simt.index_1d()
+    c[idx] = simt.warp_sum(a[idx.get()])
+
+
+@simt.kernel
+def _one_mma(c: simt.DisjointSlice[f32]):
+    a = simt.mma_fragment("a", wf.f16, fill=1)
+    b = simt.mma_fragment("b", wf.f16, fill=1)
+    acc = simt.mma_sync(a, b, simt.mma_fragment("c", f32))
+    c[simt.index_1d()] = acc[0]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "chip", "message"),
+    [
+        (_warp_total, "sm_75", "'nvvm.redux.sync.add' (llvm.nvvm.redux.sync.add) needs sm_80 and PTX 7.0, but the code is being compiled for sm_75"),
+        (_one_mma, "sm_75", "needs sm_80"),
+        (_warp_total, "sm_80", None),
+    ],
+)
+def test_llvm_ir_for_a_newer_chip_is_refused_not_aborted(kernel: simt.SimtKernel, chip: str, message: str | None) -> None:
+    # LLVM IR built for sm_90 (redux.sync, mma.sync) emitted for an older chip with -t ptx{chip=...}: the
+    # NVPTX backend aborts the process ("LLVM ERROR: Cannot select: intrinsic") unless it is refused first
+    ir = kernel.ir("llvm")
+    proc = subprocess.run([str(BIN / "warpforge-opt"), "-t", f"ptx{{chip={chip}}}"], input=ir, capture_output=True, text=True, timeout=300)
+    if message is None:
+        assert proc.returncode == 0, proc.stderr
+        run_ptxas(proc.stdout, chip, verbose=False)
+    else:
+        _no_abort(proc, message)
+        assert "'gpu.module' op cannot emit" in proc.stderr, proc.stderr
+
+
 @pytest.mark.parametrize(("chip", "features", "message"), [t for t in BAD_TARGETS if t[0] in CHIPS and t[1].startswith("+ptx") and "," not in t[1]])
 def test_bad_module_targets_are_refused_at_the_gpu_module(llvm_dialect_ir: str, chip: str, features: str, message: str) -> None:
     # the chip/PTX pair read back from the module's #nvvm.target (not given on the command line): refused

@@ -161,11 +161,49 @@ def _set_reflect_ftz(mod: llvm.ModuleRef, ftz: bool) -> None:
     mod.link_in(flag)
 
 
+_NVVM_DECLARE = re.compile(r"declare [^\n]*@\"?(llvm\.nvvm\.[\w.]+)\"?\(")
+_WGMMA_ASM = re.compile(r'asm [^\n]*"wgmma\.mma_async')
+
+
+@functools.cache
+def _intrinsic_specs() -> dict[str, object]:
+    from warpforge.dialects.nvvm_catalog import CATALOG
+
+    return {row.intrinsic: row for row in CATALOG.values() if row.intrinsic}
+
+
+def check_intrinsics(llvm_ir: str, options: NVPTXOptions) -> None:
+    """Raise `CodegenError` when `llvm_ir` calls an NVVM intrinsic (or holds `wgmma.mma_async` inline
+    PTX) that `options.chip`/`features` lacks, per the `nvvm` catalog's `min_sm`/`min_ptx`/`arch_specific`.
+
+    `check-nvvm-target` refuses such ops on the `gpu.module`'s own target; this catches LLVM IR
+    compiled for another chip than it was built for (`warpforge-opt -t 'ptx{chip=sm_75}'` on an sm_90
+    module), on which LLVM's NVPTX backend would abort the process (`LLVM ERROR: Cannot select`)."""
+    from warpforge.backend.chips import resolve_target
+    from warpforge.dialects.nvvm_catalog import WGMMA_SPEC, IntrinsicSpec
+
+    target = resolve_target(options.chip, options.features)
+    specs = _intrinsic_specs()
+    needed: list[tuple[str, IntrinsicSpec]] = [(name, specs[name]) for name in _NVVM_DECLARE.findall(llvm_ir) if name in specs]  # pyright: ignore[reportAssignmentType]
+    if _WGMMA_ASM.search(llvm_ir):
+        needed.append(("wgmma.mma_async (inline PTX)", WGMMA_SPEC))
+    for name, spec in needed:
+        arch_ok = not spec.arch_specific or (target.chip.suffix == "a" and target.chip.sm == spec.min_sm)
+        if spec.min_sm > target.chip.sm or spec.min_ptx > target.ptx or not arch_ok:
+            raise CodegenError(
+                f"'{spec.op}' ({name}) needs {spec.sm} and PTX {spec.ptx_version}, but the code is being "
+                f"compiled for {target.chip.name} (PTX {target.ptx // 10}.{target.ptx % 10}); compile the module "
+                f"for that chip from an earlier stage (its `#nvvm.target`, `kernel-to-gpu{{chip=...}}`)"
+            )
+
+
 def compile_ptx(llvm_ir: str, options: NVPTXOptions = NVPTXOptions()) -> str:
     """Compile LLVM IR text for `nvptx64-nvidia-cuda` to PTX text.
 
-    Raises `CodegenError` when LLVM rejects the IR or libdevice is needed but not installed.
+    Raises `CodegenError` when LLVM rejects the IR, libdevice is needed but not installed, or the IR
+    calls an NVVM intrinsic the chip lacks (`check_intrinsics`, before LLVM could abort on it).
     """
+    check_intrinsics(llvm_ir, options)
     if not options.ftz and _FTZ_ATTR in llvm_ir:  # a fast-math kernel flushes libdevice's denormals too
         options = NVPTXOptions(options.chip, options.features, options.opt_level, ftz=True, require_unrolled=options.require_unrolled)  # checked again
     mod = optimize_and_link(llvm_ir, options)

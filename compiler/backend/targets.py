@@ -86,7 +86,7 @@ class PTXTarget(Target):
         try:
             output.write(compile_ptx(llvm_ir, options))
         except CodegenError as e:
-            raise ExportError(str(e), exporter.origin_of(llvm_ir, str(e)) or module) from None
+            raise ExportError(str(e), exporter.origin_of(llvm_ir, str(e)) or _target_module(module) or module) from None
 
 
 TARGETS: dict[str, type[Target]] = {"llvm": LLVMIRTarget, "ptx": PTXTarget}
