@@ -376,3 +376,12 @@ def test_any_chip_and_feature_text_is_a_target_or_a_target_error(chip: str, feat
         assert str(e)
         return
     assert target.chip.name == chip and target.ptx in PTX_VERSIONS and target.ptx >= target.chip.min_ptx
+
+
+def test_sm_90a_llvm_ir_for_plain_sm_90_is_refused_not_aborted() -> None:
+    # wgmma.fence/commit/wait exist only on sm_90a: LLVM aborts on them for sm_90 ("Cannot select")
+    proc = subprocess.run(
+        [str(BIN / "warpforge-opt"), str(ROOT / "tests" / "hopper_wgmma_kernel.mlir"), "-p", "gpu-to-llvm", "-t", "ptx{chip=sm_90}"],
+        capture_output=True, text=True, timeout=300,
+    )
+    _no_abort(proc, "needs sm_90a and PTX 8.0, but the code is being compiled for sm_90")
