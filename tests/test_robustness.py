@@ -447,3 +447,41 @@ def test_export_checks_dominance_itself() -> None:
     module = parse_mlir(ctx, text, "k.mlir")
     with pytest.raises(ExportError, match=r"k.mlir:3:5: error: 'llvm.fadd' op operand #0 \(%x\) does not dominate this use"):
         export_llvm_ir(module)
+
+
+_EXEC_DECOY = """\
+import warpforge as wf
+def decoy(a: wf.simt.Slice[wf.f32], c: wf.simt.DisjointSlice[wf.f32]):
+    c[wf.simt.index_1d()] = a[0] * 100.0
+"""
+
+_EXEC_REAL = """\
+@simt.kernel
+def real(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):
+    c[simt.index_1d()] = a[0] + 1.0
+"""
+
+
+@pytest.mark.parametrize("model", ["simt", "tile"])
+def test_a_kernel_whose_file_holds_other_source_is_refused(tmp_path, model: str) -> None:
+    # exec'd under the filename of a module whose line 2 is another function: inspect (through linecache's
+    # loader fallback or the file itself) returns that function's text, and the decoy was compiled instead
+    import linecache
+
+    path = tmp_path / "decoy_module.py"
+    path.write_text(_EXEC_DECOY)
+    real_src = _EXEC_REAL if model == "simt" else _EXEC_REAL.replace("@simt.kernel", "@tile.kernel").replace(
+        "def real(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):\n    c[simt.index_1d()] = a[0] + 1.0",
+        "def real(a: tile.Tensor[wf.f32, (128,)], c: tile.Tensor[wf.f32, (128,)]):\n    c.store(a.load() + 1.0)",
+    )
+    scope = {"wf": wf, "simt": simt, "tile": tile}
+    exec(compile(real_src, str(path), "exec"), scope)
+    try:
+        with pytest.raises(wf.CompileError, match=r"the source text found for 'real' .* is 'def decoy\(a, c\)'"):
+            if model == "simt":
+                scope["real"].ir("kernel")
+            else:
+                a = np.arange(128, dtype=np.float32)
+                scope["real"](wf.tensor(a).partition((128,)), wf.zeros((128,), wf.f32).partition((128,))).sync()
+    finally:
+        linecache.checkcache(str(path))

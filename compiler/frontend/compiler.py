@@ -102,6 +102,18 @@ def get_source(fn: Any) -> tuple[ast.FunctionDef, SourceInfo]:
     fdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
     if fdef is None:
         raise CompileError(f"{fn.__qualname__} is not a plain function definition", filename=filename, line=first)
+    code = getattr(fn, "__code__", None)
+    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+    if code is not None and (fdef.name != code.co_name or params != list(code.co_varnames[: code.co_argcount])):
+        # inspect found other text than the function's: a file edited after import, or code exec'd from a
+        # string under a filename whose module's source is something else (linecache's loader fallback)
+        raise CompileError(
+            f"the source text found for {fn.__qualname__!r} at {filename}:{first} is 'def {fdef.name}({', '.join(params)})', "
+            f"not the function's 'def {code.co_name}({', '.join(code.co_varnames[: code.co_argcount])})': the file does not "
+            f"hold this function's source (edited since import, or the function was exec'd from a string under this "
+            f"filename); warpforge compiles a kernel from its source text",
+            filename=filename, line=first,
+        )
     return fdef, SourceInfo(filename=filename, first_line=first, lines=dedented.splitlines(), col_offset=indent)
 
 
