@@ -142,3 +142,30 @@ def test_one_sweep_conversions_match_the_fixpoint_walker(monkeypatch: pytest.Mon
             m.setattr(OneSweepWalker, "rewrite_region", PatternRewriteWalker.rewrite_region)
             full = print_ir(C.lower(fixpoint, "llvm", model=model, module_name=kir.symbol + "_module"))
         assert "llvm.func" in one and one == full
+
+
+def test_index_conversion_memo_gives_the_unmemoized_conversion() -> None:
+    """`convert-index-to-llvm` remembers each attribute's conversion within a run (by id, the attribute
+    held in the memo): nested and repeated attributes convert as without the memo, and a hit returns
+    the same object."""
+    from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IndexType, IntegerAttr, VectorType, i32, i64
+
+    from warpforge.passes.convert_index_to_llvm import convert_attribute
+
+    index = IndexType()
+    attrs = [
+        index,
+        i32,
+        IntegerAttr(42, index),
+        VectorType(index, [4]),
+        FunctionType.from_lists([index, i32, VectorType(index, [2])], [index]),
+        ArrayAttr([IntegerAttr(1, index), i32, ArrayAttr([index])]),
+        DictionaryAttr({"a": IntegerAttr(3, index), "b": i32}),
+    ]
+    memo: dict = {}
+    first = [convert_attribute(a, memo) for a in attrs]
+    assert first == [convert_attribute(a) for a in attrs]
+    assert first[0] == i64 and first[1] is i32 and first[3] == VectorType(i64, [4])
+    assert "index" not in str(first[4]) and "index" not in str(first[5]) and "index" not in str(first[6])
+    assert all(convert_attribute(a, memo) is f for a, f in zip(attrs, first))
+    assert len(memo) > len(attrs)  # nested attributes are remembered too
