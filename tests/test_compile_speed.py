@@ -1,8 +1,8 @@
 """What keeps a process that only launches kernels fast (issue 13's import and warm-cache goals),
 checked by what gets imported and what runs, not by timing asserts:
 
-- `import warpforge` loads neither xDSL nor llvmlite, nor the dialects, passes, backend or simulator
-  (goal: `import warpforge` <= 0.25 s);
+- `import warpforge` loads neither xDSL nor llvmlite, nor the dialects, passes, backend or simulator,
+  nor cuda-python or NumPy (goal: `import warpforge` <= 0.25 s);
 - a new process whose disk cache holds a kernel gets it ready to launch without importing xDSL or
   llvmlite and without lowering anything (goal: <= 20 ms after import), for SIMT and tile kernels.
 
@@ -33,8 +33,13 @@ HEAVY = (
     "warpforge.backend.export",
     "warpforge.simulator",
     "warpforge.frontend.compiler",
+    "cuda",
 )
-"""Modules (and their submodules) that only compiling or simulating needs."""
+"""Modules (and their submodules) that only compiling, simulating or launching needs."""
+
+NOT_AT_IMPORT = (*HEAVY, "numpy", "ml_dtypes", "torch", "statistics")
+"""What `import warpforge` alone leaves unloaded: NumPy too (`warpforge.lazy_import`: most of the
+import's time), and the autotuner's `statistics`."""
 
 PROBE = r"""
 import json, sys
@@ -65,15 +70,15 @@ def _probe(env: dict[str, str], *args: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _heavy(modules: list[str]) -> list[str]:
-    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
+def _heavy(modules: list[str], heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in heavy))
 
 
 def test_import_warpforge_loads_no_compiler_backend_or_simulator() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARPFORGE_")}
     got = _probe(env)
     assert "warpforge" in got["after_import"]
-    assert _heavy(got["after_import"]) == []
+    assert _heavy(got["after_import"], NOT_AT_IMPORT) == []
 
 
 @pytest.mark.parametrize("example,kernels", [("vecadd.py", 1), ("softmax.py", 1)])
@@ -169,3 +174,25 @@ def test_index_conversion_memo_gives_the_unmemoized_conversion() -> None:
     assert "index" not in str(first[4]) and "index" not in str(first[5]) and "index" not in str(first[6])
     assert all(convert_attribute(a, memo) is f for a, f in zip(attrs, first))
     assert len(memo) > len(attrs)  # nested attributes are remembered too
+
+
+LAZY_NUMPY = r"""
+import json, sys
+import warpforge
+from warpforge import dtypes, lazy_import, simt
+launch = sys.modules["warpforge.runtime.launch"]  # (warpforge.runtime.launch is also a function's name)
+before = [type(m.__dict__[n]).__name__ for m, n in ((dtypes, "np"), (simt, "numpy"), (launch, "numpy"))]
+loaded_before = "numpy" in sys.modules
+dt = warpforge.f32.np  # the first use imports NumPy and puts it in place of every stand-in
+import numpy
+after = [m.__dict__[n] is numpy for m, n in ((dtypes, "np"), (simt, "numpy"), (launch, "numpy"), (lazy_import, "numpy"))]
+import warpforge.runtime.memory as memory  # a module loaded later gets the real module
+print(json.dumps({"before": before, "loaded_before": loaded_before, "after": after, "dtype": str(dt), "later": memory.numpy is numpy}))
+"""
+
+
+def test_numpy_loads_at_first_use_and_replaces_every_stand_in() -> None:
+    proc = subprocess.run([sys.executable, "-c", LAZY_NUMPY], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got == {"before": ["LazyModule"] * 3, "loaded_before": False, "after": [True] * 4, "dtype": "float32", "later": True}
