@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from warpforge import f32, tile  # the growth test's kernel (annotations are read from this module's globals)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 HEAVY = (
@@ -196,3 +198,35 @@ def test_numpy_loads_at_first_use_and_replaces_every_stand_in() -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got == {"before": ["LazyModule"] * 3, "loaded_before": False, "after": [True] * 4, "dtype": "float32", "later": True}
+
+
+def _tile_add(b: int):
+    @tile.kernel
+    def add(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)], y: tile.Tensor[f32, (-1,)]):
+        z.store(tile.load_tile_like(x, z) + tile.load_tile_like(y, z))
+
+    add.ahead_of_time(tile.spec(f32, (4 * b,), partition=(b,)), tile.spec(f32, (4 * b,)), tile.spec(f32, (4 * b,)))
+    return add
+
+
+def _op_lines(text: str) -> int:
+    import re
+
+    return sum(1 for line in text.splitlines() if re.match(r'\s*(%[^=]+=\s*)?"?[a-z_]+\.[a-z_.0-9]+', line))
+
+
+def test_the_ir_grows_linearly_with_the_tile() -> None:
+    """Issue 13's growth goal, by what the passes are given (seconds are `bench/compile_time.py
+    --growth`'s): the same frontend kernel for tiles of 2^13, 2^14 and 2^15 elements gives gpu- and
+    llvm-stage modules whose size grows linearly with the tile (each doubling adds twice what the
+    previous one added, not four times), and the llvm stage stays proportional to the gpu stage."""
+    sizes = [1 << 13, 1 << 14, 1 << 15]
+    gpu = [_op_lines(_tile_add(b).ir("gpu")) for b in sizes]
+    llvm = [_op_lines(_tile_add(b).ir("llvm")) for b in sizes]
+    kernel = [_op_lines(_tile_add(b).ir("kernel")) for b in sizes]
+    assert kernel[0] == kernel[1] == kernel[2] > 0  # the frontend's IR does not depend on the tile size
+    for counts in (gpu, llvm):
+        assert counts[0] < counts[1] < counts[2]
+        assert counts[2] - counts[1] <= 2.5 * (counts[1] - counts[0]), counts  # linear: 2x; quadratic: 4x
+    ratios = [a / g for a, g in zip(llvm, gpu)]
+    assert max(ratios) <= 1.5 * min(ratios), (gpu, llvm)
