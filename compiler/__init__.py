@@ -15,6 +15,10 @@ import sys as _sys
 
 _os.environ.setdefault("LLVMLITE_ENABLE_IR_LAYER_TYPED_POINTERS", "0")
 
+from warpforge import lazy_formats as _lazy_formats  # noqa: E402
+
+_lazy_formats.install()  # xDSL parses an op's assembly format at its first parse/print, not at its definition
+
 from warpforge import simt  # noqa: E402
 from warpforge.frontend.annotations import Constant  # noqa: E402  (wf.Constant[int]: compile-time parameters)
 from warpforge import tile  # noqa: E402

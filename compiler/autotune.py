@@ -38,7 +38,6 @@ config fails.
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -372,6 +371,8 @@ def _event_median_ms(launch: Callable[[], None], stream: Any, warmup: int, rep: 
     finally:
         for e in events:
             drv.cuEventDestroy(e)
+    import statistics  # not at `import warpforge` (statistics imports fractions, decimal)
+
     return float(statistics.median(times))
 
 

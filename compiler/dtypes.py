@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:  # NumPy loads at first use, not at `import warpforge`
+    from warpforge.lazy_import import numpy as np
 
 if TYPE_CHECKING:  # xDSL loads when a kernel compiles, not at `import warpforge`
     from xdsl.ir import Attribute

@@ -21,7 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # NumPy loads at first use, not at `import warpforge`
+    from warpforge.lazy_import import numpy as np
 
 from warpforge import dtypes
 from warpforge.dtypes import DType

@@ -19,9 +19,13 @@ from __future__ import annotations
 import threading
 import weakref
 
-import numpy
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    import numpy
+else:  # NumPy loads at first use, not at `import warpforge`
+    from warpforge.lazy_import import numpy
 
 from warpforge import mma, unsafe
 from warpforge.builtin_stubs import BuiltinStubs

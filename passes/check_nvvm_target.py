@@ -49,7 +49,9 @@ def check_ops(root: Operation, target: NVVMTargetAttr, what: str) -> None:
     `what` names the target's owner in the message (`gpu.module @m`)."""
     for op in root.walk():
         spec = getattr(type(op), "SPEC", None)
-        if not isinstance(op, NVVMIntrinsicOp | WgmmaMmaAsyncOp) or spec is None:
+        # SPEC first: isinstance against these abstract bases is slow for the many op types that are
+        # not theirs (the ABC check searches every subclass once per type)
+        if spec is None or not isinstance(op, NVVMIntrinsicOp | WgmmaMmaAsyncOp):
             continue
         # an arch-specific op (wgmma, setmaxnreg) needs exactly sm_XXa: sm_90 lacks it and LLVM aborts
         arch_ok = not spec.arch_specific or (target.arch_specific and target.sm == spec.min_sm)

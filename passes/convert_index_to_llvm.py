@@ -18,7 +18,7 @@ Memrefs must already be lowered (`finalize-memref-to-llvm`): `memref`, `scf` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, llvm
@@ -41,49 +41,68 @@ INDEX_DIALECTS_BEFORE = ("memref", "scf", "gpu", "affine", "vector", "tensor")
 """Dialects whose ops require `index` operands: they must be lowered before this pass runs."""
 
 
-def convert_attribute(attr: Attribute) -> Attribute:
-    """`attr` with every `index` inside it (types, typed attributes) replaced by `i64`."""
+def convert_attribute(attr: Attribute, memo: dict[int, tuple[Attribute, Attribute]] | None = None) -> Attribute:
+    """`attr` with every `index` inside it (types, typed attributes) replaced by `i64`.
+
+    `memo` (id of an attribute → (that attribute, its conversion)) remembers conversions across
+    calls: a module repeats a few types thousands of times (`ConvertIndexType` keeps one per run;
+    the attribute is held in the entry, so its id is not reused while the memo lives)."""
+    if memo is not None:
+        hit = memo.get(id(attr))
+        if hit is not None:
+            return hit[1]
     if isinstance(attr, IndexType):
-        return i64
-    if isinstance(attr, MemRefType):
-        return attr  # memref shapes/element types are finalize-memref-to-llvm's business
-    if isinstance(attr, ParametrizedAttribute):
-        params = tuple(convert_attribute(p) for p in attr.parameters)
-        return attr if params == attr.parameters else type(attr).new(params)
-    if isinstance(attr, ArrayAttr):
-        items = tuple(convert_attribute(p) for p in attr.data)
-        return attr if items == attr.data else ArrayAttr(items)
-    if isinstance(attr, DictionaryAttr):
-        entries = {k: convert_attribute(v) for k, v in attr.data.items()}
-        return attr if entries == dict(attr.data) else DictionaryAttr(entries)
-    return attr
-
-
-def _has_index(attr: Attribute) -> bool:
-    return convert_attribute(attr) is not attr
+        new: Attribute = i64
+    elif isinstance(attr, MemRefType):
+        new = attr  # memref shapes/element types are finalize-memref-to-llvm's business
+    elif isinstance(attr, ParametrizedAttribute):
+        params = tuple(convert_attribute(p, memo) for p in attr.parameters)
+        new = attr if params == attr.parameters else type(attr).new(params)
+    elif isinstance(attr, ArrayAttr):
+        items = tuple(convert_attribute(p, memo) for p in attr.data)
+        new = attr if items == attr.data else ArrayAttr(items)
+    elif isinstance(attr, DictionaryAttr):
+        entries = {k: convert_attribute(v, memo) for k, v in attr.data.items()}
+        new = attr if entries == dict(attr.data) else DictionaryAttr(entries)
+    else:
+        new = attr
+    if memo is not None:
+        memo[id(attr)] = (attr, new)
+    return new
 
 
 @dataclass
 class ConvertIndexType(RewritePattern):
     """Rewrite `index` to `i64` in an op's result types, block arguments, properties and attributes, in place."""
 
+    memo: dict[int, tuple[Attribute, Attribute]] = field(default_factory=dict[int, tuple[Attribute, Attribute]])
+    """Conversions already made in this run (see `convert_attribute`)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        memo = self.memo
+
+        def convert(attr: Attribute) -> Attribute:
+            return convert_attribute(attr, memo)
+
+        def has_index(attr: Attribute) -> bool:
+            return convert_attribute(attr, memo) is not attr
+
         if dialect_of(op) in INDEX_DIALECTS_BEFORE and (
-            any(_has_index(v.type) for v in (*op.operands, *op.results))
+            any(has_index(v.type) for v in (*op.operands, *op.results))
         ):
             fail(op, "still needs index values; lower it before convert-index-to-llvm")
         for result in list(op.results):
-            if _has_index(result.type):
-                rewriter.replace_value_with_new_type(result, convert_attribute(result.type))
+            if has_index(result.type):
+                rewriter.replace_value_with_new_type(result, convert(result.type))
         for region in op.regions:
             for block in region.blocks:
                 for arg in list(block.args):
-                    if _has_index(arg.type):
-                        rewriter.replace_value_with_new_type(arg, convert_attribute(arg.type))
+                    if has_index(arg.type):
+                        rewriter.replace_value_with_new_type(arg, convert(arg.type))
         changed = False
         for table in (op.properties, op.attributes):
             for name, value in list(table.items()):
-                new = convert_attribute(value)
+                new = convert(value)
                 if new is not value:
                     table[name] = new
                     changed = True

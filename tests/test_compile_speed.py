@@ -1,8 +1,8 @@
 """What keeps a process that only launches kernels fast (issue 13's import and warm-cache goals),
 checked by what gets imported and what runs, not by timing asserts:
 
-- `import warpforge` loads neither xDSL nor llvmlite, nor the dialects, passes, backend or simulator
-  (goal: `import warpforge` <= 0.25 s);
+- `import warpforge` loads neither xDSL nor llvmlite, nor the dialects, passes, backend or simulator,
+  nor cuda-python or NumPy (goal: `import warpforge` <= 0.25 s);
 - a new process whose disk cache holds a kernel gets it ready to launch without importing xDSL or
   llvmlite and without lowering anything (goal: <= 20 ms after import), for SIMT and tile kernels.
 
@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from warpforge import f32, tile  # the growth test's kernel (annotations are read from this module's globals)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 HEAVY = (
@@ -33,8 +35,13 @@ HEAVY = (
     "warpforge.backend.export",
     "warpforge.simulator",
     "warpforge.frontend.compiler",
+    "cuda",
 )
-"""Modules (and their submodules) that only compiling or simulating needs."""
+"""Modules (and their submodules) that only compiling, simulating or launching needs."""
+
+NOT_AT_IMPORT = (*HEAVY, "numpy", "ml_dtypes", "torch", "statistics")
+"""What `import warpforge` alone leaves unloaded: NumPy too (`warpforge.lazy_import`: most of the
+import's time), and the autotuner's `statistics`."""
 
 PROBE = r"""
 import json, sys
@@ -65,15 +72,15 @@ def _probe(env: dict[str, str], *args: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _heavy(modules: list[str]) -> list[str]:
-    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY))
+def _heavy(modules: list[str], heavy: tuple[str, ...] = HEAVY) -> list[str]:
+    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in heavy))
 
 
 def test_import_warpforge_loads_no_compiler_backend_or_simulator() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WARPFORGE_")}
     got = _probe(env)
     assert "warpforge" in got["after_import"]
-    assert _heavy(got["after_import"]) == []
+    assert _heavy(got["after_import"], NOT_AT_IMPORT) == []
 
 
 @pytest.mark.parametrize("example,kernels", [("vecadd.py", 1), ("softmax.py", 1)])
@@ -142,3 +149,84 @@ def test_one_sweep_conversions_match_the_fixpoint_walker(monkeypatch: pytest.Mon
             m.setattr(OneSweepWalker, "rewrite_region", PatternRewriteWalker.rewrite_region)
             full = print_ir(C.lower(fixpoint, "llvm", model=model, module_name=kir.symbol + "_module"))
         assert "llvm.func" in one and one == full
+
+
+def test_index_conversion_memo_gives_the_unmemoized_conversion() -> None:
+    """`convert-index-to-llvm` remembers each attribute's conversion within a run (by id, the attribute
+    held in the memo): nested and repeated attributes convert as without the memo, and a hit returns
+    the same object."""
+    from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, IndexType, IntegerAttr, VectorType, i32, i64
+
+    from warpforge.passes.convert_index_to_llvm import convert_attribute
+
+    index = IndexType()
+    attrs = [
+        index,
+        i32,
+        IntegerAttr(42, index),
+        VectorType(index, [4]),
+        FunctionType.from_lists([index, i32, VectorType(index, [2])], [index]),
+        ArrayAttr([IntegerAttr(1, index), i32, ArrayAttr([index])]),
+        DictionaryAttr({"a": IntegerAttr(3, index), "b": i32}),
+    ]
+    memo: dict = {}
+    first = [convert_attribute(a, memo) for a in attrs]
+    assert first == [convert_attribute(a) for a in attrs]
+    assert first[0] == i64 and first[1] is i32 and first[3] == VectorType(i64, [4])
+    assert "index" not in str(first[4]) and "index" not in str(first[5]) and "index" not in str(first[6])
+    assert all(convert_attribute(a, memo) is f for a, f in zip(attrs, first))
+    assert len(memo) > len(attrs)  # nested attributes are remembered too
+
+
+LAZY_NUMPY = r"""
+import json, sys
+import warpforge
+from warpforge import dtypes, lazy_import, simt
+launch = sys.modules["warpforge.runtime.launch"]  # (warpforge.runtime.launch is also a function's name)
+before = [type(m.__dict__[n]).__name__ for m, n in ((dtypes, "np"), (simt, "numpy"), (launch, "numpy"))]
+loaded_before = "numpy" in sys.modules
+dt = warpforge.f32.np  # the first use imports NumPy and puts it in place of every stand-in
+import numpy
+after = [m.__dict__[n] is numpy for m, n in ((dtypes, "np"), (simt, "numpy"), (launch, "numpy"), (lazy_import, "numpy"))]
+import warpforge.runtime.memory as memory  # a module loaded later gets the real module
+print(json.dumps({"before": before, "loaded_before": loaded_before, "after": after, "dtype": str(dt), "later": memory.numpy is numpy}))
+"""
+
+
+def test_numpy_loads_at_first_use_and_replaces_every_stand_in() -> None:
+    proc = subprocess.run([sys.executable, "-c", LAZY_NUMPY], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got == {"before": ["LazyModule"] * 3, "loaded_before": False, "after": [True] * 4, "dtype": "float32", "later": True}
+
+
+def _tile_add(b: int):
+    @tile.kernel
+    def add(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)], y: tile.Tensor[f32, (-1,)]):
+        z.store(tile.load_tile_like(x, z) + tile.load_tile_like(y, z))
+
+    add.ahead_of_time(tile.spec(f32, (4 * b,), partition=(b,)), tile.spec(f32, (4 * b,)), tile.spec(f32, (4 * b,)))
+    return add
+
+
+def _op_lines(text: str) -> int:
+    import re
+
+    return sum(1 for line in text.splitlines() if re.match(r'\s*(%[^=]+=\s*)?"?[a-z_]+\.[a-z_.0-9]+', line))
+
+
+def test_the_ir_grows_linearly_with_the_tile() -> None:
+    """Issue 13's growth goal, by what the passes are given (seconds are `bench/compile_time.py
+    --growth`'s): the same frontend kernel for tiles of 2^13, 2^14 and 2^15 elements gives gpu- and
+    llvm-stage modules whose size grows linearly with the tile (each doubling adds twice what the
+    previous one added, not four times), and the llvm stage stays proportional to the gpu stage."""
+    sizes = [1 << 13, 1 << 14, 1 << 15]
+    gpu = [_op_lines(_tile_add(b).ir("gpu")) for b in sizes]
+    llvm = [_op_lines(_tile_add(b).ir("llvm")) for b in sizes]
+    kernel = [_op_lines(_tile_add(b).ir("kernel")) for b in sizes]
+    assert kernel[0] == kernel[1] == kernel[2] > 0  # the frontend's IR does not depend on the tile size
+    for counts in (gpu, llvm):
+        assert counts[0] < counts[1] < counts[2]
+        assert counts[2] - counts[1] <= 2.5 * (counts[1] - counts[0]), counts  # linear: 2x; quadratic: 4x
+    ratios = [a / g for a, g in zip(llvm, gpu)]
+    assert max(ratios) <= 1.5 * min(ratios), (gpu, llvm)

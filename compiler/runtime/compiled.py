@@ -14,9 +14,12 @@ error sites); the runtime never looks at Python source. Kernel ABI (DESIGN.md, "
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy
+if TYPE_CHECKING:
+    import numpy
+else:  # NumPy loads at first use, not at `import warpforge`
+    from warpforge.lazy_import import numpy
 
 SLICE_KINDS = frozenset({"slice", "disjoint_slice", "atomic_slice", "raw_slice"})
 """Parameter kinds passed as (pointer, extents…)."""

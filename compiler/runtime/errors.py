@@ -23,7 +23,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
-import numpy
+if TYPE_CHECKING:
+    import numpy
+else:  # NumPy loads at first use, not at `import warpforge`
+    from warpforge.lazy_import import numpy
 
 from warpforge.errors import KernelError
 from warpforge.runtime import _driver

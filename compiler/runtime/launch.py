@@ -13,9 +13,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-import numpy
+if TYPE_CHECKING:
+    import numpy
+else:  # NumPy loads at first use, not at `import warpforge`
+    from warpforge.lazy_import import numpy
 
 from warpforge.errors import LaunchError, LaunchUsageError, WarpforgeError
 from warpforge.runtime import _driver, errors, module, stream_order

@@ -37,9 +37,12 @@ import math
 import threading
 from dataclasses import dataclass, field
 from math import prod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy
+if TYPE_CHECKING:
+    import numpy
+else:  # NumPy loads at first use, not at `import warpforge`
+    from warpforge.lazy_import import numpy
 
 from warpforge import dtypes
 from warpforge.dtypes import DType

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy
+if TYPE_CHECKING:
+    import numpy
+else:  # NumPy loads at first use, not at `import warpforge`
+    from warpforge.lazy_import import numpy
 
 from warpforge.errors import LaunchError, UsageError
 from warpforge.runtime import _driver, stream_order
