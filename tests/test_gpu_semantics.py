@@ -349,6 +349,52 @@ def test_index_3d_owns_each_element_once_for_any_extents(backend: Backend, ny: i
 
 
 @simt.kernel
+def tag_2d_i32(out: simt.DisjointSlice[wf.i32], ncols: wf.i32):
+    idx = simt.index_2d(ncols)
+    out[idx] = wf.i32(idx.row * 100 + idx.col)
+
+
+@simt.kernel
+def tag_2d_u32(out: simt.DisjointSlice[wf.i32], ncols: wf.u32):
+    idx = simt.index_2d(ncols)
+    out[idx] = wf.i32(idx.row * 100 + idx.col)
+
+
+@simt.kernel
+def tag_3d_i32(out: simt.DisjointSlice[wf.i32], ny: wf.i32, nx: wf.i64):
+    idx = simt.index_3d(ny, nx)
+    out[idx] = wf.i32(idx.z * 10000 + idx.y * 100 + idx.x)
+
+
+@pytest.mark.parametrize("ncols", [-(2**31), -3, 0, 2, 5, 2**31 - 1])
+def test_index_2d_of_a_32_bit_ncols_owns_each_element_once(backend: Backend, ncols: int) -> None:
+    # row < 2^26 and col < ncols < 2^32: row*ncols + col cannot wrap, so kernel-to-gpu computes no
+    # exactness flag (filecheck/passes/kernel-to-gpu.mlir, @two_d_i32); the ownership is as with i64
+    (got,) = backend.run(tag_2d_i32, (1, 1), (4, 4), np.full(16, -1, np.int32), np.int32(ncols))
+    threads = [(r * ncols + c, r * 100 + c) for r in range(4) for c in range(4) if 0 <= c < ncols]
+    np.testing.assert_array_equal(got, _unique_writes(16, threads))
+    if ncols >= 0:
+        (got,) = backend.run(tag_2d_u32, (1, 1), (4, 4), np.full(16, -1, np.int32), np.uint32(ncols))
+        np.testing.assert_array_equal(got, _unique_writes(16, threads))
+    (got,) = backend.run(tag_2d_u32, (1, 1), (4, 4), np.full(16, -1, np.int32), np.uint32(2**32 - 1))
+    np.testing.assert_array_equal(got, _unique_writes(16, [(r * (2**32 - 1) + c, r * 100 + c) for r in range(4) for c in range(4)]))
+
+
+@pytest.mark.parametrize("ny,nx", [(-2, 2), (2, -2), (2, 2), (2**31 - 1, 3), (3, 2**63 - 1), (2**31 - 1, 2**62 + 1)])
+def test_index_3d_of_a_32_bit_ny_owns_each_element_once(backend: Backend, ny: int, nx: int) -> None:
+    # z*ny + y is exact by the bounds (no flag); (z*ny + y)*nx + x keeps its flag (nx is i64)
+    (got,) = backend.run(tag_3d_i32, (1, 1, 1), (4, 2, 2), np.full(32, -1, np.int32), np.int32(ny), nx)
+    threads = []
+    for z in range(2):
+        for y in range(2):
+            for x in range(4):
+                linear = (z * ny + y) * nx + x
+                if 0 <= y < ny and 0 <= x < nx and linear < 2**63:
+                    threads.append((linear, z * 10000 + y * 100 + x))
+    np.testing.assert_array_equal(got, _unique_writes(32, threads))
+
+
+@simt.kernel
 def tag_row_view(out: simt.DisjointSlice[wf.i32], n: wf.i64, j: wf.i64):
     idx = simt.index_1d()
     r = out.row(idx, n)
