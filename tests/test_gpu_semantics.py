@@ -302,16 +302,32 @@ def test_shift_counts_past_the_width_give_zero_or_the_sign_fill(backend: Backend
     np.testing.assert_array_equal(right, [py_shift(int(x), int(c), ">>") for x, c in zip(a, counts)])
 
 
-@simt.kernel
-def tag_2d(out: simt.DisjointSlice[wf.i32], ncols: wf.i64):
-    idx = simt.index_2d(ncols)
-    out[idx] = wf.i32(idx.row * 100 + idx.col)
+def _tag_2d(ncols_type: wf.DType) -> simt.SimtKernel:
+    """Each thread of an index_2d(ncols) launch writes row*100 + col at its element (ncols of a type)."""
+
+    def body(out, ncols):
+        idx = simt.index_2d(ncols)
+        out[idx] = wf.i32(idx.row * 100 + idx.col)
+
+    body.__annotations__ = {"out": simt.DisjointSlice[wf.i32], "ncols": ncols_type}
+    body.__qualname__ = body.__name__ = f"tag_2d_{ncols_type.name}"
+    return simt.kernel(body)
 
 
-@simt.kernel
-def tag_3d(out: simt.DisjointSlice[wf.i32], ny: wf.i64, nx: wf.i64):
-    idx = simt.index_3d(ny, nx)
-    out[idx] = wf.i32(idx.z * 10000 + idx.y * 100 + idx.x)
+def _tag_3d(ny_type: wf.DType) -> simt.SimtKernel:
+    """Each thread of an index_3d(ny, nx) launch writes z*10000 + y*100 + x at its element."""
+
+    def body(out, ny, nx):
+        idx = simt.index_3d(ny, nx)
+        out[idx] = wf.i32(idx.z * 10000 + idx.y * 100 + idx.x)
+
+    body.__annotations__ = {"out": simt.DisjointSlice[wf.i32], "ny": ny_type, "nx": wf.i64}
+    body.__qualname__ = body.__name__ = f"tag_3d_{ny_type.name}"
+    return simt.kernel(body)
+
+
+tag_2d, tag_2d_i32, tag_2d_u32 = _tag_2d(wf.i64), _tag_2d(wf.i32), _tag_2d(wf.u32)
+tag_3d, tag_3d_i32 = _tag_3d(wf.i64), _tag_3d(wf.i32)
 
 
 def _unique_writes(n: int, threads: list[tuple[int, int]]) -> np.ndarray:
@@ -346,24 +362,6 @@ def test_index_3d_owns_each_element_once_for_any_extents(backend: Backend, ny: i
                 if 0 <= y < ny and 0 <= x < nx and z * ny + y < 2**63 and linear < 2**63:
                     threads.append((linear, z * 10000 + y * 100 + x))
     np.testing.assert_array_equal(got, _unique_writes(32, threads))
-
-
-@simt.kernel
-def tag_2d_i32(out: simt.DisjointSlice[wf.i32], ncols: wf.i32):
-    idx = simt.index_2d(ncols)
-    out[idx] = wf.i32(idx.row * 100 + idx.col)
-
-
-@simt.kernel
-def tag_2d_u32(out: simt.DisjointSlice[wf.i32], ncols: wf.u32):
-    idx = simt.index_2d(ncols)
-    out[idx] = wf.i32(idx.row * 100 + idx.col)
-
-
-@simt.kernel
-def tag_3d_i32(out: simt.DisjointSlice[wf.i32], ny: wf.i32, nx: wf.i64):
-    idx = simt.index_3d(ny, nx)
-    out[idx] = wf.i32(idx.z * 10000 + idx.y * 100 + idx.x)
 
 
 @pytest.mark.parametrize("ncols", [-(2**31), -3, 0, 2, 5, 2**31 - 1])
