@@ -13,7 +13,6 @@ launches). GB/s counts one read of x, one write of y, and gamma and beta once
 """
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,7 @@ import numpy as np
 
 import warpforge as wf
 
-from _harness import EventTimer, best_warpforge, print_gbs_table
+from _harness import EventTimer, keep_gbs_row, report_vs_peers
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 import layernorm as ln  # noqa: E402  (the example's kernels)
@@ -66,8 +65,7 @@ def main() -> None:
         got = result()[check_rows].astype(np.float64)
         if not np.all(np.abs(got - expected) <= tol * (1 + np.abs(expected))):
             raise SystemExit(f"{name}: WRONG RESULT (max abs error {np.nanmax(np.abs(got - expected)):.3e})")
-        results[name] = {"ms": ms, "GB/s": gbytes / (ms / 1e3), **info}
-        print(f"  {name:44} {ms:8.3f} ms {gbytes / (ms / 1e3):8.0f} GB/s", flush=True)
+        keep_gbs_row(results, name, ms, gbytes, 44, **info)
 
     print(f"layernorm forward, {rows} x {n} {dt.name}")
     row, stats, apply = ln._BY_DTYPE[dt.np.name]  # pyright: ignore[reportPrivateUsage]
@@ -141,20 +139,8 @@ def main() -> None:
     except Exception as e:
         print(f"torch: skipped ({type(e).__name__}: {e})")
 
-    ours_name = best_warpforge(results)
-    ours = results[ours_name]["GB/s"]
-    triton_best = max((r["GB/s"] for k, r in results.items() if k.startswith("Triton")), default=None)
-    torch_gbs = results.get("torch.nn.functional.layer_norm", {}).get("GB/s")
-    print(f"\nlayernorm {rows} x {n} {dt.name}, median of 25 (CUDA events); best warpforge: {ours_name}")
-    print_gbs_table(results, ours, 44)
-    if triton_best:
-        print(f"warpforge / best Triton = {ours / triton_best:.3f}")
-    if torch_gbs:
-        print(f"warpforge / torch = {ours / torch_gbs:.3f}")
-    if args.json:
-        Path(args.json).write_text(
-            json.dumps({"results": results, "best": ours_name, "vs_triton": ours / triton_best if triton_best else None, "vs_torch": ours / torch_gbs if torch_gbs else None}, indent=2)
-        )
+    peers = {"vs_triton": ("Triton", "warpforge / best Triton = {ratio:.3f}"), "vs_torch": ("torch.nn.functional.layer_norm", "warpforge / torch = {ratio:.3f}")}
+    report_vs_peers(results, f"layernorm {rows} x {n} {dt.name}", 44, peers, args.json)
 
 
 if __name__ == "__main__":

@@ -14,10 +14,8 @@ Goal: warpforge ≥ 1.0× Triton.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,7 +23,7 @@ import numpy as np
 import warpforge as wf
 from warpforge import f32, tile
 
-from _harness import EventTimer, best_warpforge, print_gbs_table  # the same timing as bench/vecadd.py
+from _harness import EventTimer, keep_gbs_row, report_vs_peers  # the same timing as bench/vecadd.py
 
 WARPS = (8, 16, 32)
 
@@ -69,8 +67,7 @@ def main() -> None:
         got = result()[check_rows]
         if not np.allclose(got, expected, rtol=1e-4, atol=1e-9):
             raise SystemExit(f"{name}: WRONG RESULT (max abs error {np.nanmax(np.abs(got - expected)):.3e})")
-        results[name] = {"ms": ms, "GB/s": gbytes / (ms / 1e3), **info}
-        print(f"  {name:40} {ms:8.3f} ms {gbytes / (ms / 1e3):8.0f} GB/s", flush=True)
+        keep_gbs_row(results, name, ms, gbytes, 40, **info)
 
     print(f"softmax, {rows} x {cols} f32")
     for warps in WARPS:
@@ -119,26 +116,8 @@ def main() -> None:
     except Exception as e:
         print(f"torch: skipped ({type(e).__name__}: {e})")
 
-    ours_name = best_warpforge(results)
-    ours = results[ours_name]["GB/s"]
-    triton_best = max((r["GB/s"] for k, r in results.items() if k.startswith("Triton")), default=None)
-    torch_gbs = results.get("torch.softmax", {}).get("GB/s")
-    print(f"\nsoftmax {rows} x {cols} f32, median of 25 (CUDA events); best warpforge: {ours_name}")
-    print_gbs_table(results, ours, 40)
-    if triton_best:
-        print(f"warpforge / best Triton = {ours / triton_best:.3f} (goal ≥ 1.0)")
-    if args.json:
-        Path(args.json).write_text(
-            json.dumps(
-                {
-                    "results": results,
-                    "best": ours_name,
-                    "vs_triton": ours / triton_best if triton_best else None,
-                    "vs_torch": ours / torch_gbs if torch_gbs else None,
-                },
-                indent=2,
-            )
-        )
+    peers = {"vs_triton": ("Triton", "warpforge / best Triton = {ratio:.3f} (goal ≥ 1.0)"), "vs_torch": ("torch.softmax", None)}
+    report_vs_peers(results, f"softmax {rows} x {cols} f32", 40, peers, args.json)
 
 
 if __name__ == "__main__":

@@ -13,9 +13,7 @@ against the float64 sum (rtol 1e-4). Goal: warpforge ≥ 0.95× torch.
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +21,7 @@ import numpy as np
 import warpforge as wf
 from warpforge import f32, i64, tile
 
-from _harness import EventTimer, best_warpforge, print_gbs_table  # the same timing as bench/vecadd.py
+from _harness import EventTimer, keep_gbs_row, report_vs_peers  # the same timing as bench/vecadd.py
 
 CONFIGS = ((4096, 4, 8), (4096, 8, 8), (8192, 2, 16), (8192, 4, 16), (8192, 8, 16), (16384, 2, 16))
 """(BLOCK elements per tile, tiles per tile block, warps per CTA) tried for warpforge."""
@@ -64,8 +62,7 @@ def main() -> None:
         got = result()
         if not np.isclose(got, expected, rtol=1e-4):
             raise SystemExit(f"{name}: WRONG RESULT {got!r} vs {expected!r}")
-        results[name] = {"ms": ms, "GB/s": gbytes / (ms / 1e3), "relative_error": abs(got - expected) / expected, **info}
-        print(f"  {name:44} {ms:8.3f} ms {gbytes / (ms / 1e3):8.0f} GB/s", flush=True)
+        keep_gbs_row(results, name, ms, gbytes, 44, relative_error=abs(got - expected) / expected, **info)
 
     print(f"sum of {n} f32")
     for block, tiles, warps in CONFIGS:
@@ -108,15 +105,7 @@ def main() -> None:
     except Exception as e:
         print(f"torch: skipped ({type(e).__name__}: {e})")
 
-    ours_name = best_warpforge(results)
-    ours = results[ours_name]["GB/s"]
-    torch_gbs = results.get("torch.sum", {}).get("GB/s")
-    print(f"\nsum of 2^{n.bit_length() - 1} f32, median of 25 (CUDA events); best warpforge: {ours_name}")
-    print_gbs_table(results, ours, 44)
-    if torch_gbs:
-        print(f"warpforge / torch = {ours / torch_gbs:.3f} (goal ≥ 0.95)")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"results": results, "best": ours_name, "vs_torch": ours / torch_gbs if torch_gbs else None}, indent=2))
+    report_vs_peers(results, f"sum of 2^{n.bit_length() - 1} f32", 44, {"vs_torch": ("torch.sum", "warpforge / torch = {ratio:.3f} (goal ≥ 0.95)")}, args.json)
 
 
 if __name__ == "__main__":

@@ -13,9 +13,7 @@ division: no error record), so "checks on" is what runs. Goal: warpforge ≥ 0.9
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +21,7 @@ import numpy as np
 import warpforge as wf
 from warpforge import f32, tile
 
-from _harness import EventTimer, best_warpforge, print_gbs_table  # the same timing as bench/vecadd.py
+from _harness import EventTimer, keep_gbs_row, report_vs_peers, vector_add_inputs  # the same timing as bench/vecadd.py
 
 CONFIGS = ((1024, 4), (2048, 4), (2048, 8), (4096, 4), (4096, 8), (8192, 8))
 """(tile elements, warps per CTA) tried for warpforge."""
@@ -47,13 +45,7 @@ def main() -> None:
 
     dev = wf.Device(0)
     stream = dev.create_stream()
-    rng = np.random.default_rng()
-    x_host = rng.standard_normal(n, dtype=np.float32)
-    y_host = rng.standard_normal(n, dtype=np.float32)
-    expected = x_host + y_host
-    x = wf.DeviceBuffer.from_host(stream, x_host)
-    y = wf.DeviceBuffer.from_host(stream, y_host)
-    z = wf.DeviceBuffer.from_host(stream, np.full(n, np.nan, dtype=np.float32))
+    x, y, z, expected = vector_add_inputs(stream, n)
     timer = EventTimer(stream.handle)
     results: dict[str, dict[str, Any]] = {}
 
@@ -63,8 +55,7 @@ def main() -> None:
         got = z.to_host(stream)
         if not np.array_equal(got, expected):
             raise SystemExit(f"{name}: WRONG RESULT ({int(np.count_nonzero(got != expected))} elements differ)")
-        results[name] = {"ms": ms, "GB/s": gbytes / (ms / 1e3), **info}
-        print(f"  {name:40} {ms:8.3f} ms {gbytes / (ms / 1e3):8.0f} GB/s", flush=True)
+        keep_gbs_row(results, name, ms, gbytes, 40, **info)
 
     print(f"tile vecadd, n = {n} f32")
     kernels = {w: make_add(w) for w in sorted({w for _, w in CONFIGS})}
@@ -107,15 +98,8 @@ def main() -> None:
     except Exception as e:
         print(f"torch: skipped ({type(e).__name__}: {e})")
 
-    ours_name = best_warpforge(results)
-    ours = results[ours_name]["GB/s"]
-    triton_best = max((r["GB/s"] for k, r in results.items() if k.startswith("Triton")), default=None)
-    print(f"\ntile vecadd, n = 2^{n.bit_length() - 1} f32, median of 25 (CUDA events); best warpforge: {ours_name}")
-    print_gbs_table(results, ours, 40)
-    if triton_best:
-        print(f"warpforge / best Triton = {ours / triton_best:.3f} (goal ≥ 0.98)")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"results": results, "best": ours_name, "vs_triton": ours / triton_best if triton_best else None}, indent=2))
+    peers = {"vs_triton": ("Triton", "warpforge / best Triton = {ratio:.3f} (goal ≥ 0.98)")}
+    report_vs_peers(results, f"tile vecadd, n = 2^{n.bit_length() - 1} f32", 40, peers, args.json)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import numpy as np
 import warpforge as wf
 from warpforge import f32, simt
 
-from _harness import EventTimer, print_gbs_table  # noqa: F401 (EventTimer: also `from vecadd import EventTimer`)
+from _harness import EventTimer, print_gbs_table, vector_add_inputs  # noqa: F401 (EventTimer: also `from vecadd import EventTimer`)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,13 +77,7 @@ def main() -> None:
 
     dev = wf.Device(0)
     stream = dev.create_stream()
-    rng = np.random.default_rng()
-    a_host = rng.standard_normal(n, dtype=np.float32)
-    b_host = rng.standard_normal(n, dtype=np.float32)
-    expected = a_host + b_host
-    a = wf.DeviceBuffer.from_host(stream, a_host)
-    b = wf.DeviceBuffer.from_host(stream, b_host)
-    c = wf.DeviceBuffer.from_host(stream, np.full(n, np.nan, dtype=np.float32))
+    a, b, c, expected = vector_add_inputs(stream, n)
     timer = EventTimer(stream.handle)
     results: dict[str, dict[str, float]] = {}
 

@@ -13,6 +13,22 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from warpforge.errors import UsageError
+
+
+def device_only(prefix: str, name: str) -> Callable[..., Any]:
+    """The host-side object of the kernel-only function `warpforge.<prefix>.<name>` (`prefix` "simt"
+    or "tile"): calling it raises `UsageError` ("simt.index_1d() can only be used inside a
+    @simt.kernel function"); the frontend recognizes it by identity inside kernels."""
+
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        raise UsageError(f"{prefix}.{name}() can only be used inside a @{prefix}.kernel function")
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__module__ = f"warpforge.{prefix}"
+    return fn
+
 
 class BuiltinStubs:
     """The catalog stubs of one module: `prefix` ("simt" / "tile"), the names a record has there

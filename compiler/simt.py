@@ -28,7 +28,7 @@ else:  # NumPy loads at first use, not at `import warpforge`
     from warpforge.lazy_import import numpy
 
 from warpforge import mma, unsafe
-from warpforge.builtin_stubs import BuiltinStubs
+from warpforge.builtin_stubs import BuiltinStubs, device_only
 from warpforge.errors import UsageError
 from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation, TensorMap
 from warpforge.frontend.device_function import device
@@ -65,12 +65,7 @@ WARP_SIZE = 32
 
 
 def _device_only(name: str) -> Any:
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        raise UsageError(f"simt.{name}() can only be used inside a @simt.kernel function")
-
-    fn.__name__ = name
-    fn.__qualname__ = name
-    return fn
+    return device_only("simt", name)
 
 
 index_1d = _device_only("index_1d")

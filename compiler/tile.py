@@ -40,7 +40,7 @@ from typing import Any
 
 from warpforge import dtypes
 from warpforge.dtypes import DType
-from warpforge.builtin_stubs import BuiltinStubs
+from warpforge.builtin_stubs import BuiltinStubs, device_only
 from warpforge.errors import UsageError
 
 # --------------------------------------------------------------------------- annotations
@@ -130,12 +130,7 @@ builtins of `warpforge.dialects.math_catalog` (`tile.exp`, `tile.cdiv`, …; `ke
 
 
 def _device_only(name: str) -> Any:
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        raise UsageError(f"tile.{name}() can only be used inside a @tile.kernel function")
-
-    fn.__name__ = name
-    fn.__qualname__ = name
-    return fn
+    return device_only("tile", name)
 
 
 load_tile_like = _device_only("load_tile_like")

@@ -30,7 +30,7 @@ from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, o
 from xdsl.utils.exceptions import VerifyException
 
 from warpforge.dialects.kernel import SharedArrayType, check_scalar
-from warpforge.dialects.nvgpu_hopper import TensorMapSyntax
+from warpforge.dialects.nvgpu_hopper import TensorMapSyntax, mbarrier_op
 
 
 @irdl_attr_definition
@@ -71,62 +71,32 @@ class _MbarrierOp(IRDLOperation):
             _check_integer(self, v, "the count")
 
 
-@irdl_op_definition
-class MbarrierInitOp(_MbarrierOp):
+MbarrierInitOp = mbarrier_op(
+    _MbarrierOp, "MbarrierInitOp", "kernel.mbarrier_init",
     """`simt.mbarrier_init(bar, count)`: `mbarrier.init.shared.b64` — phase 0, `count` arrivals per
-    phase (PTX ISA §9.7.13.15.9)."""
-
-    name = "kernel.mbarrier_init"
-    barrier = operand_def(SharedArrayType)
-    count = operand_def()
-    assembly_format = "$barrier `,` $count attr-dict `:` type($barrier) `,` type($count)"
-
-    def __init__(self, barrier: SSAValue, count: SSAValue):
-        super().__init__(operands=[barrier, count])
-
-
-@irdl_op_definition
-class MbarrierArriveOp(_MbarrierOp):
+    phase (PTX ISA §9.7.13.15.9).""",
+    SharedArrayType, ("count", Attribute),
+)
+MbarrierArriveOp = mbarrier_op(
+    _MbarrierOp, "MbarrierArriveOp", "kernel.mbarrier_arrive",
     """`simt.mbarrier_arrive(bar)`: `mbarrier.arrive.shared.b64`, one arrival of this thread
-    (PTX ISA §9.7.13.15.13)."""
-
-    name = "kernel.mbarrier_arrive"
-    barrier = operand_def(SharedArrayType)
-    assembly_format = "$barrier attr-dict `:` type($barrier)"
-
-    def __init__(self, barrier: SSAValue):
-        super().__init__(operands=[barrier])
-
-
-@irdl_op_definition
-class MbarrierArriveExpectTxOp(_MbarrierOp):
+    (PTX ISA §9.7.13.15.13).""",
+    SharedArrayType,
+)
+MbarrierArriveExpectTxOp = mbarrier_op(
+    _MbarrierOp, "MbarrierArriveExpectTxOp", "kernel.mbarrier_arrive_expect_tx",
     """`simt.mbarrier_arrive_expect_tx(bar, nbytes)`: `mbarrier.arrive.expect_tx.shared.b64` — announce
     `nbytes` of asynchronous transactions (TMA loads) for the current phase, then arrive (PTX ISA
-    §9.7.13.15.12)."""
-
-    name = "kernel.mbarrier_arrive_expect_tx"
-    barrier = operand_def(SharedArrayType)
-    tx_count = operand_def()
-    assembly_format = "$barrier `,` $tx_count attr-dict `:` type($barrier) `,` type($tx_count)"
-
-    def __init__(self, barrier: SSAValue, tx_count: SSAValue):
-        super().__init__(operands=[barrier, tx_count])
-
-
-@irdl_op_definition
-class MbarrierTryWaitParityOp(_MbarrierOp):
+    §9.7.13.15.12).""",
+    SharedArrayType, ("tx_count", Attribute),
+)
+MbarrierTryWaitParityOp = mbarrier_op(
+    _MbarrierOp, "MbarrierTryWaitParityOp", "kernel.mbarrier_try_wait_parity",
     """`simt.mbarrier_try_wait(bar, parity)`: `mbarrier.try_wait.parity.shared.b64` — true when the
     phase of parity `parity` (0 or 1) has completed (PTX ISA §9.7.13.15.16). `simt.mbarrier_wait`
-    loops on it (a `kernel.while`)."""
-
-    name = "kernel.mbarrier_try_wait_parity"
-    barrier = operand_def(SharedArrayType)
-    parity = operand_def()
-    result = result_def(i1)
-    assembly_format = "$barrier `,` $parity attr-dict `:` type($barrier) `,` type($parity)"
-
-    def __init__(self, barrier: SSAValue, parity: SSAValue):
-        super().__init__(operands=[barrier, parity], result_types=[i1])
+    loops on it (a `kernel.while`).""",
+    SharedArrayType, ("parity", Attribute), tests_phase=True,
+)
 
 
 class _TmaOp(IRDLOperation):

@@ -274,6 +274,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin("floor", math.FloorOp, 1, "round", "rounds toward −∞ (`cvt.rmi`, `llvm.floor`).", math=True, tile=("floor",), fold=pymath.floor, domain=(-100.0, 100.0)),
     Builtin("ceil", math.CeilOp, 1, "round", "rounds toward +∞ (`cvt.rpi`, `llvm.ceil`).", math=True, tile=("ceil",), fold=pymath.ceil, domain=(-100.0, 100.0)),
     Builtin("trunc", math.TruncOp, 1, "round", "rounds toward 0 (`cvt.rzi`, `llvm.trunc`).", math=True, tile=("trunc",), fold=pymath.trunc, domain=(-100.0, 100.0)),
+    Builtin("rint", math.RoundEvenOp, 1, "round", "rounds to the nearest integer, halves to even, as Python's `round(x)` and `numpy.rint` (`cvt.rni`, `llvm.roundeven`).", simt=("rint",), tile=("rint",), fold=round, domain=(-100.0, 100.0)),
     # ---------------------------------------------------------------- float, binary and ternary
     Builtin("atan2", math.Atan2Op, 2, "float", "the angle of the point (b, a), in radians, (−π, π] (" + _LIBDEVICE.format("atan2") + ").", math=True, tile=("atan2",), fold=pymath.atan2, reference=np.arctan2, params=("y", "x")),
     Builtin("pow", math.PowFOp, 2, "float", "a**b on floats (" + _LIBDEVICE.format("pow") + "); on tiles use `**`.", math=True, fold=pymath.pow, reference=np.power, domain=(0.1, 4.0)),

@@ -25,16 +25,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import prod
+from typing import TypeVar
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerType, MemRefType, StringAttr, i1
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
-from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, result_def, var_operand_def
+from xdsl.irdl import IRDLAttrConstraint, IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, result_def, var_operand_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from warpforge.dialects._common import int_array, int_tuple
 from warpforge.dialects.element_types import byte_size
+
+_Op = TypeVar("_Op", bound=IRDLOperation)
 
 SHARED_SPACE = 3
 SWIZZLES = ("none", "32B", "64B", "128B")
@@ -120,56 +123,51 @@ class _MBarrierOp(IRDLOperation):
         _check_barrier(self, self.operands[0])
 
 
-@irdl_op_definition
-class MBarrierInitOp(_MBarrierOp):
-    """`mbarrier.init.shared.b64 [bar], count` (PTX ISA §9.7.13.15.9)."""
+def mbarrier_op(
+    base: type[_Op], class_name: str, name: str, doc: str, barrier: IRDLAttrConstraint,
+    value: tuple[str, IRDLAttrConstraint] | None = None, *, tests_phase: bool = False,
+) -> type[_Op]:
+    """One mbarrier op class, of either level: `$barrier` (constrained by `barrier`), then the optional
+    `value` operand (its field name and constraint: the arrival count, the transaction bytes, the phase
+    parity), and an `i1` `result` when `tests_phase`; the syntax `$barrier, $value : T1, T2`; the
+    constructor `Op(barrier[, value])`. `base` gives the verifier (what a barrier is at that level) and
+    the module the class belongs to. The `nvgpu.mbarrier.*` ops below and `kernel.mbarrier_*` ops of
+    `warpforge.dialects.kernel_hopper` are made by it: the two levels differ in names (MLIR's `txcount`,
+    `phaseParity` here), the barrier's type and the value's constraint, not in shape."""
+    fields: dict[str, object] = {"__doc__": doc, "__module__": base.__module__, "__qualname__": class_name, "name": name}
+    fields["barrier"] = operand_def(barrier)
+    operands, types = "$barrier", "type($barrier)"
+    if value is not None:
+        field, constraint = value
+        fields[field] = operand_def(constraint)
+        operands, types = f"{operands} `,` ${field}", f"{types} `,` type(${field})"
+    if tests_phase:
+        fields["result"] = result_def(i1)
+    fields["assembly_format"] = f"{operands} attr-dict `:` {types}"
 
-    name = "nvgpu.mbarrier.init"
-    barrier = operand_def(MemRefType)
-    count = operand_def(IntegerType)
-    assembly_format = "$barrier `,` $count attr-dict `:` type($barrier) `,` type($count)"
+    def __init__(self: IRDLOperation, barrier: SSAValue, *value: SSAValue) -> None:
+        IRDLOperation.__init__(self, operands=[barrier, *value], result_types=[i1] if tests_phase else [])
 
-    def __init__(self, barrier: SSAValue, count: SSAValue):
-        super().__init__(operands=[barrier, count])
-
-
-@irdl_op_definition
-class MBarrierArriveOp(_MBarrierOp):
-    """`mbarrier.arrive.shared.b64 _, [bar]` (PTX ISA §9.7.13.15.13)."""
-
-    name = "nvgpu.mbarrier.arrive"
-    barrier = operand_def(MemRefType)
-    assembly_format = "$barrier attr-dict `:` type($barrier)"
-
-    def __init__(self, barrier: SSAValue):
-        super().__init__(operands=[barrier])
-
-
-@irdl_op_definition
-class MBarrierArriveExpectTxOp(_MBarrierOp):
-    """`mbarrier.arrive.expect_tx.shared.b64 _, [bar], tx_count` (PTX ISA §9.7.13.15.12)."""
-
-    name = "nvgpu.mbarrier.arrive.expect_tx"
-    barrier = operand_def(MemRefType)
-    txcount = operand_def(IntegerType)
-    assembly_format = "$barrier `,` $txcount attr-dict `:` type($barrier) `,` type($txcount)"
-
-    def __init__(self, barrier: SSAValue, txcount: SSAValue):
-        super().__init__(operands=[barrier, txcount])
+    fields["__init__"] = __init__
+    return irdl_op_definition(type(class_name, (base,), fields))
 
 
-@irdl_op_definition
-class MBarrierTryWaitParityOp(_MBarrierOp):
-    """`mbarrier.try_wait.parity.shared.b64 p, [bar], parity` → `p` (PTX ISA §9.7.13.15.16)."""
-
-    name = "nvgpu.mbarrier.try_wait.parity"
-    barrier = operand_def(MemRefType)
-    phaseParity = operand_def(IntegerType)
-    result = result_def(i1)
-    assembly_format = "$barrier `,` $phaseParity attr-dict `:` type($barrier) `,` type($phaseParity)"
-
-    def __init__(self, barrier: SSAValue, parity: SSAValue):
-        super().__init__(operands=[barrier, parity], result_types=[i1])
+MBarrierInitOp = mbarrier_op(
+    _MBarrierOp, "MBarrierInitOp", "nvgpu.mbarrier.init", "`mbarrier.init.shared.b64 [bar], count` (PTX ISA §9.7.13.15.9).",
+    MemRefType, ("count", IntegerType),
+)
+MBarrierArriveOp = mbarrier_op(
+    _MBarrierOp, "MBarrierArriveOp", "nvgpu.mbarrier.arrive", "`mbarrier.arrive.shared.b64 _, [bar]` (PTX ISA §9.7.13.15.13).", MemRefType
+)
+MBarrierArriveExpectTxOp = mbarrier_op(
+    _MBarrierOp, "MBarrierArriveExpectTxOp", "nvgpu.mbarrier.arrive.expect_tx",
+    "`mbarrier.arrive.expect_tx.shared.b64 _, [bar], tx_count` (PTX ISA §9.7.13.15.12).", MemRefType, ("txcount", IntegerType),
+)
+MBarrierTryWaitParityOp = mbarrier_op(
+    _MBarrierOp, "MBarrierTryWaitParityOp", "nvgpu.mbarrier.try_wait.parity",
+    "`mbarrier.try_wait.parity.shared.b64 p, [bar], parity` → `p` (PTX ISA §9.7.13.15.16).", MemRefType,
+    ("phaseParity", IntegerType), tests_phase=True,
+)
 
 
 def _check_tma(op: IRDLOperation, tile: SSAValue, desc: SSAValue, coords: Sequence[SSAValue]) -> None:

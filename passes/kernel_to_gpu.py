@@ -708,13 +708,54 @@ def _index_1d(fl: FunctionLowering, op: Operation, emit: Emitter) -> _LoweredInd
     return _LoweredIndex(linear=_global_id(emit, "x"))
 
 
+_GLOBAL_ID_BITS = {"x": 41, "y": 26, "z": 22}
+"""A global thread id `block_id·block_dim + thread_id` along each axis is below 2^bits: grids have at
+most (2^31 − 1, 65535, 65535) blocks of at most (1024, 1024, 64) threads on every compute capability
+(CUDA C++ Programming Guide, "Compute Capabilities", table of technical specifications)."""
+
+
+def _global_id_axis(v: SSAValue) -> str | None:
+    """The axis of `v` when it is `_global_id(emit, axis)`'s result, else None."""
+    add = v.owner
+    if not isinstance(add, arith.AddiOp) or not isinstance(mul := add.lhs.owner, arith.MuliOp):
+        return None
+    parts = [x.owner.input.owner if isinstance(x.owner, arith.IndexCastOp) else None for x in (mul.lhs, mul.rhs, add.rhs)]
+    kinds = (gpu.BlockIdOp, gpu.BlockDimOp, gpu.ThreadIdOp)
+    if not all(isinstance(p, k) for p, k in zip(parts, kinds)):
+        return None
+    axes = {p.dimension.data for p in parts}  # pyright: ignore[reportOptionalMemberAccess, reportAttributeAccessIssue]
+    return axes.pop() if len(axes) == 1 else None
+
+
+def _bound_bits(v: SSAValue) -> int:
+    """k such that `v < 2^k` whenever `v ≥ 0`, from how `v` was made (64: nothing known): a
+    non-negative constant, an integer widened from k bits (sign-extended: k − 1), a global thread id."""
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        c = owner.value.value.data
+        return c.bit_length() if c >= 0 else 64
+    if isinstance(owner, arith.ExtUIOp | arith.ExtSIOp) and isinstance(owner.input.type, IntegerType):
+        return owner.input.type.width.data - (1 if isinstance(owner, arith.ExtSIOp) else 0)
+    axis = _global_id_axis(v)
+    return _GLOBAL_ID_BITS[axis] if axis is not None else 64
+
+
 def _mul_add_exact(emit: Emitter, a: SSAValue, n: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
     """`a·n + b` (i64, wrapping) and whether it is exact — no signed overflow — for a, b ≥ 0 and
     0 ≤ n (a negative `n` gives some value and a meaningless flag: callers AND it with `b < n`).
     Exact iff the high halves do not both count (`a_hi·n_hi = 0`), the cross term `a_hi·n_lo +
     a_lo·n_hi` stays below 2^31, and each partial sum stays below 2^63 (every step fits in u64, so
-    the sign bit says whether it passed 2^63 − 1)."""
+    the sign bit says whether it passed 2^63 − 1).
+
+    Where the operands are provably small the flag is the constant true and costs nothing: every
+    caller also requires `0 ≤ b < n`, so `a·n + b < (a + 1)·n ≤ 2^(A+N)` for `a < 2^A`, `n < 2^N`
+    (`_bound_bits`), exact when A + N ≤ 63 — `index_2d(ncols)` of a 32-bit `ncols` (rows < 2^26),
+    a tile view's constant tile shape. Elsewhere (an i64 `ncols`, a 1-D id times a 32-bit `n`) the
+    flag stays."""
     i64_ = IntegerType(64)
+    total_bits = _bound_bits(a) + _bound_bits(n)
+    if total_bits <= 63:
+        return emit(arith.AddiOp(emit(arith.MuliOp(a, n)), b)), emit.const(1, i1)
     c32, m32 = emit.const(32, i64_), emit.const(0xFFFF_FFFF, i64_)
     zero = emit.const(0, i64_)
     a_hi, n_hi = emit(arith.ShRUIOp(a, c32)), emit(arith.ShRUIOp(n, c32))

@@ -302,16 +302,32 @@ def test_shift_counts_past_the_width_give_zero_or_the_sign_fill(backend: Backend
     np.testing.assert_array_equal(right, [py_shift(int(x), int(c), ">>") for x, c in zip(a, counts)])
 
 
-@simt.kernel
-def tag_2d(out: simt.DisjointSlice[wf.i32], ncols: wf.i64):
-    idx = simt.index_2d(ncols)
-    out[idx] = wf.i32(idx.row * 100 + idx.col)
+def _tag_2d(ncols_type: wf.DType) -> simt.SimtKernel:
+    """Each thread of an index_2d(ncols) launch writes row*100 + col at its element (ncols of a type)."""
+
+    def body(out, ncols):
+        idx = simt.index_2d(ncols)
+        out[idx] = wf.i32(idx.row * 100 + idx.col)
+
+    body.__annotations__ = {"out": simt.DisjointSlice[wf.i32], "ncols": ncols_type}
+    body.__qualname__ = body.__name__ = f"tag_2d_{ncols_type.name}"
+    return simt.kernel(body)
 
 
-@simt.kernel
-def tag_3d(out: simt.DisjointSlice[wf.i32], ny: wf.i64, nx: wf.i64):
-    idx = simt.index_3d(ny, nx)
-    out[idx] = wf.i32(idx.z * 10000 + idx.y * 100 + idx.x)
+def _tag_3d(ny_type: wf.DType) -> simt.SimtKernel:
+    """Each thread of an index_3d(ny, nx) launch writes z*10000 + y*100 + x at its element."""
+
+    def body(out, ny, nx):
+        idx = simt.index_3d(ny, nx)
+        out[idx] = wf.i32(idx.z * 10000 + idx.y * 100 + idx.x)
+
+    body.__annotations__ = {"out": simt.DisjointSlice[wf.i32], "ny": ny_type, "nx": wf.i64}
+    body.__qualname__ = body.__name__ = f"tag_3d_{ny_type.name}"
+    return simt.kernel(body)
+
+
+tag_2d, tag_2d_i32, tag_2d_u32 = _tag_2d(wf.i64), _tag_2d(wf.i32), _tag_2d(wf.u32)
+tag_3d, tag_3d_i32 = _tag_3d(wf.i64), _tag_3d(wf.i32)
 
 
 def _unique_writes(n: int, threads: list[tuple[int, int]]) -> np.ndarray:
@@ -344,6 +360,34 @@ def test_index_3d_owns_each_element_once_for_any_extents(backend: Backend, ny: i
             for x in range(4):
                 linear = (z * ny + y) * nx + x
                 if 0 <= y < ny and 0 <= x < nx and z * ny + y < 2**63 and linear < 2**63:
+                    threads.append((linear, z * 10000 + y * 100 + x))
+    np.testing.assert_array_equal(got, _unique_writes(32, threads))
+
+
+@pytest.mark.parametrize("ncols", [-(2**31), -3, 0, 2, 5, 2**31 - 1])
+def test_index_2d_of_a_32_bit_ncols_owns_each_element_once(backend: Backend, ncols: int) -> None:
+    # row < 2^26 and col < ncols < 2^32: row*ncols + col cannot wrap, so kernel-to-gpu computes no
+    # exactness flag (filecheck/passes/kernel-to-gpu.mlir, @two_d_i32); the ownership is as with i64
+    (got,) = backend.run(tag_2d_i32, (1, 1), (4, 4), np.full(16, -1, np.int32), np.int32(ncols))
+    threads = [(r * ncols + c, r * 100 + c) for r in range(4) for c in range(4) if 0 <= c < ncols]
+    np.testing.assert_array_equal(got, _unique_writes(16, threads))
+    if ncols >= 0:
+        (got,) = backend.run(tag_2d_u32, (1, 1), (4, 4), np.full(16, -1, np.int32), np.uint32(ncols))
+        np.testing.assert_array_equal(got, _unique_writes(16, threads))
+    (got,) = backend.run(tag_2d_u32, (1, 1), (4, 4), np.full(16, -1, np.int32), np.uint32(2**32 - 1))
+    np.testing.assert_array_equal(got, _unique_writes(16, [(r * (2**32 - 1) + c, r * 100 + c) for r in range(4) for c in range(4)]))
+
+
+@pytest.mark.parametrize("ny,nx", [(-2, 2), (2, -2), (2, 2), (2**31 - 1, 3), (3, 2**63 - 1), (2**31 - 1, 2**62 + 1)])
+def test_index_3d_of_a_32_bit_ny_owns_each_element_once(backend: Backend, ny: int, nx: int) -> None:
+    # z*ny + y is exact by the bounds (no flag); (z*ny + y)*nx + x keeps its flag (nx is i64)
+    (got,) = backend.run(tag_3d_i32, (1, 1, 1), (4, 2, 2), np.full(32, -1, np.int32), np.int32(ny), nx)
+    threads = []
+    for z in range(2):
+        for y in range(2):
+            for x in range(4):
+                linear = (z * ny + y) * nx + x
+                if 0 <= y < ny and 0 <= x < nx and linear < 2**63:
                     threads.append((linear, z * 10000 + y * 100 + x))
     np.testing.assert_array_equal(got, _unique_writes(32, threads))
 

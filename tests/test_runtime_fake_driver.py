@@ -38,6 +38,8 @@ from warpforge.runtime import device as rt_device
 from warpforge.runtime import errors as rt_errors
 from warpforge.runtime import module as rt_module
 
+from fake_memory_view import FakeStridedMemoryView
+
 F32 = np.dtype(np.float32)
 
 
@@ -470,18 +472,7 @@ def test_buffers_follow_their_last_stream(sim, dev):
 
 
 def test_cuda_array_interface_arguments(sim, dev, monkeypatch):
-    class FakeView:
-        def __init__(self, cai):
-            self.ptr, self.shape = cai["data"][0], tuple(cai["shape"])
-            self.strides, self.dtype = None, np.dtype(cai["typestr"])
-            self.device_id, self.is_device_accessible, self.readonly = 0, True, cai["data"][1]
-
-    class SMV:
-        @staticmethod
-        def from_cuda_array_interface(obj, stream_ptr):
-            return FakeView(obj.__cuda_array_interface__)
-
-    monkeypatch.setattr(cuda.core.utils, "StridedMemoryView", SMV)
+    monkeypatch.setattr(cuda.core.utils, "StridedMemoryView", FakeStridedMemoryView)
     s = dev.create_stream()
     a_h, b_h = rand(256), rand(256)
     a, b, c = DeviceBuffer.from_host(s, a_h), DeviceBuffer.from_host(s, b_h), DeviceBuffer.zeroed(s, 256, F32)

@@ -20,6 +20,7 @@ from warpforge import f32, simt, tile
 from warpforge.runtime import DeviceBuffer, LaunchConfig, _driver, launch, prepare, stream_order
 
 from test_runtime_fake_driver import VECADD, dev, host_array, rand, sim  # noqa: F401 (fixtures)
+from fake_memory_view import FakeView
 from test_tile_fake_driver import tile_sim  # noqa: F401 (fixture)
 
 def order_calls(sim) -> list[tuple]:
@@ -130,13 +131,6 @@ def test_shorthand_orders_the_issue_scenario(sim, dev):
     np.testing.assert_array_equal(out, np.float32(2) * a_h)
     scale[4, 256, s](a, c)  # an explicit stream: ordered after the default stream's launch
     assert waits(sim) == [(s.handle, d.handle)]
-
-
-class FakeView:
-    def __init__(self, cai):
-        self.ptr, self.shape = cai["data"][0], tuple(cai["shape"])
-        self.strides, self.dtype = None, np.dtype(cai["typestr"])
-        self.device_id, self.is_device_accessible, self.readonly = 0, True, cai["data"][1]
 
 
 class SMV:

@@ -15,6 +15,7 @@ import warpforge as wf
 from warpforge import f32, i64, tile
 from warpforge.runtime import _driver
 
+from fake_memory_view import FakeStridedMemoryView
 from test_runtime_fake_driver import FakeDriver, host_array, sim  # noqa: F401 (sim is the fixture)
 
 
@@ -153,20 +154,7 @@ def test_strided_view_is_packed_as_pointer_span_extents_strides(tile_sim, monkey
 
     tile_sim.kernels.table["copy_strided"] = (14, copy_strided_fn)
 
-    class FakeView:  # what cuda.core's StridedMemoryView reads from a CAI (strides in elements)
-        def __init__(self, cai):
-            self.ptr, self.shape = cai["data"][0], tuple(cai["shape"])
-            item = np.dtype(cai["typestr"]).itemsize
-            self.strides = None if cai["strides"] is None else tuple(s // item for s in cai["strides"])
-            self.dtype = np.dtype(cai["typestr"])
-            self.device_id, self.is_device_accessible, self.readonly = 0, True, cai["data"][1]
-
-    class SMV:
-        @staticmethod
-        def from_cuda_array_interface(obj, stream_ptr):
-            return FakeView(obj.__cuda_array_interface__)
-
-    monkeypatch.setattr(cuda.core.utils, "StridedMemoryView", SMV)
+    monkeypatch.setattr(cuda.core.utils, "StridedMemoryView", FakeStridedMemoryView)  # strides in elements
     dev = wf.Device(0)
     stream = dev.create_stream()
     b, s, h, d = 2, 4, 3, 8

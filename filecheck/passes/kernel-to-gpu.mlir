@@ -134,6 +134,47 @@ builtin.module {
 
 // -----
 
+// index_2d of a 32-bit ncols: row < 2^26 (at most 65535 blocks of 1024 threads along y) and
+// 0 <= col < ncols < 2^31, so row*ncols + col < 2^57 is exact by the bounds: no flag is computed.
+// CHECK-LABEL: gpu.func @two_d_i32(
+// CHECK: %[[N:.*]] = arith.extsi %ncols : i32 to i64
+// CHECK-NOT: arith.shrui
+// CHECK: %[[PROD:.*]] = arith.muli %{{.*}}, %[[N]] : i64
+// CHECK-NEXT: %[[LIN:.*]] = arith.addi %[[PROD]], %{{.*}} : i64
+// CHECK-NEXT: %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpi slt, %{{.*}}, %[[N]] : i64
+// CHECK-NEXT: %{{.*}} = arith.andi %[[LT]], %[[TRUE]] : i1
+// CHECK-NOT: arith.shrui
+// CHECK: memref.store
+builtin.module {
+  kernel.func @two_d_i32(%c: !kernel.disjoint_slice<f32>, %ncols: si32, %v: f32) attributes {kernel, checks = false} {
+    %idx = kernel.index_2d %ncols : si32 -> !kernel.thread_index
+    kernel.store %v, %c[%idx] : f32, !kernel.disjoint_slice<f32>, !kernel.thread_index
+    kernel.return
+  }
+}
+
+// -----
+
+// A row view of a 1-D index (< 2^41) with a 32-bit n can wrap (2^41 * 2^31): the flag stays.
+// CHECK-LABEL: gpu.func @row_view_i32(
+// CHECK: %[[N:.*]] = arith.extsi %n : i32 to i64
+// CHECK: arith.shrui %[[N]], %{{.*}} : i64
+// CHECK: %[[ADDR:.*]] = arith.addi %{{.*}}, %j : i64
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK: arith.cmpi sge, %[[ADDR]], %{{.*}} : i64
+// CHECK: scf.if
+builtin.module {
+  kernel.func @row_view_i32(%c: !kernel.disjoint_slice<f32>, %n: si32, %x: f32, %j: si64) attributes {kernel, checks = false} {
+    %t = kernel.index_1d : !kernel.thread_index
+    %n64 = kernel.cast %n : si32 to si64
+    kernel.view_store %x, %c[%t] at(%j) sizes(%n64) {view = "row"} : f32, !kernel.disjoint_slice<f32>, !kernel.thread_index, (si64), (si64)
+    kernel.return
+  }
+}
+
+// -----
+
 // Shared arrays become shared-memory globals (address space 3, 16-byte aligned once lowered), the
 // dynamic shared memory a typed view of gpu.dynamic_shared_memory, local arrays zero-filled allocas;
 // every access is checked per dimension (the first dimension out of range is reported).

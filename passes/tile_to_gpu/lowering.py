@@ -139,6 +139,12 @@ class _TileFunctionLowering(FunctionLowering):
     ring_panels: dict[int, int] = field(default_factory=dict)
     """Per `tile-pipeline` ring id, the column-panel width its slots are split into (a wgmma B operand,
     tile_dot_wgmma.py); rings not listed hold row-major slots."""
+    inside_mask_loads: set[Operation] | None = None
+    """The tile loads an atomic is computed from elementwise (`memory.padded_loads`), found on first use:
+    their lowering also gives each register's in-bounds bit (`inside_masks`)."""
+    inside_masks: dict[Operation, tuple[tuple[int, ...], list[SSAValue]]] = field(default_factory=dict)
+    """Per such load: its tile shape and whether it read each register (canonical layout) from inside
+    its tensor."""
     layout_hints: dict[SSAValue, object] = field(default_factory=dict)
     """Source tile values that get a layout other than the canonical one (`layout_of`), chosen before
     lowering by the `LAYOUT_ANALYSES` (e.g. `tile.dot`'s MMA accumulator layout)."""

@@ -222,41 +222,64 @@ def _padding_value(e: Emitter, padding: Attribute, elem: Attribute) -> SSAValue:
     return e.const(0, signless(elem))
 
 
-def load_tile(fl: _TileFunctionLowering, e: Emitter, view: View, tile_shape: tuple[int, ...], padding: Attribute, coords: list[SSAValue], elem: Attribute) -> Dist:
+def load_tile(
+    fl: _TileFunctionLowering, e: Emitter, view: View, tile_shape: tuple[int, ...], padding: Attribute, coords: list[SSAValue], elem: Attribute,
+    masks_for: Operation | None = None,
+) -> Dist:
+    """The tile at `coords`: unmasked when it lies wholly inside the tensor, else per vector group with
+    `padding` outside. With `masks_for` (a load an atomic reads elementwise, `padded_loads`), also
+    records `fl.inside_masks[masks_for]`: each register's in-bounds bit, the predicates the masked path
+    computes anyway (true on the unmasked path), so the atomic need not compute them again."""
     layout = canonical_layout(tile_shape, fl.threads)
     origin = _origin(e, coords, tile_shape)
     chunks = _chunks(fl, e, view, layout, origin)
     w = _vector_width(view, layout, tile_shape, fl.vector_bytes)
     b = _bytes(signless(view.elem))
-    types = [signless(elem)] * layout.slots
+    masks = masks_for is not None
+    types = [signless(elem)] * layout.slots + ([i1] * layout.slots if masks else [])
 
     def unmasked(b_: Emitter) -> list[SSAValue]:
         regs: list[SSAValue] = []
         for ch in chunks:
             for k in range(0, layout.vec, w):
                 regs += _load_group(b_, view, ch, k, w, w * b)
-        return regs
+        return regs + ([b_.const(1, i1)] * layout.slots if masks else [])
 
     wm = w if view.divisible[-1] >= w else 1  # a vector is wholly inside or outside the tensor
 
     def masked(b_: Emitter) -> list[SSAValue]:
         pad = _padding_value(b_, padding, elem)
         regs: list[SSAValue] = []
+        oks: list[SSAValue] = []
         for ch in chunks:
             for k in range(0, layout.vec, wm):
                 ok = _in_bounds(b_, view, ch, k, wm)
                 rtypes = [signless(elem)] * wm
                 regs += fl.branch_values(b_, ok, lambda x, ch=ch, k=k: _load_group(x, view, ch, k, wm, wm * b), lambda x: [pad] * wm, rtypes)
-        return regs
+                oks += [ok] * wm
+        return regs + (oks if masks else [])
 
     if _whole_tiles(view, tile_shape):
         # no partial tiles: wholly inside (unmasked) or wholly outside (all padding)
         inside = _tile_inside(e, view, origin)
-        regs = fl.branch_values(e, inside, unmasked, lambda b_: [_padding_value(b_, padding, elem)] * layout.slots, types)
+        regs = fl.branch_values(e, inside, lambda b_: unmasked(b_)[: layout.slots], lambda b_: [_padding_value(b_, padding, elem)] * layout.slots, types[: layout.slots])
+        if masks_for is not None:
+            fl.inside_masks[masks_for] = (tuple(tile_shape), [inside] * layout.slots)
     else:
         full = _full_tile(e, view, origin, tile_shape)
         regs = fl.branch_values(e, full, unmasked, masked, types)
+        if masks_for is not None:
+            regs, fl.inside_masks[masks_for] = regs[: layout.slots], (tuple(tile_shape), regs[layout.slots :])
     return Dist(layout, regs, elem)
+
+
+def _masks_for(fl: _TileFunctionLowering, op: Operation) -> Operation | None:
+    """`op` when an atomic is computed from it elementwise (its lowering then records `inside_masks`)."""
+    if fl.inside_mask_loads is None:
+        fl.inside_mask_loads = {
+            load for a in fl.src.walk() if isinstance(a, tile.AtomicRMWOp) for load in padded_loads([a.values, a.offsets, a.mask])
+        }
+    return op if op in fl.inside_mask_loads else None
 
 
 def store_full_or_tail(fl: _TileFunctionLowering, x: Emitter, view: View, origin: list[SSAValue], tile_shape: tuple[int, ...],
@@ -316,7 +339,7 @@ def _load(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     pv = _traced(fl, op, op.view, PView)
     rt = op.result.type
     assert isinstance(rt, tile.TileType)
-    return load_tile(fl, e, pv.view, pv.tile, pv.padding, _coords64(fl, e, op.coords), rt.element_type)
+    return load_tile(fl, e, pv.view, pv.tile, pv.padding, _coords64(fl, e, op.coords), rt.element_type, _masks_for(fl, op))
 
 
 @lowers(tile.LoadTileLikeOp)
@@ -327,7 +350,7 @@ def _load_tile_like(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dis
     rt = op.result.type
     assert isinstance(rt, tile.TileType)
     padding = like.padding if getattr(like.padding, "type", None) == rt.element_type else tile.zero_attr(rt.element_type)
-    return load_tile(fl, e, view, like.tile, padding, _coords64(fl, e, op.coords), rt.element_type)
+    return load_tile(fl, e, view, like.tile, padding, _coords64(fl, e, op.coords), rt.element_type, _masks_for(fl, op))
 
 
 @lowers(tile.StoreOp)
@@ -430,7 +453,11 @@ def padded_loads(values: list[SSAValue]) -> list[tile.LoadOp | tile.LoadTileLike
 
 def _inside_mask(fl: _TileFunctionLowering, e: Emitter, load: tile.LoadOp | tile.LoadTileLikeOp, shape: tuple[int, ...]) -> list[SSAValue] | None:
     """Per register of the canonical layout of `shape`: whether `load` read that element from inside
-    its tensor (None when the load's tile has another shape)."""
+    its tensor (None when the load's tile has another shape): the bits its lowering recorded
+    (`load_tile`'s `masks_for`), else (a load lowered another way) computed here."""
+    if load in fl.inside_masks:
+        tile_shape, masks = fl.inside_masks[load]
+        return masks if tile_shape == tuple(shape) else None
     if isinstance(load, tile.LoadOp):
         pv = _traced(fl, load, load.view, PView)
         view, tile_shape = pv.view, pv.tile
