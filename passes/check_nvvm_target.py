@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import ArrayAttr
 
 from warpforge.dialects import gpu, nvvm
 from warpforge.dialects.arith import AtomicRMWKind
-from warpforge.dialects.nvvm import NVVMIntrinsicOp, NVVMTargetAttr, WgmmaMmaAsyncOp, ptx_number
+from warpforge.dialects.nvvm import MBarrierWaitParityOp, NVVMIntrinsicOp, NVVMTargetAttr, WgmmaMmaAsyncOp, ptx_number
 from warpforge.dialects.nvvm_catalog import ATOM_OPS, ATOM_SCOPES, ATOM_SEMANTICS, atom_instruction
 from warpforge.rewriting import fail
 
@@ -49,7 +49,7 @@ def check_ops(root: Operation, target: NVVMTargetAttr, what: str) -> None:
     `what` names the target's owner in the message (`gpu.module @m`)."""
     for op in root.walk():
         spec = getattr(type(op), "SPEC", None)
-        if not isinstance(op, NVVMIntrinsicOp | WgmmaMmaAsyncOp) or spec is None:
+        if not isinstance(op, NVVMIntrinsicOp | WgmmaMmaAsyncOp | MBarrierWaitParityOp) or spec is None:
             continue
         # an arch-specific op (wgmma, setmaxnreg) needs exactly sm_XXa: sm_90 lacks it and LLVM aborts
         arch_ok = not spec.arch_specific or (target.arch_specific and target.sm == spec.min_sm)
