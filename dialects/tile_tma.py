@@ -3,7 +3,8 @@
 
 A ring pipeline `p` of `S` stages has two mbarriers per stage in shared memory (PTX ISA §9.7.13.15):
 `full[s]` (1 arrival: the producer's `arrive.expect_tx`; completes when the stage's TMA bytes have
-landed) and `empty[s]` (one arrival per warp: every warp's wgmma group that read slot `s` has retired).
+landed) and `empty[s]` (one arrival per warp: every warp's wgmma group that read slot `s` has retired),
+plus a spare `empty[S]`.
 One thread (the producer, thread 0) issues the copies; every thread waits on `full` (and on `empty`
 before a refill, so that no wait loop is in a divergent path).
 
@@ -12,7 +13,7 @@ tile.tma_expect %slot, %valid, %parity {pipeline = 0 : i64, stages = 3 : i64, by
 tile.tma_copy %desc, %view[%i, %k] into %slot, %valid {pipeline = 0 : i64, ring = 0 : i64, stages = 3 : i64} : !kernel.tensor_map<128x64xf16, "128B">, !tile.partition_view<...>, si64, i1, si64, si64
 tile.tma_barrier
 tile.tma_wait %slot, %phase {pipeline = 0 : i64, stages = 3 : i64} : si64, si64
-tile.tma_release %prev, %valid {pipeline = 0 : i64, stages = 3 : i64} : si64, i1
+tile.tma_release %prev {pipeline = 0 : i64, stages = 3 : i64} : si64
 tile.tma_ring_end
 ```
 """
@@ -133,22 +134,23 @@ class TmaWaitOp(_RingOp):
 
 @irdl_op_definition
 class TmaReleaseOp(_RingOp):
-    """`tile.tma_release %slot, %valid {pipeline, stages}`: when `%valid`, lane 0 of every warp arrives
-    on `empty[slot]` (`mbarrier.arrive`, PTX ISA §9.7.13.15.13); placed after the `tile.dot` whose
-    `wgmma.wait_group` retired the group that read the slot."""
+    """`tile.tma_release %slot[, %valid] {pipeline, stages}`: (when `%valid`) lane 0 of every warp
+    arrives on `empty[slot]` (`mbarrier.arrive`, PTX ISA §9.7.13.15.13); placed after the `tile.dot`
+    whose `wgmma.wait_group` retired the group that read the slot. Slot S is a spare barrier nobody
+    waits on (the release of a step that has no predecessor)."""
 
     name = "tile.tma_release"
 
     slot = operand_def()
-    valid = operand_def()
+    valid = opt_operand_def()
     pipeline = prop_def(IntegerAttr)
     stages = prop_def(IntegerAttr)
 
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$slot `,` $valid attr-dict `:` type($slot) `,` type($valid)"
+    assembly_format = "$slot (`,` $valid^)? attr-dict `:` type($slot) (`,` type($valid)^)?"
 
-    def __init__(self, slot: SSAValue, valid: SSAValue, pipeline: int, stages: int):
-        super().__init__(operands=[slot, valid], properties=_props(pipeline, stages))
+    def __init__(self, slot: SSAValue, valid: SSAValue | None, pipeline: int, stages: int):
+        super().__init__(operands=[slot, [valid] if valid is not None else []], properties=_props(pipeline, stages))
 
 
 @irdl_op_definition

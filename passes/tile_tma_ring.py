@@ -16,13 +16,13 @@ the slot of step k - 2 for step k + S - 2):
 ```
 tile.tma_expect %s_j, %valid_j {bytes = A + B bytes}     ; tile.tma_copy %descA, ... ; tile.tma_copy %descB, ...   (j = 0 … S-3)
 tile.tma_barrier
-kernel.for %k ... iter_args(..., %slot = 0, %phase = 0) {
+kernel.for %k ... iter_args(..., %slot = 0, %phase = 0, %prev = S) {
   tile.tma_expect %w, %k+S-2 < hi, %phase ^ (slot < 2)    // all: empty[w] released; producer: announce the bytes
   tile.tma_copy %descA, %viewA[...] into %w, ... ; tile.tma_copy %descB, ...
   tile.tma_wait %slot, %phase                              // every thread: full[slot] landed
   ... tile.ring_tile %slot ... tile.dot {tile.mma_in_flight = 1}   (wgmma; wait_group 1)
-  tile.tma_release (%slot - 1) mod S, %k != lo              // the group of step k - 1 retired
-  kernel.yield ..., (slot + 1) mod S, slot == S-1 ? phase ^ 1 : phase
+  tile.tma_release %prev                                    // the group of step k - 1 retired (S: a spare)
+  kernel.yield ..., (slot + 1) mod S, slot == S-1 ? phase ^ 1 : phase, slot
 }
 tile.tma_ring_end                                          // wgmma.wait_group 0
 ```
@@ -214,28 +214,28 @@ def _ring_loop(func: kernel.FuncOp, loop: kernel.ForOp, pipeline: int) -> bool:
     body.insert_op_before(wait, commit)
     commit.detach()
     commit.erase()
+    # the previous step's slot is carried (S, the spare barrier, on the first step: a test of k == lo
+    # instead makes LLVM peel the first iteration, doubling the wgmma code)
+    prev = body.insert_arg(kernel.SI64, len(body.args))
+    prev.name_hint = "prev"
     last = _const(stages - 1)
-    is_first_slot = kernel.CmpOp("eq", slot_arg, zero.result)
-    back = kernel.SubOp(slot_arg, one.result)
-    prev = kernel.SelectOp(is_first_slot, last.result, back.result)
-    not_first = kernel.CmpOp("ne", iv, loop.lower)
-    release = TmaReleaseOp(prev.result, not_first.result, pipeline, stages)
-    body.insert_ops_after([last, is_first_slot, back, prev, not_first, release], dot)
+    release = TmaReleaseOp(prev, None, pipeline, stages)
+    body.insert_ops_after([last, release], dot)
     term = body.last_op
     assert isinstance(term, kernel.YieldOp)
     wraps = kernel.CmpOp("eq", slot_arg, last.result)
     flipped = kernel.XorOp(phase, one.result)
     next_phase = kernel.SelectOp(wraps, flipped.result, phase)
     body.insert_ops_before([wraps, flipped, next_phase], term)
-    new_term = kernel.YieldOp([*term.operands, next_phase.result])
+    new_term = kernel.YieldOp([*term.operands, next_phase.result, slot_arg])
     body.insert_op_before(new_term, term)
     term.detach()
     term.erase()
 
-    phase0 = _const(0)
-    outer.insert_op_before(phase0, loop)
+    phase0, spare = _const(0), _const(stages)
+    outer.insert_ops_before([phase0, spare], loop)
     region = loop.detach_region(loop.body)
-    new_loop = kernel.ForOp(loop.lower, loop.upper, loop.step, [*loop.inits, phase0.result], region)
+    new_loop = kernel.ForOp(loop.lower, loop.upper, loop.step, [*loop.inits, phase0.result, spare.result], region)
     new_loop.attributes.update(loop.attributes)
     new_loop.location = loop.location
     outer.insert_op_before(new_loop, loop)

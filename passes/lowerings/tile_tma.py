@@ -1,8 +1,9 @@
 """`tile-to-gpu`'s lowering of the TMA + mbarrier ring ops (`dialects/tile_tma.py`, built by
 `tile-tma-ring`); registered into its `@lowers` table when `tile_dot` loads.
 
-**Barriers.** Pipeline p of S stages keeps 2·S mbarriers (8 bytes each) in the launch's dynamic shared
-memory, next to the rings: `full[s]` at byte 8·s, `empty[s]` at 8·(S + s). At the end of the entry
+**Barriers.** Pipeline p of S stages keeps 2·S + 1 mbarriers (8 bytes each) in the launch's dynamic
+shared memory, next to the rings: `full[s]` at byte 8·s, `empty[s]` at 8·(S + s) (s ≤ S: `empty[S]` is
+the spare a first step releases). At the end of the entry
 block thread 0 initializes `full[s]` to 1 arrival and `empty[s]` to one arrival per warp
 (`mbarrier.init`, PTX ISA §9.7.13.15.9), then `fence.proxy.async.shared::cta` (the TMA unit's
 complete-tx sees the initialized barriers) and a CTA barrier (every thread sees them).
@@ -12,7 +13,7 @@ complete-tx sees the initialized barriers) and a CTA barrier (every thread sees 
 | `tile.tma_expect` | every thread: `nvvm.mbarrier.wait.parity` on `empty[slot]` (when a parity is given; outside the producer's branch, see below); then thread 0, when valid: `nvgpu.mbarrier.arrive.expect_tx` on `full[slot]` with the stage's bytes |
 | `tile.tma_copy` | thread 0, when valid: `nvgpu.tma.async.load` of the box at element coordinates (row·R, col·C + panel·P) into the ring slot's panel (a `memref.view` of R×P), on `full[slot]` |
 | `tile.tma_wait` | every thread: `nvvm.mbarrier.wait.parity` on `full[slot]` with the phase's parity |
-| `tile.tma_release` | lane 0 of every warp, when valid: `nvgpu.mbarrier.arrive` on `empty[slot]` |
+| `tile.tma_release` | lane 0 of every warp (when valid): `nvgpu.mbarrier.arrive` on `empty[slot]` |
 | `tile.tma_barrier` | `gpu.barrier` |
 | `tile.tma_ring_end` | `nvvm.wgmma.wait.group.sync.aligned 0` |
 
@@ -65,7 +66,7 @@ def _barriers(fl: _TileFunctionLowering, op: Operation, pipeline: int, stages: i
         return fl.cache[key]
     reserved = RING_ALIGN if ("ring_align",) in fl.cache else 0
     offset = -(-(fl.dynamic_shared - reserved) // 8) * 8
-    fl.dynamic_shared = offset + reserved + 16 * stages
+    fl.dynamic_shared = offset + reserved + 8 * (2 * stages + 1)
     if fl.dynamic_shared > MAX_DYNAMIC_SHARED:
         raise error_at(op, f"the TMA ring of this kernel needs {fl.dynamic_shared} bytes of shared memory, more than the {MAX_DYNAMIC_SHARED} a CTA can have; use fewer stages (num_stages) or smaller tiles")
     raw = _raw(fl)
@@ -76,7 +77,7 @@ def _barriers(fl: _TileFunctionLowering, op: Operation, pipeline: int, stages: i
         shift = aligned_shift(fl, x, raw, offset)
 
         def init(b: Emitter) -> None:
-            for s in range(2 * stages):
+            for s in range(2 * stages + 1):
                 bar = b(memref.ViewOp(raw, b(arith.AddiOp(shift, b.const(8 * s, IndexType()))), [], BARRIER))
                 b(nvgpu_hopper.MBarrierInitOp(bar, b.const(1 if s < stages else warps, i32)))
             b(nvvm.op("nvvm.fence.proxy.async.shared.cta")())  # pyright: ignore[reportCallIssue]
@@ -182,7 +183,7 @@ def _release(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     tid = fl.tid
     assert tid is not None
     lane0 = fl.at_entry(("lane0",), lambda x: x(arith.CmpiOp(x(arith.AndIOp(tid, x.const(31, i64))), x.const(0, i64), "eq")))
-    cond = e(arith.AndIOp(lane0, fl.v(op.valid)))
+    cond = e(arith.AndIOp(lane0, fl.v(op.valid))) if op.valid is not None else lane0
     fl.when(e, cond, lambda b: b(nvgpu_hopper.MBarrierArriveOp(_barrier(fl, b, op, op.slot, True))))  # pyright: ignore[reportArgumentType]
 
 
