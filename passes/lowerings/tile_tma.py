@@ -40,7 +40,6 @@ from warpforge.dialects import gpu, kernel, nvgpu_hopper, nvvm
 from warpforge.dialects.tile_tma import TmaBarrierOp, TmaCopyOp, TmaExpectOp, TmaReleaseOp, TmaRingEndOp, TmaWaitOp
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, cast_value, signless
 from warpforge.passes.lowerings.tile_dot import MAX_DYNAMIC_SHARED, RING_ALIGN, _ring, element_bytes  # pyright: ignore[reportPrivateUsage]
-from warpforge.passes.lowerings.tile_dot_wgmma import aligned_shift, shared_address
 from warpforge.passes.tile_to_gpu.lowering import PView, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
 from warpforge.passes.tile_to_gpu.memory import _coords64  # pyright: ignore[reportPrivateUsage]
 
@@ -69,6 +68,8 @@ def _barriers(fl: _TileFunctionLowering, op: Operation, pipeline: int, stages: i
     fl.dynamic_shared = offset + reserved + 8 * (2 * stages + 1)
     if fl.dynamic_shared > MAX_DYNAMIC_SHARED:
         raise error_at(op, f"the TMA ring of this kernel needs {fl.dynamic_shared} bytes of shared memory, more than the {MAX_DYNAMIC_SHARED} a CTA can have; use fewer stages (num_stages) or smaller tiles")
+    from warpforge.passes.lowerings.tile_dot_wgmma import aligned_shift  # (tile_dot_wgmma imports tile_dot, which imports this module)
+
     raw = _raw(fl)
     leader = _leader(fl)
     warps = fl.threads // 32
@@ -108,6 +109,8 @@ def _barrier(fl: _TileFunctionLowering, e: Emitter, op: Operation, slot: SSAValu
 
 def _barrier_address(fl: _TileFunctionLowering, e: Emitter, op: Operation, slot: SSAValue, empty: bool) -> SSAValue:
     """The i32 shared-window address of the barrier (what `nvvm.mbarrier.wait.parity` takes)."""
+    from warpforge.passes.lowerings.tile_dot_wgmma import shared_address
+
     shift = _barrier_shift(fl, e, op, slot, empty)
     addr = e(arith.AddiOp(shared_address(fl, _raw(fl)), e(arith.IndexCastOp(shift, i64))))
     return e(arith.TruncIOp(addr, i32))
