@@ -32,6 +32,9 @@ the first S - 2 refills the slot was never used and parity 1 passes at once on a
 copy is issued for a step past the loop's end, so none is outstanding when the CTA exits. Each
 descriptor is a new kernel parameter (`!kernel.tensor_map`, appended after the kernel's own), and
 `tile.tma_params` lists, per descriptor, the index of the tensor parameter the launch builds it from.
+
+Option `group_m` (default 8): such a kernel gets `tile.group_m`, and `tile-to-gpu` maps its block ids
+to tile coordinates in groups of that many tile rows (L2 reuse; `tile_to_gpu/program.py`).
 """
 
 from __future__ import annotations
@@ -265,6 +268,9 @@ class TileTmaRingPass(ModulePass):
 
     chip: str = "sm_90"
     """The target chip: only `sm_90a` has TMA and wgmma here; elsewhere the pass changes nothing."""
+    group_m: int = 8
+    """A kernel given a TMA ring walks its 2-D grid in groups of this many tile rows (`tile.group_m`,
+    read by `tile-to-gpu`'s `tile.block_coord`: L2 reuse of the operand tiles); 1: row-major."""
     features: str = ""
     module: str = ""
     """(`features`, `module`: the target options every target pass takes; unused here.)"""
@@ -279,4 +285,6 @@ class TileTmaRingPass(ModulePass):
             for loop in _loops(f):
                 if _ring_loop(f, loop, pipeline):
                     pipeline += 1
+            if pipeline and self.group_m > 1 and "tile.group_m" not in f.attributes:
+                f.attributes["tile.group_m"] = IntegerAttr(self.group_m, 64)
 

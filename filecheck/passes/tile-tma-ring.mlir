@@ -6,10 +6,10 @@
 // into slot 0, a CTA barrier; each step every thread waits until the refilled slot's readers released it
 // (parity phase ^ (slot < 2)), thread 0 announces and copies step k + 1 (when k + 1 < n), every thread
 // waits on the slot it reads, the dot, the previous slot is released; slot, phase and the previous slot
-// are loop-carried; wgmma.wait_group 0 after the loop.
+// are loop-carried; wgmma.wait_group 0 after the loop; the kernel walks its grid in groups of 8 tile rows.
 // CHECK-LABEL: kernel.func @mm(
 // CHECK-SAME:    %[[N:[^:]*]]: si64, %[[DA:.*]]: !kernel.tensor_map<64x64xf16, "128B">, %[[DB:.*]]: !kernel.tensor_map<64x64xf16, "128B">)
-// CHECK-SAME:    tile.tma_params = [1 : i64, 2 : i64]
+// CHECK-SAME:    tile.tma_params = [1 : i64, 2 : i64], tile.group_m = 8 : i64
 // CHECK:       %[[AP:.*]] = tile.make_partition_view %a
 // CHECK:       %[[BP:.*]] = tile.make_partition_view %b
 // CHECK:       %[[LO:.*]] = kernel.constant 0 : si64
