@@ -2,7 +2,8 @@
 warpforge's SIMT tensor-core kernel (examples/hgemm_simt.py: mma.sync + ldmatrix + a two-stage
 cp.async ring, checks on and off), warpforge's Tile kernel (`tile.dot` in a K loop, as
 examples/matmul.py: accumulator in mma.sync registers, a cp.async ring of `num_stages`) in each of
-`TILE_CONFIGS` on both tile.dot paths (wgmma on sm_90a, mma.sync on sm_90), torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
+`TILE_CONFIGS` on both tile.dot paths (wgmma on sm_90a, its operands by TMA when `tile-tma-ring`
+applies: labelled "wgmma+TMA"; mma.sync on sm_90), torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
 (a few autotuned configs). Shapes: 4096^3, 8192^3 and the skinny 128 x 8192 x 8192.
 
 Every kernel runs on the same CUDA stream, timed with CUDA events (bench/_harness.py: warm-ups, then
@@ -36,6 +37,7 @@ SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (128, 8192, 8192))
 TILE_CONFIGS = (
     (128, 128, 64, 8, 3, 2), (128, 128, 32, 8, 3, 1), (128, 128, 64, 8, 3, 1), (128, 128, 32, 8, 3, 2), (128, 128, 32, 8, 4, 2),
     (64, 128, 64, 4, 3, 2), (64, 64, 64, 4, 3, 2), (128, 256, 32, 8, 3, 1), (128, 256, 32, 8, 4, 1), (128, 128, 64, 8, 4, 1),
+    (128, 256, 64, 8, 3, 1), (128, 256, 64, 8, 4, 1), (128, 128, 64, 8, 5, 1),
 )  # fmt: skip
 """(BM, BN, BK, num_warps, num_stages, min_blocks_per_sm) of the Tile kernels tried; the first is
 examples/matmul.py's. Each runs on both `tile.dot` paths of an H100/H200 (`PATHS`): wgmma (sm_90a, the
@@ -213,6 +215,8 @@ def main() -> None:
                     if path == "wgmma" and "wgmma.mma_async" not in ptx:
                         print(f"  {dname} {shape:18} {label}: not on wgmma (the dot does not qualify), skipped", flush=True)
                         continue
+                    if "cp.async.bulk.tensor" in ptx:  # the operands arrive by TMA (tile-tma-ring), else by the cp.async ring
+                        label = label.replace(f"Tile {path}", f"Tile {path}+TMA")
                     try:
                         from warpforge.report import report
 

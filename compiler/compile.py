@@ -370,7 +370,7 @@ def kernel_to_json(k: CompiledKernel) -> dict[str, Any]:
         "name": k.name,
         "entry": k.entry,
         "chip": k.chip,
-        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim, p.strided, list(p.box), p.swizzle, p.align] for p in k.params],
+        "params": [[p.name, p.kind, from_numpy(p.dtype).name, p.ndim, p.strided, list(p.box), p.swizzle, p.align, [[list(b), sw] for b, sw in p.tma]] for p in k.params],
         "checked": k.checked,
         "error_sites": [[s.id, s.kind, s.message, s.filename, s.line, s.col, list(s.operands)] for s in k.error_sites],
         "exact_block": list(k.exact_block) if k.exact_block is not None else None,
@@ -399,7 +399,8 @@ def kernel_from_json(d: dict[str, Any], ptx: str) -> CompiledKernel:
         params=tuple(
             ParamSpec(str(n), str(kind), BY_NAME[dt].np, int(nd), strided=bool(rest[0]) if rest else False,
                       box=tuple(int(b) for b in rest[1]) if len(rest) > 1 else (), swizzle=str(rest[2]) if len(rest) > 2 else "",
-                      align=int(rest[3]) if len(rest) > 3 else 0)
+                      align=int(rest[3]) if len(rest) > 3 else 0,
+                      tma=tuple((tuple(int(x) for x in b), str(sw)) for b, sw in rest[4]) if len(rest) > 4 else ())
             for n, kind, dt, nd, *rest in d["params"]
         ),
         checked=bool(d["checked"]),
@@ -655,7 +656,7 @@ def compile_tile(kernel: Any, spec: Any, chip: str = "sm_90", features: str = ""
 
 
 def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) -> Any:
-    from xdsl.dialects.builtin import IntegerAttr
+    from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
 
     from warpforge.dialects import gpu
     from warpforge.runtime.compiled import CompiledKernel, ErrorSite, ParamSpec
@@ -666,6 +667,8 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
     module = kir.module
     lower(module, "gpu", target, model="tile", module_name=kir.symbol + "_module")
     block, shared, dynamic, checked = 0, 0, 0, False
+    tma_of: list[int] = []
+    boxes: list[tuple[tuple[int, ...], str]] = []
     for op in module.walk():
         if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol:
             bs = op.known_block_size
@@ -677,7 +680,10 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
             # a checked kernel with nothing to check gets no error record (tile-to-gpu drops it)
             # (a strided view takes 1 + rank + rank - 1 gpu.func arguments: its memref, extents, strides)
             taken = sum(2 * len(p.dims) if getattr(p, "strided", False) else 1 for p in kir.params)
-            checked = len(op.function_type.inputs) > taken
+            tma_params = op.attributes.get("tile.tma_params")  # tile-tma-ring's descriptors, after the kernel's own
+            tma_of = [a.value.data for a in tma_params.data] if isinstance(tma_params, ArrayAttr) else []
+            boxes = [(tuple(t.dims), t.swizzle.data) for t in op.function_type.inputs.data[taken : taken + len(tma_of)]]
+            checked = len(op.function_type.inputs) > taken + len(tma_of)
     sites = error_sites(module, kir.symbol)
     filename, line = _source_line(kernel.fn)
     warn_if_large(kernel.__qualname__, resources(module).ops, filename, line, "use smaller tiles (partition into more tile blocks) or more warps (num_warps)")
@@ -685,11 +691,12 @@ def _compile_tile(kernel: Any, spec: Any, chip: str, features: str, key: str) ->
     assert isinstance(ptx, str)
     kinds = {"partition": "disjoint_slice", "input": "slice", "atomic": "atomic_slice"}
     params = []
-    for p in kir.params:
+    for i, p in enumerate(kir.params):
         if p.kind == "scalar":
             params.append(ParamSpec(p.name, "scalar", p.dtype.np, 0))
         else:
-            params.append(ParamSpec(p.name, kinds[p.kind], p.dtype.np, len(p.dims), getattr(p, "strided", False)))
+            tma = tuple(b for b, of in zip(boxes, tma_of) if of == i)
+            params.append(ParamSpec(p.name, kinds[p.kind], p.dtype.np, len(p.dims), getattr(p, "strided", False), tma=tma))
     compiled = CompiledKernel(
         name=kernel.__qualname__,
         entry=kir.symbol,

@@ -120,7 +120,7 @@ def run_pipeline(module: ModuleOp, spec: str, *, verify_each: bool = True, verif
 # --------------------------------------------------------------------------- the Tile model
 
 TILE_TO_GPU: tuple[str, ...] = (
-    "kernel-to-tile", "tile-pipeline", "lower-kernel-control-flow", "inline-device-functions", "tile-assign-layouts", "tile-to-gpu", "canonicalize", "cse",
+    "kernel-to-tile", "tile-pipeline", "tile-tma-ring", "lower-kernel-control-flow", "inline-device-functions", "tile-assign-layouts", "tile-to-gpu", "canonicalize", "cse",
 )  # fmt: skip
 """A tile kernel (`kernel` dialect with `tile` values) → `gpu` level: views and coordinates, the cp.async
 pipelining of tile.dot operands, device functions inlined, layouts, then CTA distribution."""
@@ -146,7 +146,7 @@ PIPELINE_DOCS["tile-to-llvm"] = "tile kernel all the way to the llvm dialect (ti
 GPU_TO_NVVM: tuple[str, ...] = GPU_TO_LLVM[: GPU_TO_LLVM.index("check-nvvm-target") + 1]
 """The `nvvm` stage: `gpu` ops → `nvvm` ops, then the target check (first part of `gpu-to-llvm`)."""
 
-TARGET_PASSES = frozenset({"kernel-to-gpu", "tile-pipeline", "tile-to-gpu"})
+TARGET_PASSES = frozenset({"kernel-to-gpu", "tile-pipeline", "tile-tma-ring", "tile-to-gpu"})
 """Passes that take the target (`chip`, `features`) and the `gpu.module`'s name as options."""
 
 

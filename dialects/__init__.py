@@ -55,8 +55,9 @@ def _tile() -> Dialect:
     from warpforge.dialects.tile_dot import extend_tile  # tile.dot (tensor cores)
     from warpforge.dialects.tile_map import extend_tile as with_map  # tile.map (device functions on tiles)
     from warpforge.dialects.tile_scan import extend_tile as with_scans  # tile.argmax/argmin/cumsum
+    from warpforge.dialects.tile_tma import extend_tile as with_tma  # the TMA + mbarrier ring (tile-tma-ring)
 
-    return with_map(with_scans(extend_tile(Tile)))
+    return with_tma(with_map(with_scans(extend_tile(Tile))))
 
 
 OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {

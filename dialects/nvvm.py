@@ -556,4 +556,36 @@ def _successor_operands(branch: Operation, successor: Block) -> list[SSAValue]:
     return true_ops if successor is branch.successors[0] else false_ops
 
 
-NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp, WgmmaMmaAsyncOp], [NVVMTargetAttr])
+# --------------------------------------------------------------------------- blocking mbarrier wait (inline PTX)
+
+MBARRIER_WAIT_SPEC = IntrinsicSpec(
+    "nvvm.mbarrier.wait.parity", "", (), (), 90, 78, "mbarrier.try_wait.parity.shared.b64",
+    "wait until the mbarrier completes the phase of the given parity: mbarrier.try_wait.parity in a PTX loop "
+    "(PTX ISA §9.7.13.15.16), as MLIR lowers nvvm.mbarrier.try_wait.parity.shared",
+)  # fmt: skip
+"""The target requirement of `nvvm.mbarrier.wait.parity` (not a catalog op: its lowering is inline PTX)."""
+
+
+@irdl_op_definition
+class MBarrierWaitParityOp(IRDLOperation):
+    """`nvvm.mbarrier.wait.parity %addr, %parity : i32, i32`: wait until the mbarrier at shared-window
+    address `addr` (i32, 8-byte aligned) has completed the phase whose parity is `parity` (0 or 1;
+    PTX ISA §9.7.13.15.16: parity 1 on a fresh barrier, in phase 0, passes at once — the phase
+    before counts as complete). Lowered by `convert-nvvm-to-llvm` to inline PTX that loops on
+    `mbarrier.try_wait.parity` (a structured loop inside one op, as MLIR's
+    `nvvm.mbarrier.try_wait.parity.shared`), with a memory clobber so no shared-memory access moves
+    across it. Needs sm_90, PTX 7.8."""
+
+    name = "nvvm.mbarrier.wait.parity"
+    SPEC: ClassVar[IntrinsicSpec] = MBARRIER_WAIT_SPEC
+
+    addr = operand_def(i32)
+    parity = operand_def(i32)
+
+    assembly_format = "$addr `,` $parity attr-dict `:` type($addr) `,` type($parity)"
+
+    def __init__(self, addr: SSAValue, parity: SSAValue):
+        super().__init__(operands=[addr, parity])
+
+
+NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp, MBarrierWaitParityOp, WgmmaMmaAsyncOp], [NVVMTargetAttr])

@@ -27,6 +27,7 @@ _OUR_PASSES: dict[str, tuple[str, str]] = {
     "tile-assign-layouts": ("tile_assign_layouts", "TileAssignLayoutsPass"),
     "tile-to-gpu": ("tile_to_gpu", "TileToGpuPass"),
     "tile-pipeline": ("tile_pipeline", "TilePipelinePass"),
+    "tile-tma-ring": ("tile_tma_ring", "TileTmaRingPass"),
     "convert-vector-to-llvm": ("convert_vector_to_llvm", "ConvertVectorToLLVMPass"),
     "inline-device-functions": ("inline_device_functions", "InlineDeviceFunctionsPass"),
     "fuse-checks": ("fuse_checks", "FuseChecksPass"),

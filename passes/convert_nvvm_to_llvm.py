@@ -46,7 +46,7 @@ from xdsl.pattern_rewriter import (
 
 from warpforge.dialects import nvvm
 from warpforge.dialects.llvm import AddrSpaceCastOp
-from warpforge.dialects.nvvm import NVVMIntrinsicOp, WgmmaMmaAsyncOp
+from warpforge.dialects.nvvm import MBarrierWaitParityOp, NVVMIntrinsicOp, WgmmaMmaAsyncOp
 from warpforge.dialects.nvvm_catalog import atom_instruction
 from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import replace_op
@@ -173,6 +173,22 @@ class ConvertWgmmaMmaAsyncOp(RewritePattern):
         replace_op(rewriter, op, [scale, call, *parts], [p.res for p in parts])
 
 
+@dataclass
+class ConvertMBarrierWaitParityOp(RewritePattern):
+    """`nvvm.mbarrier.wait.parity` → `llvm.inline_asm has_side_effects` of a PTX loop (labels are
+    local to the `{ }` block, so the asm may appear many times in a kernel):
+
+        { .reg .pred p; wait: mbarrier.try_wait.parity.shared.b64 p, [$0], $1; @!p bra.uni wait; }
+
+    with a `~{memory}` clobber: the shared-memory reads that the wait guards stay after it."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: MBarrierWaitParityOp, rewriter: PatternRewriter, /):
+        asm = "{\n.reg .pred p;\nwait:\nmbarrier.try_wait.parity.shared.b64 p, [$0], $1;\n@!p bra.uni wait;\n}"
+        call = llvm.InlineAsmOp(asm, "r,r,~{memory}", [op.addr, op.parity], [], has_side_effects=True)
+        replace_op(rewriter, op, [call], [])
+
+
 class ConvertNVVMToLLVMPass(ModulePass):
     """Lower every `nvvm` op to `llvm.call_intrinsic` of the LLVM intrinsic its catalog row names."""
 
@@ -180,7 +196,7 @@ class ConvertNVVMToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(ConvertWgmmaMmaAsyncOp()).rewrite_module(op)
-        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp()])).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp(), ConvertMBarrierWaitParityOp()])).rewrite_module(op)
         for inner in op.walk():
             if dialect_of(inner) == "nvvm":
                 fail(inner, "is not a catalog op and has no lowering to llvm")

@@ -76,6 +76,11 @@ class ParamSpec:
     """What the compiled code relies on (its vector loads, `vectorize-global-access`): for a slice the
     pointer's alignment in bytes, for an integer scalar a divisor of its value; 0 when nothing. The
     launch refuses an argument without it."""
+    tma: tuple[tuple[tuple[int, ...], str], ...] = ()
+    """For a tile kernel's tensor whose tiles a TMA ring copies (`tile-tma-ring`): per descriptor the
+    kernel takes, its (box, swizzle). The launch builds each from the argument (address, shape, dtype;
+    `warpforge.runtime.tma.launch_descriptor`) and passes them, 128 bytes each, after every
+    parameter's own (before the error record)."""
 
     def __post_init__(self) -> None:
         if self.kind not in PARAM_KINDS:
@@ -158,8 +163,9 @@ class CompiledKernel:
 
     @property
     def abi_param_count(self) -> int:
-        """Number of PTX parameters of the entry, the hidden error-record pointer included."""
-        return sum(p.abi_count for p in self.params) + (1 if self.checked else 0)
+        """Number of PTX parameters of the entry, the TMA descriptors (`ParamSpec.tma`) and the hidden
+        error-record pointer included."""
+        return sum(p.abi_count + len(p.tma) for p in self.params) + (1 if self.checked else 0)
 
     def error_site(self, site_id: int) -> ErrorSite | None:
         """The site with `id == site_id`, or None."""

@@ -330,6 +330,7 @@ def abi_param_sizes(kernel: CompiledKernel) -> list[int]:
             sizes.append(TENSOR_MAP_BYTES)
             continue
         sizes.extend([8] * p.abi_count if p.is_slice else [p.dtype.itemsize])
+    sizes += [TENSOR_MAP_BYTES for p in kernel.params for _ in p.tma]  # a TMA ring's descriptors (ParamSpec.tma)
     return sizes + ([8] if kernel.checked else [])
 
 
@@ -438,6 +439,11 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
                     "vector loads rely on it (vectorize-global-access): launch through the kernel (kernel.launch / "
                     "kernel[grid, block]), which runs its scalar specialization for such values"
                 )
+    for p, v in zip(k.params, views):  # a TMA ring's descriptors, built from the tensor argument (ParamSpec.tma)
+        if p.tma:
+            from warpforge.runtime.tma import launch_descriptor
+
+            packed.extend(launch_descriptor(v.ptr, tuple(int(n) for n in v.shape), p.dtype, box, swizzle, dev, k.name, p.name) for box, swizzle in p.tma)
     check_aliasing(k.params, views, k.name)
     # stream order (stream_order.py): wait for the streams the arguments were last used on
     buffers = [a for p, a in zip(k.params, args) if p.is_slice and isinstance(a, DeviceBuffer)]

@@ -306,3 +306,29 @@ def tensor_map(buffer: Any, box: tuple[int, ...] | int, swizzle: str = "none") -
     made = TensorMap(req, encode_tiled(req))
     with _LOCK:
         return _CACHE.setdefault(req, made)
+
+
+_LAUNCH_CACHE: dict[tuple[TensorMapRequest, int], Any] = {}
+_LAUNCH_CACHE_SIZE = 512
+
+
+def launch_descriptor(address: int, shape: tuple[int, ...], dtype: Any, box: tuple[int, ...], swizzle: str, device: Any, kernel_name: str = "", param: str = "") -> Any:
+    """The kernel argument of a TMA descriptor a tile kernel's TMA ring takes (`ParamSpec.tma`): the
+    contiguous tensor at `address` of `shape` and `dtype`, boxes `box` (outermost first), `swizzle`.
+    Cached per (request, device) (up to 512, oldest dropped first), so a kernel launched again on the
+    same memory makes none. Raises `LaunchError` naming the kernel and parameter when a TMA rule fails."""
+    dt = numpy.dtype(dtype)
+    req = TensorMapRequest(address, shape, _contiguous_strides(shape, dt.itemsize), dt, tuple(box), swizzle)
+    key = (req, int(getattr(device, "ordinal", 0)))
+    with _LOCK:
+        hit = _LAUNCH_CACHE.get(key)
+    if hit is not None:
+        return hit
+    try:
+        made = TensorMap(req, bytes(TENSOR_MAP_BYTES)).launch_argument(device)
+    except LaunchError as e:
+        raise LaunchError(f"{kernel_name}: argument '{param}' feeds a TMA ring: {e}") from None
+    with _LOCK:
+        if len(_LAUNCH_CACHE) >= _LAUNCH_CACHE_SIZE:
+            _LAUNCH_CACHE.pop(next(iter(_LAUNCH_CACHE)))
+        return _LAUNCH_CACHE.setdefault(key, made)

@@ -70,3 +70,14 @@ gpu.module @sm90a_default_ptx [#nvvm.target<chip = "sm_90a">] {
     func.return
   }
 }
+
+// -----
+
+// The blocking wait (inline PTX of mbarrier.try_wait.parity) has the same requirement.
+gpu.module @ampere_wait [#nvvm.target<chip = "sm_80", features = "+ptx70">] {
+  func.func @f(%addr: i32, %ph: i32) {
+    // expected-error @+1 {{'nvvm.mbarrier.wait.parity' op needs sm_90 and PTX 7.8, but gpu.module @ampere_wait targets sm_80 (PTX 7.0)}}
+    nvvm.mbarrier.wait.parity %addr, %ph : i32, i32
+    func.return
+  }
+}

@@ -83,3 +83,15 @@ func.func @elect(%m: i32) -> (i32, i1) {
   %l, %e = nvvm.elect.sync %m : (i32) -> (i32, i1)
   func.return %l, %e : i32, i1
 }
+
+// -----
+
+// nvvm.mbarrier.wait.parity: inline PTX that loops on try_wait (labels are local to the braces; bra.uni:
+// every lane of a warp sees the same phase), a memory clobber, no results.
+// CHECK-LABEL: func.func @mbarrier_wait(
+// CHECK-SAME:    %[[ADDR:.*]]: i32, %[[PAR:.*]]: i32)
+// CHECK-NEXT:  llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Await:\0Ambarrier.try_wait.parity.shared.b64 p, [$0], $1;\0A@!p bra.uni wait;\0A}", "r,r,~{memory}" %[[ADDR]], %[[PAR]] : (i32, i32) -> ()
+func.func @mbarrier_wait(%addr: i32, %parity: i32) {
+  nvvm.mbarrier.wait.parity %addr, %parity : i32, i32
+  func.return
+}

@@ -907,3 +907,4 @@ def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: s
 
 
 from warpforge.passes.lowerings import tile_dot_wgmma as _tile_dot_wgmma  # noqa: E402,F401  (tile.dot on wgmma for sm_90a; its analysis runs after assign_mma_layouts)
+from warpforge.passes.lowerings import tile_tma as _tile_tma  # noqa: E402,F401  (the TMA + mbarrier ring ops of tile-tma-ring)

@@ -30,7 +30,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, tile
-from warpforge.passes.kernel_to_gpu import ERROR_RECORD_TYPE, GLOBAL, SHARED, Emitter, FunctionLowering, signless
+from warpforge.passes.kernel_to_gpu import ERROR_RECORD_TYPE, GLOBAL, SHARED, Emitter, FunctionLowering, convert_type, signless
 from warpforge.passes.tile_to_gpu.layouts import Layout, SliceLayout, VECTOR_BYTES, canonical_layout, default_threads, layout_of, reduce_plan
 
 LOG2E = 1.4426950408889634
@@ -177,7 +177,7 @@ class _TileFunctionLowering(FunctionLowering):
             elif isinstance(t, tile.TensorViewType):
                 in_types.append(MemRefType(signless(t.element_type), [builtin.DYNAMIC_INDEX] * t.rank, memory_space=GLOBAL))
             else:
-                in_types.append(signless(t))
+                in_types.append(convert_type(t))  # scalars; a TMA descriptor (tile-tma-ring) as !nvgpu.tensormap.descriptor
         entry_src = src.body.blocks.first
         assert entry_src is not None
         for i, (t, arg) in enumerate(zip(src.function_type.inputs, entry_src.args)):
@@ -258,6 +258,8 @@ class _TileFunctionLowering(FunctionLowering):
             out.attributes["nvvm.minctasm"] = min_blocks  # as kernel-to-gpu: PTX .minnctapersm
         if self.dynamic_shared:
             out.attributes["tile.dynamic_shared_bytes"] = IntegerAttr(self.dynamic_shared, i64)
+        if "tile.tma_params" in src.attributes:  # the tensor each TMA descriptor parameter describes (tile-tma-ring)
+            out.attributes["tile.tma_params"] = src.attributes["tile.tma_params"]
         out.location = src.location
         return out
 

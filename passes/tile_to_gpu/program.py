@@ -77,6 +77,9 @@ def _block_coord(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAVal
     if rank == 1:
         return fl.bid
     bid = fl.bid
+    group = fl.src.attributes.get("tile.group_m")
+    if rank == 2 and isinstance(group, builtin.IntegerAttr) and group.value.data > 1:
+        return fl.at_entry(("coord", id(pv.view), pv.tile, axis), lambda b: _grouped_coord(b, bid, pv, axis, group.value.data))
 
     def build(b: Emitter) -> SSAValue:
         # row-major delinearization: coord[a] = (bid / prod(tiles[a+1:])) % tiles[a] (axis 0: no modulo)
@@ -89,6 +92,21 @@ def _block_coord(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAVal
         return q if axis == 0 else b(arith.RemUIOp(q, _num_tiles(b, pv, axis)))
 
     return fl.at_entry(("coord", id(pv.view), pv.tile, axis), build)
+
+
+def _grouped_coord(b: Emitter, bid: SSAValue, pv: PView, axis: int, g: int) -> SSAValue:
+    """Coordinate `axis` of tile block `bid` in grouped order (`tile.group_m` = g, set by
+    `tile-tma-ring`): blocks walk g rows of tiles column by column, then the next g rows — the order
+    of Triton's matmul tutorial ("L2 cache optimizations"), so the tiles of A and B that consecutive
+    blocks read stay in L2. A bijection: the last group has min(g, rows - first) rows."""
+    rows, cols = _num_tiles(b, pv, 0), _num_tiles(b, pv, 1)
+    per_group = b(arith.MuliOp(cols, b.const(g, i64)))
+    first = b(arith.MuliOp(b(arith.DivUIOp(bid, per_group)), b.const(g, i64)))
+    size = b(arith.MinUIOp(b(arith.SubiOp(rows, first)), b.const(g, i64)))
+    within = b(arith.RemUIOp(bid, per_group))
+    if axis == 0:
+        return b(arith.AddiOp(first, b(arith.RemUIOp(within, size))))
+    return b(arith.DivUIOp(within, size))
 
 
 @lowers(tile.MakePartitionViewOp)
