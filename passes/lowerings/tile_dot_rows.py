@@ -20,6 +20,11 @@ M ↔ M×1 keep the layout register for register; the broadcast of an M×1 value
 accumulator's columns (`s - m[:, None]`, `acc * alpha[:, None]`) copies register 2i + h into the
 accumulator registers 4(i·tn + j) + 2h + v. Any other use converts through shared memory as before.
 
+**The store of a rank-4 output** (`o.store(acc.reshape((1, 1, M, d)))`): a reshape of an accumulator
+that only adds unit leading dimensions, stored into a contiguous parameter, keeps the MMA layout and
+`MmaLayout.store_tile` writes each thread's 2-column chunks at (b, h, row, col) from the registers
+(`assign_mma_store_layouts`), instead of a round trip through M×N elements of shared scratch.
+
 `assign_mma_row_layouts` (a `LAYOUT_ANALYSES` entry, after the MMA and wgmma ones) picks the values:
 optimistically every M / M×1 value reachable from such a reduction through the free ops above, then
 pruned until each one's operands (and a block argument's incoming values) are in the set too.
@@ -33,7 +38,7 @@ from functools import cached_property
 import numpy as np
 from xdsl.dialects import arith, cf
 from xdsl.dialects.builtin import i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from warpforge.dialects import tile
 from warpforge.passes.kernel_to_gpu import Emitter
@@ -200,7 +205,36 @@ def assign_mma_row_layouts(fl: _TileFunctionLowering) -> None:
             fl.layout_hints[v] = MmaRowsLayout(tuple(v.type.dims), *key)  # pyright: ignore[reportAttributeAccessIssue]
 
 
+def _stored_from_registers(fl: _TileFunctionLowering, op: Operation) -> bool:
+    """`op` is a `tile.reshape` of an MMA accumulator (M, N) to (1, …, 1, M, N) whose every use is the
+    value of a `tile.store` into a contiguous kernel parameter: `MmaLayout.store_tile` writes such a
+    tile straight from the registers (attention's `o.store(acc.reshape((1, 1, M, d)))`)."""
+    if not isinstance(op, tile.ReshapeOp) or not isinstance(fl.layout_hints.get(op.operands[0]), MmaLayout):
+        return False
+    src, dst = op.operands[0].type, op.results[0].type
+    if not (isinstance(src, tile.TileType) and isinstance(dst, tile.TileType)) or dst.rank <= 2:
+        return False
+    if tuple(dst.dims) != (1,) * (dst.rank - 2) + tuple(src.dims):
+        return False
+    for use in op.results[0].uses:
+        store = use.operation
+        if not isinstance(store, tile.StoreOp) or use.index != 0:
+            return False
+        view = store.view.owner
+        if not isinstance(view, tile.MakePartitionViewOp) or not isinstance(view.source, BlockArgument) or not view.source.type.contiguous:  # pyright: ignore[reportAttributeAccessIssue]
+            return False
+    return bool(op.results[0].uses)
+
+
+def assign_mma_store_layouts(fl: _TileFunctionLowering) -> None:
+    """A reshape `_stored_from_registers` keeps its input's MMA layout (no conversion before the store)."""
+    for op in fl.src.walk():
+        if _stored_from_registers(fl, op):
+            fl.layout_hints[op.results[0]] = fl.layout_hints[op.operands[0]]
+
+
 LAYOUT_ANALYSES.append(assign_mma_row_layouts)
+LAYOUT_ANALYSES.append(assign_mma_store_layouts)
 
 
 # --------------------------------------------------------------------------- the lowerings
@@ -249,6 +283,9 @@ def _keeps_rows(fl: _TileFunctionLowering, op: Operation) -> Dist | None:
 @lowers(tile.ReshapeOp)
 def _reshape_rows(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> object:
     kept = _keeps_rows(fl, op)
+    if kept is None and _stored_from_registers(fl, op):
+        d = fl.dist(op.operands[0])
+        kept = Dist(d.layout, d.regs, d.elem)  # the (M, N) registers, stored as the (1, .., 1, M, N) tile
     return kept if kept is not None else _register_reshape(fl, op, e)
 
 

@@ -93,4 +93,3 @@ class TileToGpuPass(GpuModulePass):
 
 from warpforge.passes.lowerings import tile_dot as _tile_dot  # noqa: E402,F401  (registers the tile.dot lowering)
 from warpforge.passes.lowerings import tile_map as _tile_map  # noqa: E402,F401  (registers the tile.map lowering)
-from warpforge.passes.lowerings import tile_dot_rows as _tile_dot_rows  # noqa: E402,F401  (row reductions of an MMA accumulator in registers)
