@@ -3,7 +3,7 @@ the MMA layout's warps own whole rows, `tile.max(s, axis=1)` / `tile.sum(s, axis
 thread and across the 4 lanes of a quad (`shfl.sync.bfly` xor 1, 2), and the broadcast back
 (`s - m[:, None]`) copies registers. On the GPU (marked `gpu`) and the simulator against NumPy on fresh
 seeded random inputs with poisoned outputs: a softmax between two chained dots (warps split M only,
-as attention's), keepdims, a tall product whose warp grid is M only by shape (128 x 16 over 4
+as attention's), keepdims, a row maximum reduced again, a tall product whose warp grid is M only by shape (128 x 16 over 4
 warps), a row value stored (converted through shared memory from the rows layout), tails; the gpu
 IR has the quad shuffles and no shared scratch for the reductions; the PTX passes ptxas."""
 
@@ -45,6 +45,29 @@ def tall(c: tile.Tensor[f32, (128, 16)], sums: tile.Tensor[f32, (128, 1)], a: ti
     s = tile.dot(tile.load(a, (tile.bid(0), 0), (128, 16)), tile.load(b, (0, 0), (16, 16)))
     c.store(s - tile.max(s, axis=1, keepdims=True))
     sums.store(tile.sum(s, axis=1)[:, None])
+
+
+@tile.kernel(num_warps=2)
+def reduced_again(c: tile.Tensor[f32, (32, 16)], top: tile.Tensor[f32, (1, 1)], a: tile.Tensor[f16, (-1, -1)], b: tile.Tensor[f16, (-1, -1)]):
+    """32 x 16 over 2 warps (wm = 2, wn = 1); the row maxima reduced again to one value (a use that
+    converts the rows layout through shared memory)."""
+    s = tile.dot(tile.load(a, (0, 0), (32, 16)), tile.load(b, (0, 0), (16, 16)))
+    m = tile.max(s, axis=1)
+    c.store(s - m[:, None])
+    top.store(tile.max(m).reshape((1, 1)))
+
+
+def test_a_reduction_of_the_rows(backend: Backend) -> None:
+    rng = _rng(4)
+    a = rng.standard_normal((32, 16)).astype(np.float16)
+    b = rng.standard_normal((16, 16)).astype(np.float16)
+    stream = backend.device.create_stream()
+    res = reduced_again(wf.full((32, 16), np.nan, f32).partition((32, 16)), wf.full((1, 1), np.nan, f32).partition((1, 1)), wf.from_host(a), wf.from_host(b))
+    got, top = res[0].unpartition().to_host().sync_on(stream), res[1].unpartition().to_host().sync_on(stream)
+    s = a.astype(np.float64) @ b.astype(np.float64)
+    bound = 2.0**-20 * 16 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))).max() + 1e-6
+    assert np.all(np.abs(got - (s - s.max(axis=1, keepdims=True))) <= 2 * bound)
+    assert abs(top[0, 0] - s.max()) <= bound
 
 
 @pytest.mark.parametrize("name", ["f16", "bf16"])
