@@ -3,9 +3,10 @@ the MMA layout's warps own whole rows, `tile.max(s, axis=1)` / `tile.sum(s, axis
 thread and across the 4 lanes of a quad (`shfl.sync.bfly` xor 1, 2), and the broadcast back
 (`s - m[:, None]`) copies registers. On the GPU (marked `gpu`) and the simulator against NumPy on fresh
 seeded random inputs with poisoned outputs: a softmax between two chained dots (warps split M only,
-as attention's), keepdims, a row maximum reduced again, a tall product whose warp grid is M only by shape (128 x 16 over 4
-warps), a row value stored (converted through shared memory from the rows layout), tails; the gpu
-IR has the quad shuffles and no shared scratch for the reductions; the PTX passes ptxas."""
+as attention's), keepdims, a row maximum reduced again, a tall product whose warp grid is M only by
+shape (128 x 16 over 4 warps), a row value stored (converted through shared memory from the rows
+layout), tails, the wgmma accumulator of a K loop (sm_90a); the gpu IR has the quad shuffles and no
+shared scratch for the reductions; the PTX passes ptxas."""
 
 import numpy as np
 import pytest
@@ -123,3 +124,42 @@ def test_reductions_are_quad_shuffles_and_ptx_passes_ptxas() -> None:
     if find_ptxas() is not None:
         run_ptxas(ptx, "sm_90", verbose=False)
         run_ptxas(tall.ir("ptx", tile.spec(f32, (128, 16), partition=(128, 16)), tile.spec(f32, (128, 1), partition=(128, 1)), tile.spec(f16, (128, 16)), tile.spec(f16, (16, 16))), "sm_90", verbose=False)
+
+
+@tile.kernel(num_warps=4, num_stages=3)
+def gemm_rowmax(c: tile.Tensor[f32, (64, 128)], a: tile.Tensor[f16, (-1, -1)], b: tile.Tensor[f16, (-1, -1)]):
+    """A K loop on the cp.async ring (wgmma m64n128k16 on sm_90a, whose accumulator holds whole rows per
+    warp), then the row maxima of the accumulator subtracted: the reduction reads the accumulator after
+    the loop's final wait."""
+    acc = tile.zeros((64, 128), f32)
+    for kt in range(a.shape[1] // 64):
+        acc = tile.dot(tile.load(a, (tile.bid(0), kt), (64, 64)), tile.load(b, (kt, tile.bid(1)), (64, 128)), acc)
+    c.store(acc - tile.max(acc, axis=1, keepdims=True))
+
+
+GEMM_SPECS = (tile.spec(f32, (128, 256), partition=(64, 128)), tile.spec(f16, (128, 256)), tile.spec(f16, (256, 256)))
+
+
+def test_rows_of_a_wgmma_accumulator(backend: Backend) -> None:
+    rng = _rng(5)
+    a = rng.standard_normal((128, 256)).astype(np.float16)
+    b = rng.standard_normal((256, 256)).astype(np.float16)
+    got = gemm_rowmax(wf.full((128, 256), np.nan, f32).partition((64, 128)), wf.from_host(a), wf.from_host(b)).first().unpartition().to_host().sync_on(backend.device.create_stream())
+    s = a.astype(np.float64) @ b.astype(np.float64)
+    want = np.concatenate([s[:, :128] - s[:, :128].max(axis=1, keepdims=True), s[:, 128:] - s[:, 128:].max(axis=1, keepdims=True)], axis=1)
+    bound = 2.0**-20 * 256 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))).max() + 1e-6
+    assert np.all(np.abs(got - want) <= 2 * bound)
+
+
+def test_wgmma_rows_are_quad_shuffles_and_ptx_passes_ptxas() -> None:
+    import re
+
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    ptx = gemm_rowmax.ir("ptx", *GEMM_SPECS, chip="sm_90a")
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
+    assert ptx.count("shfl.sync.bfly.b32") == 4  # each warp 16 rows: 2 row registers per thread, xor 1 and 2
+    assert not re.search(r"^\s*\.shared \.align \d+ \.b8 \w+\[\d+\]", ptx, re.M)  # no static shared: no scratch (the ring is dynamic)
+    if find_ptxas() is not None:
+        report = run_ptxas(ptx, "sm_90a", verbose=True)
+        assert re.search(r"\b0 bytes spill stores", report.log), report.log
