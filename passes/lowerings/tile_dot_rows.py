@@ -36,17 +36,16 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from xdsl.dialects import arith, cf
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import i64
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from warpforge.dialects import tile
 from warpforge.passes.kernel_to_gpu import Emitter
-from warpforge.passes.lowerings.tile_dot import MmaLayout, _add, _log2  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.lowerings.tile_dot import _ELEMENTWISE, MmaLayout, _add, _edges, _log2  # pyright: ignore[reportPrivateUsage]
 from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, _TILE_LOWERINGS, Dist, _TileFunctionLowering, lowers, reduce_accumulator  # pyright: ignore[reportPrivateUsage]
 from warpforge.passes.tile_to_gpu.reductions import _combine, _shuffle_xor, _tree  # pyright: ignore[reportPrivateUsage]
 
-_ELEMENTWISE = (*tile.ELEMENTWISE_BINARY, *tile.ELEMENTWISE_UNARY, tile.CastOp, tile.CmpOp, tile.WhereOp)
 _PASS_THROUGH = (*_ELEMENTWISE, tile.ConvertLayoutOp, tile.ReshapeOp)
 """Ops whose result keeps the rows layout of their tile operands."""
 
@@ -143,14 +142,6 @@ def _reduced_rows(fl: _TileFunctionLowering, op: Operation) -> MmaRowsLayout | N
     if not isinstance(t, tile.TileType) or t.rank != 2:
         return None
     return rows_of(fl.layout_hints.get(op.input))
-
-
-def _edges(op: Operation) -> list[tuple[SSAValue, SSAValue]]:
-    if isinstance(op, cf.BranchOp):
-        return list(zip(op.arguments, op.successor.args))
-    if isinstance(op, cf.ConditionalBranchOp):
-        return list(zip(op.then_arguments, op.then_block.args)) + list(zip(op.else_arguments, op.else_block.args))
-    return []
 
 
 def assign_mma_row_layouts(fl: _TileFunctionLowering) -> None:
