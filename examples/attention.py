@@ -39,10 +39,12 @@ HEAD_DIMS = (64, 128)
 DTYPES = {"f16": f16, "bf16": bf16}
 """Input/output element types: the 16-bit floats `mma.sync` multiplies (f32 accumulation)."""
 
-CONFIGS = {64: (64, 64, 4, 2), 128: (64, 32, 4, 2)}
-"""Per head dim: query rows per tile block (16 per warp), keys per step, warps, depth of the K/V ring.
-The Q tile (cp.async, once) and the layout-conversion scratch of the causal mask share the 48 KiB
-of static shared memory; the K/V rings are dynamic shared memory."""
+CONFIGS = {64: (64, 64, 4, 2), 128: (128, 64, 8, 2)}
+"""Per head dim: query rows per tile block (16 per warp), keys per step, warps, depth of the K/V ring
+(the fastest of those `bench/attention.py --configs` timed on the H200 at S = 4096: d = 128 on 128 x 64
+tiles over 8 warps 256-264 TFLOP/s, 64 x 64 over 4 warps 207). The Q tile (cp.async, once) and the
+layout-conversion scratch of the causal mask share the 48 KiB of static shared memory; the K/V rings
+are dynamic shared memory."""
 
 
 def make_attention(dt: Any, d: int, causal: bool, block_m: int = 0, block_n: int = 0, num_warps: int = 0, num_stages: int = 0) -> Any:
