@@ -10,6 +10,10 @@ back-to-back runs); TFLOP/s counts 4·B·H·S²·d flops (two matmuls), half of 
 result is checked against torch's SDPA before it is timed.
 
     python bench/attention.py [--seqs 1024 4096] [--dims 64 128] [--causal 0 1] [--json out.json]
+                              [--configs 64x64:4:2 128x64:8:2]   # ours: BLOCK_MxBLOCK_N:warps:stages
+
+Without `--configs` ours runs `examples/attention.py`'s `CONFIGS[d]`; with it, every config listed (each
+its own row), and the ratio line compares the fastest of ours with each peer.
 """
 
 from __future__ import annotations
@@ -82,6 +86,16 @@ def triton_attention() -> Any:
     return kernel, triton
 
 
+def _config(text: str) -> tuple[int, int, int, int]:
+    """`BMxBN:warps:stages` (e.g. 128x64:8:2) as make_attention's (block_m, block_n, num_warps, num_stages)."""
+    try:
+        tiles, warps, stages = text.split(":")
+        bm, bn = tiles.split("x")
+        return int(bm), int(bn), int(warps), int(stages)
+    except ValueError:
+        raise SystemExit(f"--configs: {text!r} is not BLOCK_MxBLOCK_N:warps:stages (e.g. 128x64:8:2)") from None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seqs", nargs="+", type=int, default=list(SEQS))
@@ -92,7 +106,9 @@ def main() -> None:
     parser.add_argument("--no-triton", action="store_true")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--json")
+    parser.add_argument("--configs", nargs="+", default=[], help="our kernel's BLOCK_MxBLOCK_N:warps:stages (default: CONFIGS[d])")
     args = parser.parse_args()
+    configs = [_config(c) for c in args.configs]
 
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -112,8 +128,8 @@ def main() -> None:
     b, h = args.batch, args.heads
     for d in args.dims:
         for causal in (bool(c) for c in args.causal):
-            kern = wf_attention.make_attention(f16, d, causal)
-            bm = wf_attention.CONFIGS[d][0]
+            ours_cfgs = configs or [wf_attention.CONFIGS[d]]
+            kerns = {cfg: wf_attention.make_attention(f16, d, causal, *cfg) for cfg in ours_cfgs}
             for seq in args.seqs:
                 key = f"d={d} S={seq} {'causal' if causal else 'full'}"
                 flops = 4.0 * b * h * seq * seq * d * (0.5 if causal else 1.0)
@@ -158,19 +174,24 @@ def main() -> None:
 
                     timed("Triton flash attention (autotuned)", run_triton, lambda: ot)
                 ours = torch.empty_like(q)
-                t0 = time.perf_counter()
-                try:
-                    bound = kern.bind(wf.tensor(ours).partition((1, 1, bm, d)), wf.tensor(q), wf.tensor(k), wf.tensor(v), scale * math.log2(math.e), device=dev)
-                except Exception as e:
-                    print(f"  {key:22} warpforge: FAILED to bind: {type(e).__name__}: {e}", flush=True)
-                    continue
-                compile_s.setdefault(f"warpforge d={d} {'causal' if causal else 'full'}", time.perf_counter() - t0)
-                ours.fill_(float("nan"))
-                timed("warpforge tile (examples/attention.py)", lambda bound=bound: bound.launch(stream), lambda: ours)
-                mine = row.get("warpforge tile (examples/attention.py)")
-                if mine:
-                    ratios = {n: mine["TFLOP/s"] / r["TFLOP/s"] for n, r in row.items() if n != "warpforge tile (examples/attention.py)"}
-                    print(f"  {key:22} ours / " + ", ".join(f"{n}: {x:.2f}" for n, x in ratios.items()), flush=True)
+                mine_names = []
+                for cfg, kern in kerns.items():
+                    bm, bn, nw, ns = cfg
+                    name = "warpforge tile (examples/attention.py)" if not configs else f"warpforge {bm}x{bn} w{nw} s{ns}"
+                    t0 = time.perf_counter()
+                    try:
+                        bound = kern.bind(wf.tensor(ours).partition((1, 1, bm, d)), wf.tensor(q), wf.tensor(k), wf.tensor(v), scale * math.log2(math.e), device=dev)
+                    except Exception as e:
+                        print(f"  {key:22} {name}: FAILED to bind: {type(e).__name__}: {e}", flush=True)
+                        continue
+                    compile_s.setdefault(f"{name} d={d} {'causal' if causal else 'full'}", time.perf_counter() - t0)
+                    ours.fill_(float("nan"))
+                    timed(name, lambda bound=bound: bound.launch(stream), lambda: ours)
+                    mine_names.append(name)
+                best = max((row[n] for n in mine_names if n in row), key=lambda r: r["TFLOP/s"], default=None)
+                if best:
+                    ratios = {n: best["TFLOP/s"] / r["TFLOP/s"] for n, r in row.items() if n not in mine_names}
+                    print(f"  {key:22} ours (best, {best['TFLOP/s']:.1f} TFLOP/s) / " + ", ".join(f"{n}: {x:.2f}" for n, x in ratios.items()), flush=True)
                 results[key] = row
                 del q, k, v
                 torch.cuda.empty_cache()

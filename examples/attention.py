@@ -7,14 +7,17 @@ and streams the K and V tiles of its (batch, head) through a loop (FlashAttentio
 - `s = tile.dot(q, k.T)`: Q K^T without a transposed copy (the K tile, N×D, is K-major: exactly
   `mma.sync`'s B layout, read by `ldmatrix` without `.trans`); K and V arrive through
   `tile-pipeline`'s cp.async ring (`num_stages`), so the copies of the next tiles overlap the MMAs;
-- online softmax: the running row maximum `m` and sum `l` are loop-carried rank-1 tiles; the scale
+- online softmax: the running row maximum `m` and sum `l` are loop-carried rank-1 tiles, held in the
+  registers of the rows they belong to (`tile.max`/`tile.sum` along the rows of the MMA accumulator
+  reduce within the thread and across its quad of lanes by shuffles; no shared memory); the scale
   is folded into exp2 (`qk_scale = log2(e) / sqrt(d)`, then `tile.exp2`), and the accumulator is
   rescaled by exp2(m_old - m_new) when the maximum grows;
 - `acc = tile.dot(p.astype(dt), v, acc)`: P·V with P straight from the registers of the first
   product (its m16n8 accumulator fragments are the A fragments of the next MMA);
 - causal: the loop stops at the diagonal (fully masked K tiles are skipped); keys past the diagonal
   and past the sequence's end are masked with `tile.where` on `tile.arange` indices, on the last
-  tiles only (the loop is split into an unmasked part and a masked tail).
+  tiles only: the step is written once, in a `simt.static_range(2)` loop that the compiler unrolls
+  into an unmasked loop and a masked tail loop (`if tail:` is decided at compile time).
 
 Sequence lengths need not be multiples of the tile (loads zero-fill, stores are masked). Checked
 against a float64 NumPy reference (and torch's SDPA when torch and a GPU are there).
@@ -29,17 +32,19 @@ from typing import Any
 import numpy as np
 
 import warpforge as wf
-from warpforge import bf16, f16, f32, tile
+from warpforge import bf16, f16, f32, simt, tile
 
 HEAD_DIMS = (64, 128)
 """Head dims with a kernel (the Q/K/V tiles are BLOCK × d, d a multiple of 16 for the k16 MMAs)."""
 DTYPES = {"f16": f16, "bf16": bf16}
 """Input/output element types: the 16-bit floats `mma.sync` multiplies (f32 accumulation)."""
 
-CONFIGS = {64: (64, 64, 4, 2), 128: (64, 32, 4, 2)}
-"""Per head dim: query rows per tile block (16 per warp), keys per step, warps, depth of the K/V ring.
-The Q tile (cp.async, once) and the layout-conversion scratch of the row reductions and of the
-output share the 48 KiB of static shared memory; the K/V rings are dynamic shared memory."""
+CONFIGS = {64: (64, 64, 4, 2), 128: (128, 64, 8, 2)}
+"""Per head dim: query rows per tile block (16 per warp), keys per step, warps, depth of the K/V ring
+(the fastest of those `bench/attention.py --configs` timed on the H200 at S = 4096: d = 128 on 128 x 64
+tiles over 8 warps 256-264 TFLOP/s, 64 x 64 over 4 warps 207). The Q tile (cp.async, once) and the
+layout-conversion scratch of the causal mask share the 48 KiB of static shared memory; the K/V rings
+are dynamic shared memory."""
 
 
 def make_attention(dt: Any, d: int, causal: bool, block_m: int = 0, block_n: int = 0, num_warps: int = 0, num_stages: int = 0) -> Any:
@@ -68,27 +73,22 @@ def make_attention(dt: Any, d: int, causal: bool, block_m: int = 0, block_n: int
         if causal:
             tiles = min(tiles, (i + 1) * (block_m // block_n))  # nothing past the diagonal
             full = min(full, i * (block_m // block_n))  # wholly below the diagonal
-        for j in range(full):  # no mask
-            s = tile.dot(qt, tile.load(k, (b, h, j, 0), (1, 1, block_n, d)).reshape((block_n, d)).T) * qk_scale
-            m_new = tile.maximum(m, tile.max(s, axis=1))
-            alpha = tile.exp2(m - m_new)
-            p = tile.exp2(s - m_new[:, None])
-            l = l * alpha + tile.sum(p, axis=1)
-            acc = tile.dot(p.astype(dt), tile.load(v, (b, h, j, 0), (1, 1, block_n, d)).reshape((block_n, d)), acc * alpha[:, None])
-            m = m_new
-        for j in range(full, tiles):  # the diagonal and the sequence's tail: masked
-            s = tile.dot(qt, tile.load(k, (b, h, j, 0), (1, 1, block_n, d)).reshape((block_n, d)).T) * qk_scale
-            k_idx = tile.arange(block_n) + j * block_n
-            ok = k_idx[None, :] < n
-            if causal:
-                ok = ok & (q_idx[:, None] >= k_idx[None, :])
-            s = tile.where(ok, s, -math.inf)
-            m_new = tile.maximum(m, tile.max(s, axis=1))
-            alpha = tile.exp2(m - m_new)
-            p = tile.exp2(s - m_new[:, None])
-            l = l * alpha + tile.sum(p, axis=1)
-            acc = tile.dot(p.astype(dt), tile.load(v, (b, h, j, 0), (1, 1, block_n, d)).reshape((block_n, d)), acc * alpha[:, None])
-            m = m_new
+        for tail in simt.static_range(2):  # one online-softmax step, compiled into two loops (unrolled here)
+            # tail 0: the K tiles with no key to mask; tail 1: the diagonal and the sequence's end, masked
+            for j in range(full if tail else 0, tiles if tail else full):
+                s = tile.dot(qt, tile.load(k, (b, h, j, 0), (1, 1, block_n, d)).reshape((block_n, d)).T) * qk_scale
+                if tail:
+                    k_idx = tile.arange(block_n) + j * block_n
+                    ok = k_idx[None, :] < n
+                    if causal:
+                        ok = ok & (q_idx[:, None] >= k_idx[None, :])
+                    s = tile.where(ok, s, -math.inf)
+                m_new = tile.maximum(m, tile.max(s, axis=1))
+                alpha = tile.exp2(m - m_new)
+                p = tile.exp2(s - m_new[:, None])
+                l = l * alpha + tile.sum(p, axis=1)
+                acc = tile.dot(p.astype(dt), tile.load(v, (b, h, j, 0), (1, 1, block_n, d)).reshape((block_n, d)), acc * alpha[:, None])
+                m = m_new
         o.store((acc / l[:, None]).astype(dt).reshape((1, 1, block_m, d)))
 
     return attention

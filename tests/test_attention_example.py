@@ -110,3 +110,24 @@ def test_bf16_non_causal_d128_on_the_simulator() -> None:
         device = wf.Device.simulator()
 
     _run(_Sim(), bf16, 128, False, (1, 1, 40, 128), 5)  # 40 keys: one full K tile of 32 and a tail
+
+
+def test_row_statistics_and_output_stay_in_registers() -> None:
+    """The d=128 kernel over 128-row tiles (8 warps): the row max / sum are quad shuffles (no shared
+    scratch, one barrier per K step: the ring's), the (1, 1, 128, 128) output is stored from the
+    accumulator registers (it took 32 KiB of f16 scratch: 67,648 bytes of static shared memory with
+    the Q tile, over the 48 KiB a CTA has); the PTX passes ptxas for sm_90a with no spills."""
+    import re
+
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    kern = A.make_attention(f16, 128, False, 128, 64, 8, 2)
+    specs = (tile.spec(f16, (2, 2, 1000, 128), partition=(1, 1, 128, 128)), *(tile.spec(f16, (2, 2, 1000, 128)) for _ in range(3)), tile.spec(f32))
+    ptx = kern.ir("ptx", *specs, chip="sm_90a")
+    assert not re.search(r"__tile_smem_\w+_f(16|32)\[", ptx), "a scratch buffer of the row statistics or the output"
+    assert ptx.count("shfl.sync.bfly.b32") == 2 * 2 * 2 * 2  # 2 loops x 2 reductions x 2 rows per thread x xor 1, 2
+    shared = sum(int(n) for n in re.findall(r"^\s*\.shared \.align \d+ \.b8 \w+\[(\d+)\];", ptx, re.M))
+    assert shared == 128 * (128 + 8) * 2 + 64, shared  # the padded Q tile, and the i1 scratch of the tail's key mask
+    if find_ptxas() is not None:
+        report = run_ptxas(ptx, "sm_90a", verbose=True)
+        assert re.search(r"\b0 bytes spill stores", report.log), report.log

@@ -420,11 +420,13 @@ class MmaLayout:
         from warpforge.passes.tile_to_gpu.memory import _Chunk, _in_bounds, _origin, _store_group, _vector_width, store_full_or_tail  # pyright: ignore[reportPrivateUsage]
 
         origin = _origin(e, coords, tile_shape)
+        lead, origin = origin[:-2], origin[-2:]  # a (1, .., 1, M, N) tile of a rank-3/4 view: its leading indices
         w = warp_coords(fl, self)
         b = element_bytes(signless(view.elem))
         width = _vector_width(view, self, tile_shape, fl.vector_bytes)  # pyright: ignore[reportArgumentType]
         mt = view.memref.type
         linear = view.limit is not None or (isinstance(mt, MemRefType) and mt.get_num_dims() == 1)
+        assert not (lead and linear)  # stores_from_registers: contiguous views only
 
         def row_stride(x: Emitter) -> SSAValue:
             """Elements between rows: a strided view's first stride, else the row length (row-major)."""
@@ -444,7 +446,7 @@ class MmaLayout:
                         row, col = rows[2 * i + h], cols[j]
                         lin = x(arith.AddiOp(x(arith.MuliOp(row, row_stride(x))), col)) if linear else col
                         s0 = 4 * (i * self.tn + j) + 2 * h
-                        chunks.append((_Chunk([row, col], lin), d.regs[s0 : s0 + 2]))
+                        chunks.append((_Chunk([*lead, row, col], lin), d.regs[s0 : s0 + 2]))
 
             def unmasked(y: Emitter) -> None:
                 for ch, vals in chunks:
@@ -459,7 +461,7 @@ class MmaLayout:
                         ok = _in_bounds(y, view, ch, k, wm)
                         fl.when(y, ok, lambda z, ch=ch, k=k, vals=vals: _store_group(z, view, ch, k, vals[k : k + wm], wm * b))
 
-            store_full_or_tail(fl, x, view, origin, tile_shape, unmasked, masked)
+            store_full_or_tail(fl, x, view, [*lead, *origin], tile_shape, unmasked, masked)
 
         fl.when(e, self.first_replica(fl), body)
 
@@ -908,3 +910,4 @@ def warp_mma(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, row, kind: s
 
 from warpforge.passes.lowerings import tile_dot_wgmma as _tile_dot_wgmma  # noqa: E402,F401  (tile.dot on wgmma for sm_90a; its analysis runs after assign_mma_layouts)
 from warpforge.passes.lowerings import tile_tma as _tile_tma  # noqa: E402,F401  (the TMA + mbarrier ring ops of tile-tma-ring)
+from warpforge.passes.lowerings import tile_dot_rows as _tile_dot_rows  # noqa: E402,F401  (row reductions of the accumulator in registers; after the wgmma analysis)
