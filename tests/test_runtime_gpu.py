@@ -590,6 +590,46 @@ def test_many_checked_launches_recycle_records(dev, stream, rng):
     stream.sync()
 
 
+def test_many_launches_between_syncs_error_in_the_kth(dev, stream, rng):
+    # the records are copied only at the sync points (one batch): the 71st of 200 launches reports,
+    # with its own thread and count, and two more launches with errors are counted
+    n = 1024
+    x_h = rng.standard_normal(n).astype(np.float32)
+    short_h = rng.standard_normal(1000).astype(np.float32)
+    x, short = DeviceBuffer.from_host(stream, x_h), DeviceBuffer.from_host(stream, short_h)
+    out = poisoned(stream, n)
+    prepared = prepare(OOB, LaunchConfig(blocks(n), 256), dev)
+    for k in range(200):
+        launch(stream, prepared, (short if k == 70 else x, out))
+    with pytest.raises(KernelError) as info:
+        stream.sync()
+    msg, d = str(info.value), info.value.details
+    assert msg.startswith("oob: a[i] read out of range at oob.py:3:14: index ") and msg.endswith("; 23 more errors")
+    assert d["count"] == 24 and d["length"] == 1000 and d["block"] == (3, 0) and d["index"] == 768 + d["thread"][0]
+    np.testing.assert_array_equal(out.to_host(), x_h)  # reported once; the later launches wrote x
+    for k in range(300):  # more than one chunk; errors in launches 9, 150 and 299
+        launch(stream, prepared, (short if k in (9, 150, 299) else x, out))
+    with pytest.raises(KernelError, match=r"index 1\d\d\d not in \[0, 1000\).*; 23 more errors \(2 later launches also recorded errors\)$"):
+        out.to_host()
+    for _ in range(300):  # the written slots were zeroed before their reuse: clean launches stay clean
+        launch(stream, prepared, (x, out))
+    np.testing.assert_array_equal(out.to_host(), x_h)
+
+
+def test_launch_reports_completed_error_after_many_launches(dev, stream, rng):
+    n = 1024
+    x_h = rng.standard_normal(n).astype(np.float32)
+    x, short = DeviceBuffer.from_host(stream, x_h), DeviceBuffer.from_host(stream, x_h[:1000].copy())
+    out = poisoned(stream, n)
+    prepared = prepare(OOB, LaunchConfig(blocks(n), 256), dev)
+    for k in range(50):
+        launch(stream, prepared, (short if k == 33 else x, out))
+    stream.raw.sync()  # completes without checking
+    with pytest.raises(KernelError, match="index 1[0-9]{3} not in \\[0, 1000\\)"):
+        launch(stream, prepared, (x, out))
+    np.testing.assert_array_equal(out.to_host(), x_h)  # nothing left to report
+
+
 # --- shared memory opt-in -----------------------------------------------------------------------
 
 
