@@ -30,6 +30,7 @@ import numpy as np
 
 import warpforge as wf
 from warpforge import simt
+from warpforge.runtime import errors as wf_errors
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
@@ -136,6 +137,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", help="substrings of the case names to run")
     parser.add_argument("--json")
+    parser.add_argument("--no-copy-column", action="store_true", help="skip the earlier record protocol's column")
     args = parser.parse_args()
 
     dev = wf.Device(0)
@@ -148,23 +150,36 @@ def main() -> None:
         launch_args, out_index = case.setup(stream)
         outs = {}
         row: dict[str, float] = {}
-        for checks in (True, False):
+        # "copy/launch": checked, with the earlier error-record protocol (a 64-byte copy to the host
+        # enqueued after every launch, errors._COPY_AFTER_LAUNCH): what the launch side cost
+        for label, checks, copy_each in (("checked", True, False), ("copy/launch", True, True), ("unchecked", False, False)):
+            if args.no_copy_column and copy_each:
+                continue
             kern = variant(case.kernel, checks)
             prepared = kern.prepare(case.config, device=dev)
+            stream.sync()  # nothing pending when the protocol changes
+            wf_errors._COPY_AFTER_LAUNCH = copy_each
             if case.name.startswith("histogram"):  # accumulates: start from zero for the comparison run
                 launch_args[out_index] = wf.DeviceBuffer.zeroed(stream, len(launch_args[out_index]), wf.u32)
             kern.launch(stream, prepared, *launch_args)
-            outs[checks] = launch_args[out_index].to_host(stream).copy()
+            outs[label] = launch_args[out_index].to_host(stream).copy()
             ms = timer.median_ms(lambda: kern.launch(stream, prepared, *launch_args))
+            stream.sync()  # checks what the timed launches recorded
+            wf_errors._COPY_AFTER_LAUNCH = False
             rate = case.work / (ms * 1e-3) / (1e9 if case.unit == "GB/s" else 1e12)
-            row[f"{'checked' if checks else 'unchecked'} ms"] = ms
-            row[f"{'checked' if checks else 'unchecked'} {case.unit}"] = rate
-        if not np.array_equal(outs[True], outs[False], equal_nan=True):
-            raise SystemExit(f"FAILED: {case.name}: checked and unchecked results differ")
+            row[f"{label} ms"] = ms
+            row[f"{label} {case.unit}"] = rate
+        for label in outs:
+            if not np.array_equal(outs[label], outs["unchecked"], equal_nan=True):
+                raise SystemExit(f"FAILED: {case.name}: {label} and unchecked results differ")
         row["ratio"] = row[f"checked {case.unit}"] / row[f"unchecked {case.unit}"]
+        extra = ""
+        if f"copy/launch {case.unit}" in row:
+            row["copy/launch ratio"] = row[f"copy/launch {case.unit}"] / row[f"unchecked {case.unit}"]
+            extra = f" (copy/launch {row['copy/launch ratio']:.3f})"
         results[case.name] = row
         print(f"{case.name:24} checked {row[f'checked {case.unit}']:9.1f} {case.unit:7} unchecked "
-              f"{row[f'unchecked {case.unit}']:9.1f} {case.unit:7} ratio {row['ratio']:.3f}", flush=True)
+              f"{row[f'unchecked {case.unit}']:9.1f} {case.unit:7} ratio {row['ratio']:.3f}{extra}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
 
