@@ -377,10 +377,20 @@ class Bounds:
     _sym_index: dict[object, int] = field(default_factory=dict[object, int])
     _memo: dict[tuple[SSAValue, Block], Bound] = field(default_factory=dict[tuple[SSAValue, Block], Bound])
     _busy: set[tuple[SSAValue, Block]] = field(default_factory=set[tuple[SSAValue, Block]])
+    _grids: dict[str, SSAValue] = field(default_factory=dict[str, SSAValue])
     _cut: int = 0
     """How many times a query met itself (a cycle through facts or loops) and answered "unknown"."""
     _budget: int = 50_000
     """Queries left for this kernel; past it every answer is "unknown" (bounds the work on huge kernels)."""
+
+    def grid_dim(self, dim: str) -> SSAValue:
+        """A `gpu.grid_dim` of axis `dim`, made once and left unattached (a symbol: only its copy at the
+        entry is emitted), its interval from the range analysis."""
+        if dim not in self._grids:
+            grid = gpu.GridDimOp(dim)
+            self.ranges.visit(grid)
+            self._grids[dim] = grid.result
+        return self._grids[dim]
 
     def symbol(self, v: SSAValue) -> int:
         key = self.kf._ev_key(v)  # pyright: ignore[reportPrivateUsage]
@@ -550,6 +560,9 @@ class Bounds:
             if a.nlo >= 0 and b.nlo > 0:
                 return Bound(Poly.const(0), None if b.hi is None else b.hi - Poly.const(1), 0, min(a.nhi, b.nhi - 1), b.assumes)
             return None
+        if isinstance(op, gpu.BlockIdOp):  # blockIdx.d <= gridDim.d - 1: uniform, decided at launch
+            grid = self.symbol(self.grid_dim(op.dim))
+            return Bound(Poly.const(0), Poly.sym(grid) - Poly.const(1), 0, self.ranges.get(v)[1])
         if isinstance(v, BlockArgument) and v.block.parent is self.kf.region and v.block is not self.kf.entry:
             return self._induction(v)
         return None
@@ -833,6 +846,7 @@ _PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge
 def launch_condition(p: SSAValue, entry: Block) -> list | None:  # pyright: ignore[reportMissingTypeArgument]
     """`p` as a JSON-able expression over the kernel's arguments, or None when it uses anything else:
     `["arg", i]` (scalar argument i), `["len", i]` (`memref.dim` 0 of argument i), `["const", c]`,
+    `["grid", d]` / `["block", d]` (`gpu.grid_dim` / `gpu.block_dim` of axis d),
     `["add"|"sub"|"mul"|"and"|"or", x, y]` (i64 or i1, wrapping), `["cmp", predicate, x, y]`
     (`arith.cmpi`'s predicates), and casts are transparent."""
 
@@ -854,6 +868,8 @@ def launch_condition(p: SSAValue, entry: Block) -> list | None:  # pyright: igno
                 if isinstance(index.value, IntegerAttr) and index.value.value.data == 0:
                     return ["len", src.index]
             return None
+        if isinstance(op, gpu.GridDimOp | gpu.BlockDimOp):
+            return ["grid" if isinstance(op, gpu.GridDimOp) else "block", "xyz".index(op.dim)]
         if isinstance(op, arith.CmpiOp):
             x, y = walk(op.lhs, depth + 1), walk(op.rhs, depth + 1)
             return None if x is None or y is None else ["cmp", _PREDICATES[op.predicate.value.data], x, y]

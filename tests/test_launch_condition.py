@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 import stencil  # noqa: E402
 import transpose  # noqa: E402
+import vecadd  # noqa: E402
 
 sys.path.remove(str(ROOT / "examples"))
 
@@ -109,3 +110,50 @@ def test_stencil_short_input_reports_as_before(kind):
     n = rows * cols - 1
     assert f"index {n} not in [0, {n})" in text, text
     assert "block (0, 1), thread (31, 7)" in text, text
+
+
+GRID_P = json.dumps(["cmp", "slt", ["add", ["mul", ["grid", 0], ["block", 0]], ["const", -1]], ["len", 0]])
+
+
+def test_evaluator_reads_the_launch_extents():
+    """`["grid", d]` / `["block", d]` are the launch config's extents; without a config: False."""
+    assert holds(GRID_P, (_Buf(1024),), wf.LaunchConfig(grid=4, block=256))
+    assert not holds(GRID_P, (_Buf(1023),), wf.LaunchConfig(grid=4, block=256))
+    assert not holds(GRID_P, (_Buf(1024),), wf.LaunchConfig(grid=5, block=256))
+    assert not holds(GRID_P, (_Buf(1024),))
+    assert not holds(json.dumps(["cmp", "slt", ["grid", 3], ["const", 1]]), (), wf.LaunchConfig(grid=1, block=1))
+
+
+def test_vecadd_condition_reads_the_grid():
+    """vecadd's unguarded a[i], b[i]: (gridDim.x - 1) * blockDim.x + 255 < len(a), len(b), decided at launch."""
+    cond = vecadd.vecadd.compile("sm_90").launch_condition
+    assert '["grid", 0]' in cond and '["block", 0]' in cond and '["len", 0]' in cond and '["len", 1]' in cond
+    a, b, c = _Buf(1024), _Buf(1024), _Buf(1024)
+    assert holds(cond, (a, b, c), wf.LaunchConfig(grid=4, block=256))
+    assert not holds(cond, (a, _Buf(1000), c), wf.LaunchConfig(grid=4, block=256))
+    assert not holds(cond, (a, b, c), wf.LaunchConfig(grid=5, block=256))
+
+
+@pytest.mark.parametrize("kind", list(_devices()))
+def test_vecadd_proven_and_overhanging_grid(kind):
+    """A grid that covers len(b) exactly runs the proven kernel (NumPy's sum); one block more reports
+    b's first out-of-range read as before (block 4, index 1024 + its thread)."""
+    n = 1024
+    dev = _device(kind)
+    stream = dev.create_stream()
+    rng = np.random.default_rng(1507)
+    a_h, b_h = rng.standard_normal(n + 256).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    a, b = wf.DeviceBuffer.from_host(stream, a_h), wf.DeviceBuffer.from_host(stream, b_h)
+    c = wf.DeviceBuffer.from_host(stream, np.full(n, np.nan, np.float32))
+    k = vecadd.vecadd
+    k.launch(stream, k.prepare(wf.LaunchConfig(grid=4, block=256), device=dev), a, b, c)
+    np.testing.assert_array_equal(c.to_host(stream), a_h[:n] + b_h)
+    k.launch(stream, k.prepare(wf.LaunchConfig(grid=5, block=256), device=dev), a, b, c)
+    with pytest.raises(wf.KernelError) as info:
+        c.to_host(stream)
+    text = str(info.value)
+    d = info.value.details
+    assert "b[i]" in text and f"not in [0, {n})" in text and d["count"] == 256 and d["block"] == (4, 0), text
+    assert n <= d["index"] < n + 256 and d["thread"] == (d["index"] - n, 0)
+    if kind == "simulator":  # threads run in order there: the first is thread 0
+        assert f"index {n} not in [0, {n})" in text and "thread (0, 0)" in text, text
