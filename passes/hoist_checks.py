@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, memref, scf
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, IntegerType, ModuleOp, StringAttr, i1, i32, i64
+from xdsl.dialects.func import CallOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.passes import ModulePass
@@ -58,7 +59,7 @@ from xdsl.traits import is_side_effect_free
 
 from warpforge.dialects import gpu
 from warpforge.passes.convert_cf_to_llvm import BRANCH_WEIGHTS
-from warpforge.passes.fuse_checks import is_check
+from warpforge.passes.fuse_checks import REPORTER
 from warpforge.passes.int_range_optimizations import _NEGATE, _SWAP, RangeAnalysis, block_bound
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
@@ -753,6 +754,16 @@ def _subsume(bounds: Bounds, terms: list[Term]) -> list[Term]:
     return kept
 
 
+def is_reported_check(op: Operation) -> bool:
+    """Whether `op` is a check as `kernel-to-gpu` emits it: `scf.if %ok { access } else { report }`.
+    The access may be anything (a load, a store, an atomic: the histogram's `atomic_add(hist, t, c)`):
+    hoisting only replaces `%ok` by `true` in the fast copy and moves nothing, unlike `fuse-checks`,
+    which gathers the loads of several checks (`fuse_checks.is_check`)."""
+    if not isinstance(op, scf.IfOp) or len(op.false_region.blocks) != 1 or len(op.true_region.blocks) != 1:
+        return False
+    return any(isinstance(o, CallOp) and o.callee.root_reference.data == REPORTER for o in op.false_region.block.ops)
+
+
 def hoist_function(func: gpu.FuncOp) -> int:
     """Version one kernel (see the module doc); returns how many checks were hoisted."""
     region = func.body
@@ -765,7 +776,7 @@ def hoist_function(func: gpu.FuncOp) -> int:
     exact, assuming = Bounds(kf, ranges, assume=False), Bounds(kf, ranges, assume=True)
     hoisted: list[tuple[scf.IfOp, list[Term], Bounds]] = []
     for o in func.walk():
-        if isinstance(o, scf.IfOp) and is_check(o):
+        if isinstance(o, scf.IfOp) and is_reported_check(o):
             found = [(terms, b) for b in (exact, assuming) if (terms := derive(b, o)) is not None]
             # the same for every thread beats per-thread (no divergence at the grid's edges); then fewer assumptions
             found.sort(key=lambda tb: not _uniform(tb[1], tb[0]))

@@ -17,6 +17,7 @@ from warpforge.runtime.launch_condition import holds
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
+import histogram  # noqa: E402
 import stencil  # noqa: E402
 import transpose  # noqa: E402
 import vecadd  # noqa: E402
@@ -157,3 +158,43 @@ def test_vecadd_proven_and_overhanging_grid(kind):
     assert n <= d["index"] < n + 256 and d["thread"] == (d["index"] - n, 0)
     if kind == "simulator":  # threads run in order there: the first is thread 0
         assert f"index {n} not in [0, {n})" in text and "thread (0, 0)" in text, text
+
+
+def test_histogram_proves_its_atomics():
+    """The bin index `counts[data[k]]` of a u8 is below 256 (int-range-optimizations) and the checked
+    `atomic_add(hist, t, c)` is hoisted (`255 < len(hist)`): the proven kernel has no check left."""
+    k = histogram.histogram
+    cond = k.compile("sm_90").launch_condition
+    assert '["const", 255], ["len", 1]' in cond, cond
+    ir = k.proven_specialization().ir("gpu")
+    body = ir[ir.index("gpu.func @histogram"):]
+    assert "func.call @__wf_report_error" not in body and body.count("memref.atomic_rmw") == 2, body
+
+
+@pytest.mark.parametrize("kind", list(_devices()))
+def test_histogram_proven_and_short_hist_reported(kind):
+    """256 bins: the proven kernel counts as NumPy's bincount. 200 bins: the condition fails, and the
+    kernel as compiled reports the first atomic past the end (a thread t >= 200 with a count > 0)."""
+    dev = _device(kind)
+    stream = dev.create_stream()
+    rng = np.random.default_rng(1508)
+    data_h = rng.integers(0, 256, 3000, dtype=np.uint8)
+    data = wf.DeviceBuffer.from_host(stream, data_h)
+    k = histogram.histogram
+    config = wf.LaunchConfig(grid=3, block=histogram.BINS)
+    hist = wf.DeviceBuffer.zeroed(stream, 256, wf.u32)
+    assert holds(k.compile(dev.chip).launch_condition, (data, hist), config)
+    k.launch(stream, k.prepare(config, device=dev), data, hist)
+    np.testing.assert_array_equal(hist.to_host(stream), np.bincount(data_h, minlength=256).astype(np.uint32))
+    short = wf.DeviceBuffer.zeroed(stream, 200, wf.u32)
+    assert not holds(k.compile(dev.chip).launch_condition, (data, short), config)
+    k.launch(stream, k.prepare(config, device=dev), data, short)
+    with pytest.raises(wf.KernelError) as info:
+        short.to_host(stream)
+    d = info.value.details
+    assert "atomic_add(hist, t, c)" in str(info.value) and d["length"] == 200 and 200 <= d["index"] < 256
+    # each block adds its nonzero bins: those >= 200 are the errors (block b reads k with (k % 768) // 256 == b)
+    k_all = np.arange(data_h.size)
+    errors = sum(int((np.unique(data_h[(k_all % 768) // 256 == b]) >= 200).sum()) for b in range(3))
+    assert d["thread"] == (d["index"], 0) and d["count"] == errors, (d, errors)
+    np.testing.assert_array_equal(short.to_host(stream), np.bincount(data_h, minlength=256)[:200].astype(np.uint32))

@@ -356,3 +356,55 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// A checked atomic (the histogram's `atomic_add(hist, t, c)`) is hoisted like a read: only its
+// condition becomes `true` in the fast copy, the atomic stays where it is. threadIdx.x <= 255, so the
+// entry condition is `255 < len(hist)`, the same for every thread.
+
+// CHECK-LABEL: gpu.func @checked_atomic(
+// CHECK-SAME:    %[[H:[a-z0-9_]+]]: memref<?xi32, 1 : i32>
+// CHECK-SAME:    hoist_checks.launch_condition = "[\22cmp\22, \22slt\22, [\22const\22, 255], [\22len\22, 0]]"
+// CHECK:         %[[LEN:.*]] = memref.dim %[[H]]
+// CHECK:         %[[N:.*]] = arith.index_cast %[[LEN]] : index to i64
+// CHECK:         %[[P:.*]] = arith.cmpi slt, %{{.*}}, %[[N]] : i64
+// CHECK:         cf.cond_br %[[P]], ^[[FAST:.*]], ^[[CHECKED:[a-z0-9]+]]
+// CHECK:       ^[[FAST]]:
+// CHECK:         %[[T:.*]] = arith.constant true
+// CHECK:         scf.if %[[T]] -> (i32) {
+// CHECK:           "memref.atomic_rmw"
+// CHECK:       ^[[CHECKED]]:
+// CHECK:         %[[C:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK:         scf.if %[[C]] -> (i32) {
+// CHECK:           "memref.atomic_rmw"
+// CHECK:         } else {
+// CHECK:           func.call @__wf_report_error
+
+builtin.module {
+  gpu.module @checked_atomic_module [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    func.func private @__wf_report_error(%rec: memref<8xi64, 1 : i32>, %site: i64, %a: i64, %b: i64) attributes {llvm.noinline, llvm.cold} {
+      func.return
+    }
+    gpu.func @checked_atomic(%hist: memref<?xi32, 1 : i32> {llvm.noalias}, %err: memref<8xi64, 1 : i32> {llvm.noalias}) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %0 = gpu.thread_id x
+      %t = arith.index_cast %0 : index to i64
+      %c1 = arith.constant 1 : i32
+      %c0 = arith.constant 0 : index
+      %1 = memref.dim %hist, %c0 : memref<?xi32, 1 : i32>
+      %2 = arith.index_cast %1 : index to i64
+      %ok = arith.cmpi ult, %t, %2 : i64
+      %3 = scf.if %ok -> (i32) {
+        %4 = arith.index_cast %t : i64 to index
+        %5 = "memref.atomic_rmw"(%c1, %hist, %4) <{kind = 1 : i64}> {syncscope = "device", ordering = "relaxed"} : (i32, memref<?xi32, 1 : i32>, index) -> i32
+        scf.yield %5 : i32
+      } else {
+        %6 = arith.constant 1 : i64
+        func.call @__wf_report_error(%err, %6, %t, %2) : (memref<8xi64, 1 : i32>, i64, i64, i64) -> ()
+        %7 = arith.constant 0 : i32
+        scf.yield %7 : i32
+      }
+      gpu.return
+    }
+  }
+}
