@@ -28,6 +28,9 @@ kernel arguments, thread/block ids and pure `arith` on those) plus a numeric int
   its result cannot wrap (every operation's exact result interval must fit its type);
 - a loop-carried block argument that starts at `c` and only grows by non-negative steps without
   wrapping (`for k0 in range(0, k, 8)`): at least `c`;
+- `gpu.block_id d`: at most `gpu.grid_dim d - 1` (a symbol the host knows at launch, `["grid", d]`),
+  so the global thread index `blockIdx.x * blockDim.x + threadIdx.x` is at most
+  `(gridDim.x - 1) * blockDim.x + 255` for a 256-thread block, the same for every thread;
 - a symbol itself (exact).
 `x ult n` holds when `lower(x) >= 0` and `upper(x) < lower(n)`; a difference that is a constant is
 decided here, any other becomes a term of `P` (`n - upper(x) > 0`, computed in i64). Kernel arguments
@@ -37,8 +40,10 @@ larger values simply runs the checked copy.
 
 Runs on gpu-level IR (after `kernel-to-gpu` and `int-range-optimizations`, before `fuse-checks`), on
 every `gpu.func … kernel`. Checks in the entry block are hoisted too (vecadd's `a[i]`, `b[i]` become
-`i < len(a) and i < len(b)` per thread): the fast body then has no diamond at all, and ptxas no
-reconvergence barrier (`BSSY`/`BSYNC`) around the reporter's call.
+`(gridDim.x - 1) * blockDim.x + 255 < len(a)` and the same for `b`): the fast body then has no diamond
+at all, and ptxas no reconvergence barrier (`BSSY`/`BSYNC`) around the reporter's call. Every reported
+check is a candidate (`is_reported_check`: loads, stores and atomics alike), since only its condition
+changes in the fast copy.
 """
 
 from __future__ import annotations
