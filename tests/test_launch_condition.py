@@ -113,6 +113,16 @@ def test_stencil_short_input_reports_as_before(kind):
     assert "block (0, 1), thread (31, 7)" in text, text
 
 
+def _assemble_both(kern) -> None:
+    """The kernel as compiled and its proven specialization through ptxas (when installed)."""
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    for k in (kern, kern.proven_specialization()):
+        ptx = k.compile("sm_90").ptx
+        if find_ptxas() is not None:
+            run_ptxas(ptx, "sm_90", verbose=False)
+
+
 GRID_P = json.dumps(["cmp", "slt", ["add", ["mul", ["grid", 0], ["block", 0]], ["const", -1]], ["len", 0]])
 
 
@@ -133,6 +143,7 @@ def test_vecadd_condition_reads_the_grid():
     assert holds(cond, (a, b, c), wf.LaunchConfig(grid=4, block=256))
     assert not holds(cond, (a, _Buf(1000), c), wf.LaunchConfig(grid=4, block=256))
     assert not holds(cond, (a, b, c), wf.LaunchConfig(grid=5, block=256))
+    _assemble_both(vecadd.vecadd)
 
 
 @pytest.mark.parametrize("kind", list(_devices()))
@@ -169,6 +180,7 @@ def test_histogram_proves_its_atomics():
     ir = k.proven_specialization().ir("gpu")
     body = ir[ir.index("gpu.func @histogram"):]
     assert "func.call @__wf_report_error" not in body and body.count("memref.atomic_rmw") == 2, body
+    _assemble_both(k)
 
 
 @pytest.mark.parametrize("kind", list(_devices()))
