@@ -61,6 +61,23 @@ def main() -> None:
         kern.compile(dev.chip)
         compile_s[name] = time.perf_counter() - t
 
+    # what ptxas says of each kernel as compiled and, for checked ones, of the proven specialization a
+    # launch runs when the entry condition holds (every size here): registers and spills per thread
+    resources: dict[str, str] = {}
+    for name, kern in kernels.items():
+        shown = {"as compiled": kern}
+        if kern.compile(dev.chip).launch_condition:
+            shown["proven (runs)"] = kern.proven_specialization()
+        try:
+            parts = []
+            for label, k in shown.items():
+                r = k.report(dev.chip).kernels[0]
+                parts.append(f"{label} {r.registers} regs, {r.spill_stores}/{r.spill_loads} B spill st/ld")
+            resources[name] = "; ".join(parts)
+        except Exception as e:  # no ptxas on this machine: no register figures
+            resources[name] = f"ptxas -v: {type(e).__name__}"
+        print(f"{name:44} {resources[name]}", flush=True)
+
     results: dict[str, dict[str, dict[str, float]]] = {}
     for size in args.sizes:
         m = n = k = size
@@ -110,7 +127,7 @@ def main() -> None:
         print(f"best warpforge at {size}: {name}, {ratio:.3f} x torch fp32")
     print("compile (Python source → PTX): " + ", ".join(f"{n}: {s:.1f} s" for n, s in compile_s.items()))
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": results, "best": {s: {"ratio": r, "kernel": n} for s, (r, n) in best.items()}, "compile_s": compile_s}, indent=2))
+        Path(args.json).write_text(json.dumps({"results": results, "best": {s: {"ratio": r, "kernel": n} for s, (r, n) in best.items()}, "compile_s": compile_s, "ptxas": resources}, indent=2))
 
 
 if __name__ == "__main__":

@@ -455,7 +455,7 @@ class SimtKernel:
         if not self.checks_hold and compiled.launch_condition:
             from warpforge.runtime.launch_condition import holds
 
-            if holds(compiled.launch_condition, args):  # every hoisted check holds: the code without the entry test
+            if holds(compiled.launch_condition, args, prepared.config):  # every hoisted check holds: the code without the entry test
                 variant = self.proven_specialization()
         if variant.assume_aligned:
             needs = compiled if variant is self else variant.compile(prepared.device.chip)

@@ -28,6 +28,9 @@ kernel arguments, thread/block ids and pure `arith` on those) plus a numeric int
   its result cannot wrap (every operation's exact result interval must fit its type);
 - a loop-carried block argument that starts at `c` and only grows by non-negative steps without
   wrapping (`for k0 in range(0, k, 8)`): at least `c`;
+- `gpu.block_id d`: at most `gpu.grid_dim d - 1` (a symbol the host knows at launch, `["grid", d]`),
+  so the global thread index `blockIdx.x * blockDim.x + threadIdx.x` is at most
+  `(gridDim.x - 1) * blockDim.x + 255` for a 256-thread block, the same for every thread;
 - a symbol itself (exact).
 `x ult n` holds when `lower(x) >= 0` and `upper(x) < lower(n)`; a difference that is a constant is
 decided here, any other becomes a term of `P` (`n - upper(x) > 0`, computed in i64). Kernel arguments
@@ -37,8 +40,10 @@ larger values simply runs the checked copy.
 
 Runs on gpu-level IR (after `kernel-to-gpu` and `int-range-optimizations`, before `fuse-checks`), on
 every `gpu.func … kernel`. Checks in the entry block are hoisted too (vecadd's `a[i]`, `b[i]` become
-`i < len(a) and i < len(b)` per thread): the fast body then has no diamond at all, and ptxas no
-reconvergence barrier (`BSSY`/`BSYNC`) around the reporter's call.
+`(gridDim.x - 1) * blockDim.x + 255 < len(a)` and the same for `b`): the fast body then has no diamond
+at all, and ptxas no reconvergence barrier (`BSSY`/`BSYNC`) around the reporter's call. Every reported
+check is a candidate (`is_reported_check`: loads, stores and atomics alike), since only its condition
+changes in the fast copy.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, memref, scf
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, IntegerType, ModuleOp, StringAttr, i1, i32, i64
+from xdsl.dialects.func import CallOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
 from xdsl.passes import ModulePass
@@ -58,7 +64,7 @@ from xdsl.traits import is_side_effect_free
 
 from warpforge.dialects import gpu
 from warpforge.passes.convert_cf_to_llvm import BRANCH_WEIGHTS
-from warpforge.passes.fuse_checks import is_check
+from warpforge.passes.fuse_checks import REPORTER
 from warpforge.passes.int_range_optimizations import _NEGATE, _SWAP, RangeAnalysis, block_bound
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
@@ -377,10 +383,20 @@ class Bounds:
     _sym_index: dict[object, int] = field(default_factory=dict[object, int])
     _memo: dict[tuple[SSAValue, Block], Bound] = field(default_factory=dict[tuple[SSAValue, Block], Bound])
     _busy: set[tuple[SSAValue, Block]] = field(default_factory=set[tuple[SSAValue, Block]])
+    _grids: dict[str, SSAValue] = field(default_factory=dict[str, SSAValue])
     _cut: int = 0
     """How many times a query met itself (a cycle through facts or loops) and answered "unknown"."""
     _budget: int = 50_000
     """Queries left for this kernel; past it every answer is "unknown" (bounds the work on huge kernels)."""
+
+    def grid_dim(self, dim: str) -> SSAValue:
+        """A `gpu.grid_dim` of axis `dim`, made once and left unattached (a symbol: only its copy at the
+        entry is emitted), its interval from the range analysis."""
+        if dim not in self._grids:
+            grid = gpu.GridDimOp(dim)
+            self.ranges.visit(grid)
+            self._grids[dim] = grid.result
+        return self._grids[dim]
 
     def symbol(self, v: SSAValue) -> int:
         key = self.kf._ev_key(v)  # pyright: ignore[reportPrivateUsage]
@@ -550,6 +566,9 @@ class Bounds:
             if a.nlo >= 0 and b.nlo > 0:
                 return Bound(Poly.const(0), None if b.hi is None else b.hi - Poly.const(1), 0, min(a.nhi, b.nhi - 1), b.assumes)
             return None
+        if isinstance(op, gpu.BlockIdOp):  # blockIdx.d <= gridDim.d - 1: uniform, decided at launch
+            grid = self.symbol(self.grid_dim(op.dim))
+            return Bound(Poly.const(0), Poly.sym(grid) - Poly.const(1), 0, self.ranges.get(v)[1])
         if isinstance(v, BlockArgument) and v.block.parent is self.kf.region and v.block is not self.kf.entry:
             return self._induction(v)
         return None
@@ -740,6 +759,16 @@ def _subsume(bounds: Bounds, terms: list[Term]) -> list[Term]:
     return kept
 
 
+def is_reported_check(op: Operation) -> bool:
+    """Whether `op` is a check as `kernel-to-gpu` emits it: `scf.if %ok { access } else { report }`.
+    The access may be anything (a load, a store, an atomic: the histogram's `atomic_add(hist, t, c)`):
+    hoisting only replaces `%ok` by `true` in the fast copy and moves nothing, unlike `fuse-checks`,
+    which gathers the loads of several checks (`fuse_checks.is_check`)."""
+    if not isinstance(op, scf.IfOp) or len(op.false_region.blocks) != 1 or len(op.true_region.blocks) != 1:
+        return False
+    return any(isinstance(o, CallOp) and o.callee.root_reference.data == REPORTER for o in op.false_region.block.ops)
+
+
 def hoist_function(func: gpu.FuncOp) -> int:
     """Version one kernel (see the module doc); returns how many checks were hoisted."""
     region = func.body
@@ -752,7 +781,7 @@ def hoist_function(func: gpu.FuncOp) -> int:
     exact, assuming = Bounds(kf, ranges, assume=False), Bounds(kf, ranges, assume=True)
     hoisted: list[tuple[scf.IfOp, list[Term], Bounds]] = []
     for o in func.walk():
-        if isinstance(o, scf.IfOp) and is_check(o):
+        if isinstance(o, scf.IfOp) and is_reported_check(o):
             found = [(terms, b) for b in (exact, assuming) if (terms := derive(b, o)) is not None]
             # the same for every thread beats per-thread (no divergence at the grid's edges); then fewer assumptions
             found.sort(key=lambda tb: not _uniform(tb[1], tb[0]))
@@ -833,6 +862,7 @@ _PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge
 def launch_condition(p: SSAValue, entry: Block) -> list | None:  # pyright: ignore[reportMissingTypeArgument]
     """`p` as a JSON-able expression over the kernel's arguments, or None when it uses anything else:
     `["arg", i]` (scalar argument i), `["len", i]` (`memref.dim` 0 of argument i), `["const", c]`,
+    `["grid", d]` / `["block", d]` (`gpu.grid_dim` / `gpu.block_dim` of axis d),
     `["add"|"sub"|"mul"|"and"|"or", x, y]` (i64 or i1, wrapping), `["cmp", predicate, x, y]`
     (`arith.cmpi`'s predicates), and casts are transparent."""
 
@@ -854,6 +884,8 @@ def launch_condition(p: SSAValue, entry: Block) -> list | None:  # pyright: igno
                 if isinstance(index.value, IntegerAttr) and index.value.value.data == 0:
                     return ["len", src.index]
             return None
+        if isinstance(op, gpu.GridDimOp | gpu.BlockDimOp):
+            return ["grid" if isinstance(op, gpu.GridDimOp) else "block", "xyz".index(op.dim)]
         if isinstance(op, arith.CmpiOp):
             x, y = walk(op.lhs, depth + 1), walk(op.rhs, depth + 1)
             return None if x is None or y is None else ["cmp", _PREDICATES[op.predicate.value.data], x, y]

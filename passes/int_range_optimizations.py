@@ -268,8 +268,8 @@ def _cast(a: RangeAnalysis, op: Operation, width: int) -> Range | None:
     if w is None:
         return None
     r = a.get(src)
-    if isinstance(op, arith.ExtUIOp):
-        return _unsigned_view(r, w) if w > 1 else r
+    if isinstance(op, arith.ExtUIOp):  # any w-bit value zero-extends into [0, 2^w - 1]
+        return (_unsigned_view(r, w) or (0, (1 << w) - 1)) if w > 1 else r
     if w == 1:  # extsi of i1: true becomes -1
         return (-r[1], -r[0])
     if isinstance(op, arith.TruncIOp):

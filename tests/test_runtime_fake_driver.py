@@ -375,9 +375,12 @@ def test_vecadd_end_to_end(sim, dev):
     entry, config, args = sim.launches[-1]
     assert config.grid == (4, 1, 1) and config.block == (256, 1, 1) and config.shmem_size == 0
     assert args[:6] == (a.ptr, 1000, b.ptr, 1000, c.ptr, 1000) and len(args) == 7
+    # nothing but the event follows the launch in its stream: no copy of the record slot there
+    assert not [c for c in sim.calls if c[0] == "dtoh" and c[3] == s.handle]
     np.testing.assert_array_equal(c.to_host(), a_h + b_h)
-    # after the launch the record slot was copied back in the launch's stream
-    assert ("dtoh", args[6], 64, s.handle) in sim.calls
+    # the sync that checks copied the completed slot back, on the pool's own stream
+    copies = [c for c in sim.calls if c[0] == "dtoh" and c[1] == args[6]]
+    assert copies == [("dtoh", args[6], 64, rt_errors._pools[0]._copy_stream.handle)] and copies[0][3] != s.handle
 
 
 def test_scalars_packed_at_exact_width(sim, dev):
@@ -454,6 +457,84 @@ def test_error_records_grow_and_recycle(sim, dev):
     assert len(pool._chunks) == 3
 
 
+def record_copies(sim, s):
+    """The batch copies of error records: device → host copies on a stream other than `s`."""
+    return [c for c in sim.calls if c[0] == "dtoh" and c[3] != s.handle]
+
+
+def test_many_launches_between_syncs_error_in_the_kth(sim, dev):
+    s = dev.create_stream()
+    good, short = DeviceBuffer.from_host(s, rand(64)), DeviceBuffer.from_host(s, rand(10))
+    out = DeviceBuffer.zeroed(s, 64, F32)
+    prepared = prepare(OOB, LaunchConfig(1, 64), dev)
+    for k in range(100):  # only the 38th launch reads out of range; nothing completes before the sync
+        launch(s, prepared, (short if k == 37 else good, out))
+    assert record_copies(sim, s) == []  # nothing copied per launch
+    pool = rt_errors._pools[0]
+    assert pool.pending_count == 100
+    with pytest.raises(KernelError) as info:
+        s.sync()
+    assert str(info.value) == (
+        "oob: a[i] read out of range at oob.py:3:14: index 10 not in [0, 10) (block (0, 0), thread (10, 0)); 53 more errors"
+    )
+    assert info.value.details["count"] == 54 and info.value.details["thread"] == (10, 0)
+    # one batched copy of the 100 slots (one chunk, consecutive), not one per launch
+    copies = record_copies(sim, s)
+    assert len(copies) == 1 and copies[0][2] == 100 * 64
+    assert pool.pending_count == 0
+    s.sync()  # reported once
+    # the written slot is zeroed before its reuse (oob_fn asserts a zero record at every launch)
+    for _ in range(300):
+        launch(s, prepared, (good, out))
+    s.sync()
+
+
+def test_errors_of_several_launches_each_counted(sim, dev):
+    s = dev.create_stream()
+    good, short = DeviceBuffer.from_host(s, rand(64)), DeviceBuffer.from_host(s, rand(10))
+    out = DeviceBuffer.zeroed(s, 64, F32)
+    prepared = prepare(OOB, LaunchConfig(1, 64), dev)
+    for k in range(50):
+        launch(s, prepared, (short if k in (5, 20, 41) else good, out))
+    with pytest.raises(KernelError, match=r"index 10 not in \[0, 10\).*\(2 later launches also recorded errors\)$"):
+        synchronize()
+    launch(s, prepared, (good, out))
+    s.sync()
+
+
+def test_launch_reports_a_completed_error_without_a_copy_per_launch(sim, dev):
+    s = dev.create_stream()
+    good, short = DeviceBuffer.from_host(s, rand(64)), DeviceBuffer.from_host(s, rand(10))
+    out = DeviceBuffer.zeroed(s, 64, F32)
+    prepared = prepare(OOB, LaunchConfig(1, 64), dev)
+    for k in range(20):
+        launch(s, prepared, (short if k == 12 else good, out))
+    s.raw.sync()  # all 20 complete, unchecked
+    with pytest.raises(KernelError, match="index 10 not in"):
+        launch(s, prepared, (good, out))  # the launch's cheap check finds them (one batch copy)
+    assert len(record_copies(sim, s)) == 1
+    # the launch that raised was not enqueued; the launches still running are not copied
+    launch(s, prepared, (good, out))
+    launch(s, prepared, (good, out))
+    assert len(record_copies(sim, s)) == 1 and rt_errors._pools[0].pending_count == 2
+    s.sync()
+    assert len(record_copies(sim, s)) == 2
+
+
+def test_old_protocol_switch_copies_after_each_launch(sim, dev, monkeypatch):
+    monkeypatch.setattr(rt_errors, "_COPY_AFTER_LAUNCH", True)
+    s = dev.create_stream()
+    good, short = DeviceBuffer.from_host(s, rand(64)), DeviceBuffer.from_host(s, rand(10))
+    out = DeviceBuffer.zeroed(s, 64, F32)
+    prepared = prepare(OOB, LaunchConfig(1, 64), dev)
+    for k in range(10):
+        launch(s, prepared, (short if k == 3 else good, out))
+    assert sum(1 for c in sim.calls if c[0] == "dtoh" and c[2] == 64 and c[3] == s.handle) == 10
+    with pytest.raises(KernelError, match="index 10 not in"):
+        s.sync()
+    assert record_copies(sim, s) == []
+
+
 def test_buffers_follow_their_last_stream(sim, dev):
     s1, s2 = dev.create_stream(), dev.create_stream()
     a, b, c = (DeviceBuffer.zeroed(s1, 256, F32) for _ in range(3))
@@ -461,7 +542,7 @@ def test_buffers_follow_their_last_stream(sim, dev):
     assert c.stream is s2
     syncs = s2.raw.syncs
     c.to_host()
-    assert s2.raw.syncs == syncs + 1 and sim.calls[-1][3] == s2.handle
+    assert s2.raw.syncs == syncs + 1 and [x[3] for x in sim.calls if x[0] == "dtoh" and x[1] == c.ptr] == [s2.handle]
     # default stream when none is given
     d = DeviceBuffer.zeroed(None, 4, np.int32)
     assert d.stream is dev.default_stream

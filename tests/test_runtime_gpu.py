@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -588,6 +589,76 @@ def test_many_checked_launches_recycle_records(dev, stream, rng):
     for _ in range(600):
         launch(stream, prepared, (x, out))
     stream.sync()
+
+
+def launch_all(stream, prepared, arg_lists) -> list[KernelError]:
+    """Launch each argument tuple in order, then sync; the KernelErrors raised on the way (by a
+    launch's check of completed launches, which does not enqueue that launch: it is retried, or by
+    the sync)."""
+    reports = []
+    for args in arg_lists:
+        while True:
+            try:
+                launch(stream, prepared, args)
+                break
+            except KernelError as e:
+                reports.append(e)
+    try:
+        stream.sync()
+    except KernelError as e:
+        reports.append(e)
+    return reports
+
+
+def launches_reported(err: KernelError) -> int:
+    more = re.search(r"\((\d+) later launch(es)? also recorded errors\)$", str(err))
+    return 1 + (int(more.group(1)) if more else 0)
+
+
+def check_oob_report(err: KernelError) -> None:
+    msg, d = str(err), err.details
+    assert msg.startswith("oob: a[i] read out of range at oob.py:3:14: index ") and "; 23 more errors" in msg
+    assert d["count"] == 24 and d["length"] == 1000 and d["block"] == (3, 0) and d["index"] == 768 + d["thread"][0]
+
+
+def test_many_launches_between_syncs_error_in_the_kth(dev, stream, rng):
+    # the records are copied in batches, where a check finds completed launches: each launch with an
+    # error is reported once, with its own thread and count, however the launches complete
+    n = 1024
+    x_h = rng.standard_normal(n).astype(np.float32)
+    x, short = DeviceBuffer.from_host(stream, x_h), DeviceBuffer.from_host(stream, rng.standard_normal(1000).astype(np.float32))
+    out = poisoned(stream, n)
+    prepared = prepare(OOB, LaunchConfig(blocks(n), 256), dev)
+    reports = launch_all(stream, prepared, [(short if k == 70 else x, out) for k in range(200)])
+    assert len(reports) == 1 and launches_reported(reports[0]) == 1
+    check_oob_report(reports[0])
+    np.testing.assert_array_equal(out.to_host(), x_h)  # nothing left to report; the later launches wrote x
+    # more than one chunk of records; errors in launches 9, 150 and 299
+    reports = launch_all(stream, prepared, [(short if k in (9, 150, 299) else x, out) for k in range(300)])
+    assert sum(launches_reported(e) for e in reports) == 3
+    for e in reports:
+        check_oob_report(e)
+    # the written slots were zeroed before their reuse: clean launches stay clean
+    assert launch_all(stream, prepared, [(x, out)] * 600) == []
+    np.testing.assert_array_equal(out.to_host(), x_h)
+
+
+def test_launch_reports_completed_error_after_many_launches(dev, stream, rng):
+    n = 1024
+    x_h = rng.standard_normal(n).astype(np.float32)
+    x, short = DeviceBuffer.from_host(stream, x_h), DeviceBuffer.from_host(stream, x_h[:1000].copy())
+    out = poisoned(stream, n)
+    prepared = prepare(OOB, LaunchConfig(blocks(n), 256), dev)
+    for _ in range(50):
+        launch(stream, prepared, (x, out))
+    launch(stream, prepared, (short, out))
+    stream.raw.sync()  # completes without checking
+    with pytest.raises(KernelError) as info:
+        launch(stream, prepared, (x, out))  # the launch's check finds the 51st launch's error
+    check_oob_report(info.value)
+    assert launches_reported(info.value) == 1
+    launch(stream, prepared, (x, out))
+    np.testing.assert_array_equal(out.to_host(), x_h)  # nothing left to report
 
 
 # --- shared memory opt-in -----------------------------------------------------------------------

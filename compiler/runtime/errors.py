@@ -1,18 +1,25 @@
 """Checked-mode error records: the per-device pool, the pending list, and decoding into `KernelError`.
 
 Each checked launch gets one 64-byte slot (8 × int64) of device memory, zero when the kernel starts.
-After the launch the runtime enqueues, on the launch's stream, a copy of the slot into pinned host
-memory and an event, and appends the launch to its device's pending list. `check_pending` decodes
-completed entries: record[0] > 0 means the kernel recorded an error (layout in `compiled.py`).
+After the launch the runtime records an event on the launch's stream and appends the launch to its
+device's pending list; nothing else is enqueued on the user's stream. `check_pending` finds the
+pending launches whose events have completed, copies their slots to pinned host memory in one batch
+(one `cuMemcpyDtoHAsync` per pool chunk, spanning the completed slots, on the pool's own non-blocking
+stream, which it then synchronizes: the user's streams keep running) and decodes them: record[0] > 0
+means the kernel recorded an error (layout in `compiled.py`). The copy is issued after the host saw
+the event complete, so it reads what the kernel wrote.
 
-Per-launch cost: one `cuMemcpyDtoHAsync` and one event record. A kernel writes its slot only when it
-records an error, so a slot whose host copy is all zero is still zero on the device and is reused as
-is; a slot that was written is zeroed with `cuMemsetD8Async` in the stream of its next launch (as is
-every new slot on first use). Slots are recycled only after the host has seen their event complete.
-The pending entry also keeps the launch's arguments alive until then.
+Per-launch cost on the GPU: one event record (an earlier protocol copied the slot to the host after
+every launch, in the launch's stream: about 10 us on an H200, measured by bench/checks_cost.py). A
+kernel writes its slot only when it records an error, so a slot whose host copy is all zero is still
+zero on the device and is reused as is; a slot that was written is zeroed with `cuMemsetD8Async` in
+the stream of its next launch (as is every new slot on first use). Slots are recycled only after
+their completed record has been copied and decoded. The pending entry also keeps the launch's
+arguments alive until then.
 
 Sync points that check: `Stream.sync()`, `Device.synchronize()`, `DeviceBuffer.to_host`,
-`warpforge.runtime.synchronize()`, and, without blocking, the start of every `launch`.
+`warpforge.runtime.synchronize()`, and, without blocking, the start of every `launch` (an event query;
+the batch copy only when a pending launch has completed).
 """
 
 from __future__ import annotations
@@ -88,15 +95,32 @@ def raise_first(errors: list[tuple[CompiledKernel, numpy.ndarray]]) -> None:
     raise KernelError(text, **kw)
 
 
-class _Slot:
-    __slots__ = ("device_ptr", "host", "host_ptr", "event", "dirty")
+_COPY_AFTER_LAUNCH = False
+"""Private switch (bench/checks_cost.py): the earlier protocol, one slot copy enqueued on the launch's
+stream after every checked launch (and no batch copy at the sync points), to measure what it costs.
+Change it only with nothing pending (after a sync that checks)."""
 
-    def __init__(self, device_ptr: int, host: numpy.ndarray, host_ptr: int):
+
+@dataclass(frozen=True)
+class _Chunk:
+    """SLOTS_PER_CHUNK consecutive slots: device memory and its pinned host mirror."""
+
+    device_ptr: int
+    host_ptr: int
+    pinned: Any  # keeps the pinned allocation alive
+
+
+class _Slot:
+    __slots__ = ("device_ptr", "host", "host_ptr", "event", "dirty", "chunk", "index")
+
+    def __init__(self, device_ptr: int, host: numpy.ndarray, host_ptr: int, chunk: _Chunk | None = None, index: int = 0):
         self.device_ptr = device_ptr
         self.host = host
         self.host_ptr = host_ptr
         self.event: Any = None
         self.dirty = True  # new device memory: zero it on first use
+        self.chunk = chunk  # None: `host` is not mirrored from device memory (unit tests fill it)
+        self.index = index  # position in its chunk
 
 
 @dataclass
@@ -114,7 +138,8 @@ class ErrorRecordPool:
         self._free: list[_Slot] = []
         self._pending: deque[_Pending] = deque()
         self._lock = threading.Lock()
-        self._chunks: list[Any] = []  # device pointers and pinned buffers, alive as long as the pool
+        self._chunks: list[_Chunk] = []  # device memory and pinned mirrors, alive as long as the pool
+        self._copy_stream: Any = None  # the pool's non-blocking stream for the batch copies
 
     def _grow(self) -> None:
         drv = _driver.driver()
@@ -132,10 +157,11 @@ class ErrorRecordPool:
         host_ptr = int(pinned.handle)
         host = numpy.ctypeslib.as_array((ctypes.c_int64 * (SLOTS_PER_CHUNK * RECORD_WORDS)).from_address(host_ptr))
         host[:] = 0
-        self._chunks.append((dev_ptr, pinned))
+        chunk = _Chunk(dev_ptr, host_ptr, pinned)
+        self._chunks.append(chunk)
         for i in range(SLOTS_PER_CHUNK):
             words = host[i * RECORD_WORDS : (i + 1) * RECORD_WORDS]
-            self._free.append(_Slot(dev_ptr + i * RECORD_BYTES, words, host_ptr + i * RECORD_BYTES))
+            self._free.append(_Slot(dev_ptr + i * RECORD_BYTES, words, host_ptr + i * RECORD_BYTES, chunk, i))
 
     def acquire(self, stream: Stream) -> _Slot:
         """A slot that will be zero when work enqueued next on `stream` runs."""
@@ -158,8 +184,9 @@ class ErrorRecordPool:
             self._free.append(slot)
 
     def commit(self, slot: _Slot, stream: Stream, kernel: CompiledKernel, keep_alive: Any = None) -> None:
-        """After the launch: enqueue the copy to pinned memory and the event; mark pending."""
-        _driver.copy_dtoh_async(slot.host_ptr, slot.device_ptr, RECORD_BYTES, stream.handle)
+        """After the launch: record the slot's event on the launch's stream; mark pending."""
+        if _COPY_AFTER_LAUNCH:
+            _driver.copy_dtoh_async(slot.host_ptr, slot.device_ptr, RECORD_BYTES, stream.handle)
         try:
             slot.event = stream.raw.record(slot.event)
         except Exception as e:
@@ -177,18 +204,54 @@ class ErrorRecordPool:
     def _collect_locked(self, block: bool, front_only: bool) -> list[tuple[CompiledKernel, numpy.ndarray]]:
         found: list[tuple[CompiledKernel, numpy.ndarray]] = []
         if front_only:
-            while self._pending and self._done(self._pending[0], block):
-                self._finish(self._pending.popleft(), found)
+            n = 0
+            while n < len(self._pending) and self._done(self._pending[n], block):
+                n += 1
+            if n:
+                done = [self._pending[i] for i in range(n)]
+                self._refresh(done)
+                for _ in range(n):
+                    self._finish(self._pending.popleft(), found)
             return found
+        flags = [self._done(entry, block) for entry in self._pending]
+        if not any(flags):
+            return found
+        self._refresh([entry for entry, ok in zip(self._pending, flags) if ok])
         still: deque[_Pending] = deque()
-        while self._pending:
-            entry = self._pending.popleft()
-            if self._done(entry, block):
+        for entry, ok in zip(self._pending, flags):
+            if ok:
                 self._finish(entry, found)
             else:
                 still.append(entry)
         self._pending = still
         return found
+
+    def _refresh(self, done: list[_Pending]) -> None:
+        """Copy the completed launches' slots to their pinned mirrors: per chunk one copy of the span
+        from the lowest to the highest completed slot, on the pool's own non-blocking stream, then wait
+        for it. Called only after the host saw each entry's event complete."""
+        if _COPY_AFTER_LAUNCH:
+            return
+        spans: dict[int, tuple[_Chunk, int, int]] = {}
+        for entry in done:
+            slot = entry.slot
+            if slot.chunk is None:
+                continue
+            chunk, lo, hi = spans.get(id(slot.chunk), (slot.chunk, slot.index, slot.index))
+            spans[id(chunk)] = (chunk, min(lo, slot.index), max(hi, slot.index))
+        if not spans:
+            return
+        try:
+            self.device.make_current()
+            if self._copy_stream is None:
+                self._copy_stream = self.device.create_stream()
+            for chunk, lo, hi in spans.values():
+                offset = lo * RECORD_BYTES
+                _driver.copy_dtoh_async(chunk.host_ptr + offset, chunk.device_ptr + offset, (hi - lo + 1) * RECORD_BYTES,
+                                        self._copy_stream.handle)
+            self._copy_stream.raw.sync()
+        except Exception as e:
+            raise _driver.wrap_driver_failure(e, "copying checked-mode error records to the host") from None
 
     @staticmethod
     def _done(entry: _Pending, block: bool) -> bool:

@@ -9,7 +9,8 @@ per-thread entry test and no branch); when it fails, or cannot be evaluated, the
 runs, whose threads then all take the checked copy and report the first error exactly as before.
 
 The expression language (`warpforge.passes.hoist_checks.launch_condition`): `["arg", i]`,
-`["len", i]`, `["const", c]`, `["add"|"sub"|"mul"|"and"|"or", x, y]` with i64 wrap-around (as the
+`["len", i]`, `["const", c]`, `["grid", d]` / `["block", d]` (the launch's `gridDim` / `blockDim`
+along axis d = 0, 1, 2: vecadd's unguarded `a[i]` needs `grid.x * block.x - 1 < len(a)`), `["add"|"sub"|"mul"|"and"|"or", x, y]` with i64 wrap-around (as the
 kernel computes them), `["cmp", predicate, x, y]` with `arith.cmpi`'s predicates.
 """
 
@@ -48,6 +49,8 @@ _ARITH: dict[str, Callable[[int, int], int]] = {
 }  # fmt: skip
 
 Evaluator = Callable[[Sequence[Any]], "int | None"]
+"""Takes the launch arguments, followed by the launch's grid and block as two (x, y, z) tuples (or
+None when the caller has no launch configuration: a `grid`/`block` term then cannot be decided)."""
 
 
 def _scalar(i: int) -> Evaluator:
@@ -71,6 +74,17 @@ def _build(expr: list[Any]) -> Evaluator:
     if kind == "len":
         i = int(expr[1])
         return lambda args: _length(args[i])
+    if kind in ("grid", "block"):
+        d = int(expr[1])
+        if d not in (0, 1, 2):
+            raise ValueError(f"axis {d} of {kind}")
+        which = -2 if kind == "grid" else -1
+
+        def extent(args: Sequence[Any]) -> int | None:
+            dims = args[which]
+            return None if dims is None else int(dims[d])
+
+        return extent
     if kind == "cmp":
         pred, x, y = expr[1], _build(expr[2]), _build(expr[3])
         unsigned = pred[0] == "u"
@@ -103,17 +117,19 @@ def _evaluator(condition: str) -> Evaluator | None:
         return None
 
 
-def holds(condition: str, args: Sequence[Any]) -> bool:
+def holds(condition: str, args: Sequence[Any], config: Any = None) -> bool:
     """Whether `condition` (JSON, as recorded by `hoist-checks`) is true for the launch arguments
-    `args` (one per kernel parameter). False when an argument's value or length cannot be read, or
-    the condition is malformed."""
+    `args` (one per kernel parameter) launched with `config` (a `wf.LaunchConfig`: its `grid` and
+    `block`, each (x, y, z)). False when an argument's value or length cannot be read, when the
+    condition reads the grid or block and `config` is None, or when it is malformed."""
     if not condition:
         return False
     evaluate = _evaluator(condition)
     if evaluate is None:
         return False
+    dims = (None, None) if config is None else (tuple(config.grid), tuple(config.block))
     try:
-        value = evaluate(args)
+        value = evaluate((*args, *dims))
     except IndexError:
         return False
     return value is not None and value & 1 == 1

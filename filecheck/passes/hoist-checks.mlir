@@ -289,3 +289,122 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// An unguarded read at the global thread index i = blockIdx.x * blockDim.x + threadIdx.x (vecadd's
+// `a[i]`): blockIdx.x <= gridDim.x - 1 and threadIdx.x <= 255 (the known block size) bound i by
+// (gridDim.x - 1) * blockDim.x + 255, the same for every thread, so the entry condition is recorded for
+// the host with the launch's extents (`["grid", 0]`, `["block", 0]`).
+
+// CHECK-LABEL: gpu.func @global_index(
+// CHECK-SAME:    %[[A:[a-z0-9_]+]]: memref<?xf32, 1 : i32>
+// CHECK-SAME:    hoist_checks.launch_condition = "[\22cmp\22, \22slt\22, [\22add\22, [\22add\22, [\22const\22, 255], [\22mul\22, [\22grid\22, 0], [\22block\22, 0]]], [\22mul\22, [\22const\22, -1], [\22block\22, 0]]], [\22len\22, 0]]"
+// CHECK:         %[[G:.*]] = gpu.grid_dim x
+// CHECK:         %[[GI:.*]] = arith.index_cast %[[G]] : index to i64
+// CHECK:         %[[B:.*]] = gpu.block_dim x
+// CHECK:         %[[BI:.*]] = arith.index_cast %[[B]] : index to i64
+// CHECK:         %[[GB:.*]] = arith.muli %[[GI]], %[[BI]] : i64
+// CHECK:         %[[P:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK:         cf.cond_br %[[P]], ^[[FAST:.*]], ^[[CHECKED:[a-z0-9]+]]
+// CHECK:       ^[[FAST]]:
+// CHECK:         %[[T:.*]] = arith.constant true
+// CHECK:         scf.if %[[T]] -> (f32) {
+// CHECK:         memref.load %[[A]]
+// CHECK:       ^[[CHECKED]]:
+// CHECK:         %[[C:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK:         scf.if %[[C]] -> (f32) {
+// CHECK:         func.call @__wf_report_error
+
+builtin.module {
+  gpu.module @global_index_module [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    func.func private @__wf_report_error(%rec: memref<8xi64, 1 : i32>, %site: i64, %a: i64, %b: i64) attributes {llvm.noinline, llvm.cold} {
+      func.return
+    }
+    gpu.func @global_index(%a: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly}, %c: memref<?xf32, 1 : i32> {llvm.noalias}, %err: memref<8xi64, 1 : i32> {llvm.noalias}) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %0 = gpu.block_id x
+      %1 = arith.index_cast %0 : index to i64
+      %2 = gpu.block_dim x
+      %3 = arith.index_cast %2 : index to i64
+      %4 = gpu.thread_id x
+      %5 = arith.index_cast %4 : index to i64
+      %6 = arith.muli %1, %3 : i64
+      %i = arith.addi %6, %5 : i64
+      %7 = arith.constant 0 : index
+      %8 = memref.dim %a, %7 : memref<?xf32, 1 : i32>
+      %9 = arith.index_cast %8 : index to i64
+      %10 = arith.cmpi ult, %i, %9 : i64
+      %11 = scf.if %10 -> (f32) {
+        %12 = arith.index_cast %i : i64 to index
+        %13 = memref.load %a[%12] : memref<?xf32, 1 : i32>
+        scf.yield %13 : f32
+      } else {
+        %14 = arith.constant 1 : i64
+        func.call @__wf_report_error(%err, %14, %i, %9) : (memref<8xi64, 1 : i32>, i64, i64, i64) -> ()
+        %15 = arith.constant 0.000000e+00 : f32
+        scf.yield %15 : f32
+      }
+      %16 = memref.dim %c, %7 : memref<?xf32, 1 : i32>
+      %17 = arith.index_cast %16 : index to i64
+      %18 = arith.cmpi ult, %i, %17 : i64
+      scf.if %18 {
+        %19 = arith.index_cast %i : i64 to index
+        memref.store %11, %c[%19] : memref<?xf32, 1 : i32>
+      } else {
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A checked atomic (the histogram's `atomic_add(hist, t, c)`) is hoisted like a read: only its
+// condition becomes `true` in the fast copy, the atomic stays where it is. threadIdx.x <= 255, so the
+// entry condition is `255 < len(hist)`, the same for every thread.
+
+// CHECK-LABEL: gpu.func @checked_atomic(
+// CHECK-SAME:    %[[H:[a-z0-9_]+]]: memref<?xi32, 1 : i32>
+// CHECK-SAME:    hoist_checks.launch_condition = "[\22cmp\22, \22slt\22, [\22const\22, 255], [\22len\22, 0]]"
+// CHECK:         %[[LEN:.*]] = memref.dim %[[H]]
+// CHECK:         %[[N:.*]] = arith.index_cast %[[LEN]] : index to i64
+// CHECK:         %[[P:.*]] = arith.cmpi slt, %{{.*}}, %[[N]] : i64
+// CHECK:         cf.cond_br %[[P]], ^[[FAST:.*]], ^[[CHECKED:[a-z0-9]+]]
+// CHECK:       ^[[FAST]]:
+// CHECK:         %[[T:.*]] = arith.constant true
+// CHECK:         scf.if %[[T]] -> (i32) {
+// CHECK:           "memref.atomic_rmw"
+// CHECK:       ^[[CHECKED]]:
+// CHECK:         %[[C:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// CHECK:         scf.if %[[C]] -> (i32) {
+// CHECK:           "memref.atomic_rmw"
+// CHECK:         } else {
+// CHECK:           func.call @__wf_report_error
+
+builtin.module {
+  gpu.module @checked_atomic_module [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    func.func private @__wf_report_error(%rec: memref<8xi64, 1 : i32>, %site: i64, %a: i64, %b: i64) attributes {llvm.noinline, llvm.cold} {
+      func.return
+    }
+    gpu.func @checked_atomic(%hist: memref<?xi32, 1 : i32> {llvm.noalias}, %err: memref<8xi64, 1 : i32> {llvm.noalias}) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %0 = gpu.thread_id x
+      %t = arith.index_cast %0 : index to i64
+      %c1 = arith.constant 1 : i32
+      %c0 = arith.constant 0 : index
+      %1 = memref.dim %hist, %c0 : memref<?xi32, 1 : i32>
+      %2 = arith.index_cast %1 : index to i64
+      %ok = arith.cmpi ult, %t, %2 : i64
+      %3 = scf.if %ok -> (i32) {
+        %4 = arith.index_cast %t : i64 to index
+        %5 = "memref.atomic_rmw"(%c1, %hist, %4) <{kind = 1 : i64}> {syncscope = "device", ordering = "relaxed"} : (i32, memref<?xi32, 1 : i32>, index) -> i32
+        scf.yield %5 : i32
+      } else {
+        %6 = arith.constant 1 : i64
+        func.call @__wf_report_error(%err, %6, %t, %2) : (memref<8xi64, 1 : i32>, i64, i64, i64) -> ()
+        %7 = arith.constant 0 : i32
+        scf.yield %7 : i32
+      }
+      gpu.return
+    }
+  }
+}

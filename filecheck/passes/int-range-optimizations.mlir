@@ -69,3 +69,29 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// A zero-extended u8 is below 256 whatever byte was loaded (the histogram's bin index
+// `counts[data[k]]`): the check folds to true; the signed `x < 100` of the same byte stays.
+
+// CHECK-LABEL: gpu.func @zero_extended_byte(
+// CHECK:       %[[TRUE:.*]] = arith.constant true
+// CHECK:       %[[SIGNED:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK:       "test.use"(%[[TRUE]], %[[SIGNED]]) : (i1, i1) -> ()
+builtin.module {
+  gpu.module @m [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    gpu.func @zero_extended_byte(%data: memref<?xi8, 1 : i32>) kernel {
+      %c0 = arith.constant 0 : index
+      %b = memref.load %data[%c0] : memref<?xi8, 1 : i32>
+      %x = arith.extui %b : i8 to i64
+      %c256 = arith.constant 256 : i64
+      %ok = arith.cmpi ult, %x, %c256 : i64
+      %s = arith.extsi %b : i8 to i64
+      %c100 = arith.constant 100 : i64
+      %lt = arith.cmpi slt, %s, %c100 : i64
+      "test.use"(%ok, %lt) : (i1, i1) -> ()
+      gpu.return
+    }
+  }
+}
