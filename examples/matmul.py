@@ -7,8 +7,10 @@ multiples of the tile) and accumulates `tile.dot(a, b, acc)` in f32 — undernea
 each warp keeps a 64 x 32 block of the accumulator in registers and feeds `mma.sync.m16n8k16` from
 `ldmatrix`; `min_blocks_per_sm=2` keeps ptxas at 128 registers so two tile blocks share an SM. On an
 H100/H200 the kernels compile for sm_90a, where the same dot runs as `wgmma.mma_async.m64n128k16` (one
-64 x 128 block per warpgroup) straight from the rings (passes/lowerings/tile_dot_wgmma.py); the
-simulator and other GPUs keep mma.sync. Two kernels:
+64 x 128 block per warpgroup) straight from the rings (passes/lowerings/tile_dot_wgmma.py), and the
+rings are filled by TMA (`cp.async.bulk.tensor`, mbarrier waits: passes/tile_tma_ring.py) when both
+operands' rows are multiples of 16 bytes — else neither TMA nor 16-byte cp.async can copy B's rows and
+the dot runs on mma.sync from plain loads; the example runs one shape of each kind (N = 1032, 1030). The simulator and other GPUs keep mma.sync. Two kernels:
 
 - `matmul_f16`: f16 inputs, f32 output;
 - `matmul_bf16_bias_relu`: bf16 inputs and output, with the epilogue fused: the f32 accumulator is
@@ -60,9 +62,14 @@ def check(name: str, got: np.ndarray, want: np.ndarray, tol: np.ndarray) -> None
         raise SystemExit(f"FAILED: {name} C{bad} = {got[bad]}, expected {want[bad]} (|error| {err[bad]:.3g} > {tol[bad]:.3g})")
 
 
-def main(m: int = 1000, n: int = 1030, k: int = 520) -> None:
-    if wf.simulating():
-        m, n, k = 24, 40, 40
+def main() -> None:
+    # N = 1032: B's rows are 2064 bytes, so TMA can describe both operands (sm_90a); N = 1030: they are
+    # not multiples of 16 bytes, so the dot falls back to mma.sync with plain loads. Neither is a multiple of the tile.
+    for m, n, k in [(24, 40, 40)] if wf.simulating() else [(1000, 1032, 520), (1000, 1030, 520)]:
+        run(m, n, k)
+
+
+def run(m: int, n: int, k: int) -> None:
     rng = np.random.default_rng()
     stream = wf.Device(0).create_stream()
     k_tiles = -(-k // BK)

@@ -194,4 +194,4 @@ def test_example_matmul_passes_on_the_gpu() -> None:
     _hopper()
     import matmul
 
-    matmul.main(1000, 1032, 520)
+    matmul.run(1000, 1032, 520)
