@@ -28,6 +28,7 @@ from warpforge.builtin_stubs import BuiltinStubs
 from warpforge.errors import UsageError
 from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation, TensorMap
 from warpforge.frontend.device_function import device
+from warpforge.source_snapshot import snapshot_source
 
 KERNEL_FUNCTIONS = (
     "index_1d", "index_2d", "index_3d", "block_index_1d",
@@ -292,6 +293,7 @@ class SimtKernel:
 
     def __post_init__(self) -> None:
         self.fastmath = fastmath_flags(self.fastmath, self.fn)
+        snapshot_source(self.fn)  # compile the text as imported, not as edited later
         self.__name__ = getattr(self.fn, "__name__", "kernel")
         self.__qualname__ = getattr(self.fn, "__qualname__", self.__name__)
         self.__doc__ = getattr(self.fn, "__doc__", None)

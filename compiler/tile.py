@@ -42,6 +42,7 @@ from warpforge import dtypes
 from warpforge.dtypes import DType
 from warpforge.builtin_stubs import BuiltinStubs
 from warpforge.errors import UsageError
+from warpforge.source_snapshot import snapshot_source
 
 # --------------------------------------------------------------------------- annotations
 
@@ -278,6 +279,7 @@ class TileKernel:
         self.__qualname__ = getattr(self.fn, "__qualname__", self.__name__)
         self.__doc__ = getattr(self.fn, "__doc__", None)
         self.__wrapped__ = self.fn
+        snapshot_source(self.fn)  # compile the text as imported, not as edited later
         if self.num_warps is not None and (self.num_warps not in (1, 2, 4, 8, 16, 32)):
             raise UsageError(f"num_warps is a power of two from 1 to 32, got {self.num_warps!r}")
         if self.num_stages is not None and (isinstance(self.num_stages, bool) or not isinstance(self.num_stages, int) or not 1 <= self.num_stages <= 8):
