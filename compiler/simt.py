@@ -28,7 +28,7 @@ from warpforge.builtin_stubs import BuiltinStubs
 from warpforge.errors import UsageError
 from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation, TensorMap
 from warpforge.frontend.device_function import device
-from warpforge.source_snapshot import snapshot_source
+from warpforge.source_snapshot import changed, folded_values, snapshot_source
 
 KERNEL_FUNCTIONS = (
     "index_1d", "index_2d", "index_3d", "block_index_1d",
@@ -290,6 +290,10 @@ class SimtKernel:
     _specializations: dict[tuple[Any, ...], SimtKernel] = field(default_factory=dict[tuple[Any, ...], "SimtKernel"], repr=False)
     _annotations: list[tuple[str, Any]] | None = field(default=None, repr=False)
     _variant_prepared: Any = field(default_factory=weakref.WeakKeyDictionary, repr=False)
+    _folded: Any = field(default=None, repr=False)
+    """The module globals / closure values the compiled code holds (`source_snapshot.folded_values`)."""
+    _retired: list[Any] = field(default_factory=list[Any], repr=False)
+    """Compiled kernels dropped because a folded value was rebound (their tokens are prepared again)."""
 
     def __post_init__(self) -> None:
         self.fastmath = fastmath_flags(self.fastmath, self.fn)
@@ -395,15 +399,36 @@ class SimtKernel:
         chip, features = target.chip.name, target.features
         before_compile(chip)  # `warpforge run`'s early PTX check, at the program's first compilation
         key = (chip, features)
+        if self._folded is not None and changed(self._folded) is not None:
+            self._drop_compiled()
         with self._lock:
             if key in self._compiled:
                 return self._compiled[key]
         from warpforge.compile import compile_simt
 
+        folded = folded_values(self.fn)  # the values as this compile reads them
         compiled = compile_simt(self, chip, features)
         with self._lock:
             self._compiled[key] = compiled
+            if self._folded is None:
+                self._folded = folded
         return compiled
+
+    def _drop_compiled(self) -> None:
+        """A module global or closure value the kernel compiled in was rebound (`SCALE = 5.0` after a
+        launch): forget every compiled form, so the next launch compiles the current values."""
+        import sys
+
+        with self._lock:
+            self._retired.extend(self._compiled.values())
+            self._compiled.clear()
+            self._prepared.clear()
+            self._specializations.clear()
+            self._variant_prepared = weakref.WeakKeyDictionary()
+            self._folded = None
+        simulator = sys.modules.get("warpforge.simulator.launch")
+        if simulator is not None:
+            simulator.forget_lowered(self)
 
     def report(self, chip: str = "sm_90", features: str = "") -> Any:
         """What ptxas says this kernel uses (`ptxas -v`): a `warpforge.report.ResourceReport`
@@ -454,6 +479,12 @@ class SimtKernel:
 
             raise LaunchError(f"{self.__qualname__}.launch(stream, prepared, *args) needs the token prepare() returned, got {type(prepared).__name__}")
         compiled = self.compile(prepared.device.chip)
+        if prepared.kernel is not compiled and any(prepared.kernel is old for old in self._retired):
+            # compiled again since this token was prepared (a folded module constant was rebound)
+            again = self._variant_prepared.setdefault(prepared, {})
+            if "recompiled" not in again or again["recompiled"].kernel is not compiled:
+                again["recompiled"] = self.prepare(prepared.config, prepared.device)
+            prepared = again["recompiled"]
         variant = self
         if not self.checks_hold and compiled.launch_condition:
             from warpforge.runtime.launch_condition import holds

@@ -42,7 +42,7 @@ from warpforge import dtypes
 from warpforge.dtypes import DType
 from warpforge.builtin_stubs import BuiltinStubs
 from warpforge.errors import UsageError
-from warpforge.source_snapshot import snapshot_source
+from warpforge.source_snapshot import changed, folded_values, snapshot_source
 
 # --------------------------------------------------------------------------- annotations
 
@@ -273,6 +273,8 @@ class TileKernel:
     _compiled: dict[Any, Any] = field(default_factory=dict[Any, Any], repr=False)
     _aot: list[tuple[Any, ...]] = field(default_factory=list[tuple[Any, ...]], repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _folded: Any = field(default=None, repr=False)
+    """The module globals / closure values the compiled code holds (`source_snapshot.folded_values`)."""
 
     def __post_init__(self) -> None:
         self.__name__ = getattr(self.fn, "__name__", "kernel")
@@ -328,14 +330,25 @@ class TileKernel:
         chip, features = target.chip.name, target.features
         before_compile(chip)  # `warpforge run`'s early PTX check, at the program's first compilation
         key = (spec.key, chip, features)
+        if self._folded is not None and changed(self._folded) is not None:
+            # a module global or closure value compiled in was rebound: compile the current values
+            from warpforge.tile_compile import forget_simulation_programs
+
+            with self._lock:
+                self._compiled.clear()
+                self._folded = None
+            forget_simulation_programs(self)
         with self._lock:
             if key in self._compiled:
                 return self._compiled[key]
         from warpforge.compile import compile_tile
 
+        folded = folded_values(self.fn)  # the values as this compile reads them
         compiled = compile_tile(self, spec, chip, features)
         with self._lock:
             self._compiled[key] = compiled
+            if self._folded is None:
+                self._folded = folded
         return compiled
 
     def report(self, *args: Any, chip: str = "sm_90", features: str = "") -> Any:

@@ -292,6 +292,12 @@ class SimulationProgram:
 _sim_cache: dict[tuple[int, Any], SimulationProgram] = {}
 
 
+def forget_simulation_programs(kernel: Any) -> None:
+    """Drop `kernel`'s cached simulator programs (it is compiled again: a folded constant changed)."""
+    for key in [k for k in _sim_cache if k[0] == id(kernel)]:
+        _sim_cache.pop(key, None)
+
+
 def simulation_program(kernel: Any, spec: Specialization) -> SimulationProgram:
     """`kernel` for `spec`, lowered for the CPU simulator (cached)."""
     from warpforge.compile import lower

@@ -85,3 +85,110 @@ def test_tile_kernel_compiles_the_source_it_was_imported_with(tmp_path) -> None:
     stream = wf.Device.simulator().create_stream()
     got = module.tk(wf.zeros((40,), wf.f32).partition((64,)), wf.from_host(a)).first().unpartition().to_host().sync_on(stream)
     np.testing.assert_allclose(got, a + 1.0, rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- 2. module constants rebound
+
+SCALE = 2.0
+OFFSET = 1.0
+
+
+@simt.device
+def _offset(x: wf.f32) -> wf.f32:
+    return x + OFFSET
+
+
+@simt.kernel
+def scaled(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d(); i = idx.get()
+    if i < len(a):
+        c[idx] = _offset(a[i] * SCALE)
+
+
+@simt.kernel
+def scaled_generic(a, c):
+    idx = simt.index_1d(); i = idx.get()
+    if i < len(a):
+        c[idx] = a[i] * SCALE
+
+
+@tile.kernel
+def scaled_tile(z: tile.Tensor[wf.f32, ("B",)], x: tile.Tensor[wf.f32, (-1,)]):
+    z.store(tile.load_tile_like(x, z) * SCALE)
+
+
+def _simt_launches(kernel, a):
+    """The same launch three ways: kernel[grid, block], a prepare()d token made before, generic."""
+    dev = wf.Device.simulator()
+    stream = dev.create_stream()
+    out = []
+    for how in ("getitem", "token"):
+        c = wf.DeviceBuffer.from_host(stream, np.full(a.size, np.nan, np.float32))
+        if how == "getitem":
+            kernel[1, 64, stream](wf.DeviceBuffer.from_host(stream, a), c)
+        else:
+            kernel.launch(stream, _tokens.setdefault(id(kernel), kernel.prepare(wf.LaunchConfig(grid=1, block=64), dev)), wf.DeviceBuffer.from_host(stream, a), c)
+        out.append(c.to_host(stream))
+    return out
+
+
+_tokens: dict = {}
+
+
+def test_a_launch_sees_module_constants_rebound_since_the_first_compile(monkeypatch) -> None:
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(40).astype(np.float32)
+    monkeypatch.setitem(globals(), "SCALE", 2.0)
+    monkeypatch.setitem(globals(), "OFFSET", 1.0)
+    for got in _simt_launches(scaled, a):
+        np.testing.assert_allclose(got, a * 2 + 1, rtol=1e-6)
+    first = scaled.compile()
+    assert scaled.compile() is first  # nothing rebound: the compiled kernel is kept
+    globals()["SCALE"] = 2.0  # the same value again (a new float object): still kept
+    assert scaled.compile() is first
+    globals()["SCALE"] = 5.0
+    for got in _simt_launches(scaled, a):  # the token prepared under SCALE = 2 runs the new code too
+        np.testing.assert_allclose(got, a * 5 + 1, rtol=1e-6)
+    globals()["OFFSET"] = -3.0  # read by the @simt.device function
+    for got in _simt_launches(scaled, a):
+        np.testing.assert_allclose(got, a * 5 - 3, rtol=1e-6)
+    globals()["SCALE"] = 5  # an int where a float was: the literal's type changes, so compile again
+    assert scaled.compile() is not first
+
+
+def test_generic_and_tile_kernels_see_rebound_module_constants(monkeypatch) -> None:
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(40).astype(np.float32)
+    stream = wf.Device.simulator().create_stream()
+    for value in (2.0, 7.0, -0.5):
+        monkeypatch.setitem(globals(), "SCALE", value)
+        c = wf.DeviceBuffer.from_host(stream, np.full(40, np.nan, np.float32))
+        scaled_generic[1, 64, stream](wf.DeviceBuffer.from_host(stream, a), c)
+        np.testing.assert_allclose(c.to_host(stream), a * value, rtol=1e-6)
+        got = scaled_tile(wf.zeros((40,), wf.f32).partition((64,)), wf.from_host(a)).first().unpartition().to_host().sync_on(stream)
+        np.testing.assert_allclose(got, a * value, rtol=1e-6)
+
+
+def test_a_closure_value_rebound_is_seen() -> None:
+    def make():
+        factor = 3.0
+
+        @simt.kernel
+        def k(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):
+            idx = simt.index_1d(); i = idx.get()
+            if i < len(a):
+                c[idx] = a[i] * factor
+
+        def set_factor(v):
+            nonlocal factor
+            factor = v
+
+        return k, set_factor
+
+    k, set_factor = make()
+    a = np.random.default_rng(5).standard_normal(40).astype(np.float32)
+    for value in (3.0, -2.0):
+        set_factor(value)
+        c = np.full(40, np.nan, np.float32)
+        sim_run(k, 1, 64, a, c)
+        np.testing.assert_allclose(c, a * value, rtol=1e-6)

@@ -264,6 +264,12 @@ def lowered(kernel: Any) -> LoweredKernel:
     return result
 
 
+def forget_lowered(kernel: Any) -> None:
+    """Drop `kernel`'s cached `gpu`-level program (it is compiled again: a folded constant changed)."""
+    with _lowered_lock:
+        _lowered.pop(id(kernel), None)
+
+
 def run(
     kernel: Any, grid: int | tuple[int, ...], block: int | tuple[int, ...], *args: Any, step_limit: int | None = None, shmem_size: int = 0
 ) -> SimStats:
