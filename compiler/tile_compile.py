@@ -306,7 +306,10 @@ def simulation_program(kernel: Any, spec: Specialization) -> SimulationProgram:
     key = (id(kernel), spec.key)
     if key in _sim_cache:
         return _sim_cache[key]
+    from warpforge.knobs import refuse_overrides_on_simulator
+
     kir = frontend(kernel, spec)
+    refuse_overrides_on_simulator(kir.symbol)
     module = kir.module
     lower(module, "gpu", model="tile", module_name=kir.symbol + "_module")
     block = 0

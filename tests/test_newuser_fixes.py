@@ -192,3 +192,53 @@ def test_a_closure_value_rebound_is_seen() -> None:
         c = np.full(40, np.nan, np.float32)
         sim_run(k, 1, 64, a, c)
         np.testing.assert_allclose(c, a * value, rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- 3. overrides on the simulator
+
+@simt.kernel
+def addone(a: simt.Slice[wf.f32], c: simt.DisjointSlice[wf.f32]):
+    idx = simt.index_1d(); i = idx.get()
+    if i < len(a):
+        c[idx] = a[i] + 1.0
+
+
+@tile.kernel
+def addone_tile(z: tile.Tensor[wf.f32, ("B",)], x: tile.Tensor[wf.f32, (-1,)]):
+    z.store(tile.load_tile_like(x, z) + 1.0)
+
+
+@pytest.mark.parametrize("stage", ["nvvm", "llvm", "ll", "ptx"])
+@pytest.mark.parametrize("model", ["simt", "tile"])
+def test_an_override_past_the_gpu_stage_is_refused_on_the_simulator(tmp_path, monkeypatch, stage: str, model: str) -> None:
+    from warpforge.knobs import stage_file_name
+
+    a = np.random.default_rng(6).standard_normal(40).astype(np.float32)
+    stream = wf.Device.simulator().create_stream()
+    monkeypatch.setenv("WARPFORGE_CACHE", "0")
+
+    def launch():
+        fresh = simt.kernel(addone.fn) if model == "simt" else tile.kernel(addone_tile.fn)  # compiled anew
+        if model == "simt":
+            c = np.full(40, np.nan, np.float32)
+            sim_run(fresh, 1, 64, a, c)
+            return c
+        return fresh(wf.zeros((40,), wf.f32).partition((64,)), wf.from_host(a)).first().unpartition().to_host().sync_on(stream)
+
+    monkeypatch.setenv("WARPFORGE_DUMP_IR", str(tmp_path / "dump"))
+    np.testing.assert_allclose(launch(), a + 1, rtol=1e-6)  # dumps the stages: their file names and text
+    dumped = [p for p in (tmp_path / "dump").iterdir() if p.name.endswith(stage_file_name("", stage))]
+    assert len(dumped) == 1, list((tmp_path / "dump").iterdir())
+    monkeypatch.delenv("WARPFORGE_DUMP_IR")
+    override = tmp_path / "ov"
+    override.mkdir()
+    text = dumped[0].read_text()
+    # a PTX that is not even PTX was accepted; the others (valid IR) were applied to the GPU path only
+    (override / dumped[0].name).write_text("garbage\n" if stage == "ptx" else text)
+    monkeypatch.setenv("WARPFORGE_KERNEL_OVERRIDE", str(override))
+    with pytest.raises(wf.UsageError, match=rf"{dumped[0].name} overrides a stage past 'gpu' .* the CPU simulator runs the kernel's gpu stage"):
+        launch()
+    (override / dumped[0].name).unlink()
+    (override / dumped[0].name.replace(stage_file_name("", stage), ".gpu.mlir")).write_text(
+        (tmp_path / "dump" / dumped[0].name.replace(stage_file_name("", stage), ".gpu.mlir")).read_text())
+    np.testing.assert_allclose(launch(), a + 1, rtol=1e-6)  # a gpu-stage override applies on the simulator
