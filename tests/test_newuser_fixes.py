@@ -242,3 +242,36 @@ def test_an_override_past_the_gpu_stage_is_refused_on_the_simulator(tmp_path, mo
     (override / dumped[0].name.replace(stage_file_name("", stage), ".gpu.mlir")).write_text(
         (tmp_path / "dump" / dumped[0].name.replace(stage_file_name("", stage), ".gpu.mlir")).read_text())
     np.testing.assert_allclose(launch(), a + 1, rtol=1e-6)  # a gpu-stage override applies on the simulator
+
+
+# --------------------------------------------------------------------------- 4. wf.full's fill value
+
+@pytest.mark.parametrize(
+    ("value", "dtype", "message"),
+    [
+        (2**40, wf.i32, r"wf.full\(\(3,\), 1099511627776, i32\): the fill value 1099511627776 does not fit int32 \(range \[-2147483648, 2147483647\]\)"),
+        (300, wf.i8, r"the fill value 300 does not fit int8"),
+        (-1, wf.u8, r"the fill value -1 does not fit uint8"),
+        (1.7, wf.i32, r"the fill value is int32 \(an integer\); got float 1.7: pass an int"),
+        (float("nan"), wf.i32, r"the fill value is int32 \(an integer\); got float nan"),
+        (float("inf"), wf.i64, r"the fill value is int64 \(an integer\); got float inf"),
+        (1e6, wf.f16, r"the fill value 1000000.0 does not fit float16 \(largest finite value 65504\)"),
+        (1e39, wf.f32, r"does not fit float32"),
+        (np.nan, wf.bool_, r"the fill value is a bool; got float nan: pass True or False"),
+        ("3", wf.f32, r"the fill value is a number \(or True/False\), got str '3'"),
+        ([1, 2], wf.f32, r"the fill value is a number"),
+    ],
+)
+def test_full_checks_its_fill_value_at_the_call(value, dtype, message: str) -> None:
+    # NaN/inf -> i32 gave INT_MIN, 1e6 -> f16 inf, "3" was accepted, 2**40 raised NumPy's OverflowError at sync
+    with pytest.raises(wf.LaunchUsageError, match=message):
+        wf.full((3,), value, dtype)
+
+
+def test_full_fills_what_fits() -> None:
+    stream = wf.Device.simulator().create_stream()
+    for value, dtype in [(np.nan, wf.f32), (-np.inf, wf.f16), (65504.0, wf.f16), (-128, wf.i8), (255, wf.u8), (2**63 - 1, wf.i64), (True, wf.bool_), (7, wf.f32), (np.float32(2.5), None)]:
+        got = wf.full((3,), value, dtype).to_host().sync_on(stream)
+        expect = np.full(3, value, dtype.np if dtype is not None else np.float32)
+        np.testing.assert_array_equal(got, expect)
+        assert got.dtype == expect.dtype
