@@ -275,3 +275,49 @@ def test_full_fills_what_fits() -> None:
         expect = np.full(3, value, dtype.np if dtype is not None else np.float32)
         np.testing.assert_array_equal(got, expect)
         assert got.dtype == expect.dtype
+
+
+# --------------------------------------------------------------------------- 5. warpforge compile FILE.py
+
+_MIXED = """\
+from warpforge import simt, tile, f32
+
+@simt.kernel
+def plain(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
+    idx = simt.index_1d()
+    c[idx] = a[idx.get()] * 3.0
+
+@simt.kernel
+def gen(a, c):
+    idx = simt.index_1d()
+    c[idx] = a[idx.get()]
+
+@tile.kernel
+def tk(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)]):
+    z.store(tile.load_tile_like(x, z))
+"""
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from warpforge.driver.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(list(argv))
+    out = capsys.readouterr()
+    return info.value.code, out.out, out.err
+
+
+def test_compile_without_kernel_skips_generic_and_shapeless_tile_kernels(tmp_path, capsys) -> None:
+    path = tmp_path / "mixed.py"
+    path.write_text(_MIXED)
+    code, out, err = _cli(capsys, "compile", str(path), "--emit", "kernel")
+    assert code == 0, err
+    assert "kernel.func @plain" in out and "@gen" not in out and "@tk" not in out
+    assert "note: not compiled: gen (generic: compiled per argument types at its first launch); tk (a tile kernel without ahead_of_time shapes" in err
+    # named, the tile kernel's refusal is located at its definition
+    code, _, err = _cli(capsys, "compile", str(path), "--kernel", "tk")
+    assert code == 1 and err.startswith(f"{path}:13:1: error: tk is a tile kernel without ahead_of_time shapes"), err
+    # nothing that compiles: a nonzero exit, with the note
+    path.write_text(_MIXED.replace("@simt.kernel\ndef plain", "@simt.kernel\ndef plain_generic(a, c):\n    pass\n\ndef plain"))
+    code, out, err = _cli(capsys, "compile", str(path), "--emit", "kernel")
+    assert code == 1 and out == "" and "no kernel compiles ahead of time" in err and "plain_generic (generic" in err
