@@ -669,6 +669,20 @@ MAX_BLOCKS_PER_SM = 32
 """Resident blocks per SM on sm_50 … sm_90/sm_100 (the largest `.minnctapersm` that can be met)."""
 
 
+def unknown_options(decorator: str, unknown: dict[str, Any], valid: tuple[str, ...]) -> NoReturn:
+    """Refuse `@decorator(name=...)` options it does not take: a `CompileError` at the decorator's
+    call (file:line:col) listing the valid ones (Python's own TypeError had no location)."""
+    from warpforge.errors import CompileError
+    from warpforge.runtime.tiling import call_position
+
+    filename, line, col = call_position()
+    names = ", ".join(repr(n) for n in unknown)
+    raise CompileError(
+        f"@{decorator}: unknown option{'s' if len(unknown) > 1 else ''} {names}; the options are {', '.join(valid)}",
+        filename=filename, line=line, col=col or 1,
+    )
+
+
 def _check_kernel_options(f: Any, contract: Any, launch_bounds: Any, min_blocks_per_sm: Any) -> None:
     """Refuse decorator arguments the PTX directives cannot carry (`.maxntid`, `.reqntid`,
     `.minnctapersm`), as a `CompileError` at the decorated function's `def` line."""
@@ -709,6 +723,7 @@ def kernel(
     checks: bool = True,
     fastmath: bool | set[str] = False,
     min_blocks_per_sm: int | None = None,
+    **unknown: Any,
 ) -> Any:
     """Decorator: `@simt.kernel` or `@simt.kernel` or `@simt.kernel(contract=…, checks=False, fastmath=True)` (or `launch_bounds=256` instead of a contract block).
 
@@ -727,8 +742,13 @@ def kernel(
     Compilation errors are `CompileError`s, raised at the first compile.
     """
 
+    if unknown:
+        unknown_options("simt.kernel", unknown, ("contract", "launch_bounds", "checks", "fastmath", "min_blocks_per_sm"))
+
     def wrap(f: Any) -> SimtKernel:
         _check_kernel_options(f, contract, launch_bounds, min_blocks_per_sm)
+        if not isinstance(checks, bool):
+            _fastmath_error(f, f"@simt.kernel: checks is True or False, got {checks!r}")
         return SimtKernel(
             f, contract=contract, launch_bounds=launch_bounds, checks=checks, fastmath=fastmath, min_blocks_per_sm=min_blocks_per_sm
         )

@@ -282,6 +282,8 @@ class TileKernel:
         self.__doc__ = getattr(self.fn, "__doc__", None)
         self.__wrapped__ = self.fn
         snapshot_source(self.fn)  # compile the text as imported, not as edited later
+        if not isinstance(self.checks, bool):
+            raise UsageError(f"checks is True or False, got {self.checks!r}")
         if self.num_warps is not None and (self.num_warps not in (1, 2, 4, 8, 16, 32)):
             raise UsageError(f"num_warps is a power of two from 1 to 32, got {self.num_warps!r}")
         if self.num_stages is not None and (isinstance(self.num_stages, bool) or not isinstance(self.num_stages, int) or not 1 <= self.num_stages <= 8):
@@ -414,7 +416,7 @@ class AheadOfTime:
         return "\n".join(k.kernel.ptx for k in self.kernels)
 
 
-def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True, num_stages: int | None = None, min_blocks_per_sm: int | None = None) -> Any:
+def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True, num_stages: int | None = None, min_blocks_per_sm: int | None = None, **unknown: Any) -> Any:
     """Decorator: `@tile.kernel` or `@tile.kernel(num_warps=8, checks=False)`.
 
     `num_warps` sets the threads per CTA (32 each); by default it follows the largest tile (4 up to
@@ -426,6 +428,11 @@ def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True,
     the registers per thread so that many CTAs fit on one SM (it may spill to do so; `warpforge
     compile --resources` shows it). Compile errors are `CompileError`s.
     """
+
+    if unknown:
+        from warpforge.simt import unknown_options
+
+        unknown_options("tile.kernel", unknown, ("num_warps", "checks", "num_stages", "min_blocks_per_sm"))
 
     def wrap(f: Any) -> TileKernel:
         return TileKernel(f, num_warps=num_warps, checks=checks, num_stages=num_stages, min_blocks_per_sm=min_blocks_per_sm)

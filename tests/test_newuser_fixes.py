@@ -321,3 +321,28 @@ def test_compile_without_kernel_skips_generic_and_shapeless_tile_kernels(tmp_pat
     path.write_text(_MIXED.replace("@simt.kernel\ndef plain", "@simt.kernel\ndef plain_generic(a, c):\n    pass\n\ndef plain"))
     code, out, err = _cli(capsys, "compile", str(path), "--emit", "kernel")
     assert code == 1 and out == "" and "no kernel compiles ahead of time" in err and "plain_generic (generic" in err
+
+
+# --------------------------------------------------------------------------- 6. unknown kernel options
+
+def test_unknown_kernel_options_are_located_compile_errors() -> None:
+    line = sys._getframe().f_lineno + 2
+    with pytest.raises(wf.CompileError, match=r"@simt.kernel: unknown option 'bogus_option'; the options are contract, launch_bounds, checks, fastmath, min_blocks_per_sm") as info:
+        simt.kernel(bogus_option=3)
+    assert (info.value.filename, info.value.line) == (__file__, line) and info.value.col > 1
+    line = sys._getframe().f_lineno + 2
+    with pytest.raises(wf.CompileError, match=r"@tile.kernel: unknown options 'bogus', 'other'; the options are num_warps, checks, num_stages, min_blocks_per_sm") as info:
+        tile.kernel(bogus=1, other=2)
+    assert (info.value.filename, info.value.line) == (__file__, line)
+
+
+def test_checks_takes_a_bool_only() -> None:
+    def k(c: simt.DisjointSlice[wf.f32]):
+        c[simt.index_1d()] = 1.0
+
+    with pytest.raises(wf.CompileError, match=r"@simt.kernel: checks is True or False, got 'yes'") as info:
+        simt.kernel(checks="yes")(k)
+    assert info.value.filename == __file__
+    with pytest.raises(wf.UsageError, match=r"checks is True or False, got 1"):
+        tile.kernel(checks=1)(k)
+    assert simt.kernel(checks=False)(k).checks is False
