@@ -201,7 +201,12 @@ def specialize(kernel: Any, args: tuple[Any, ...]) -> Specialization:
                 if isinstance(d, str):
                     bind(d, t, f"the tile of '{pname}'")
                 elif d == -1:
-                    raise CompileError(f"{name}: parameter '{pname}' is partitioned, so its shape is the tile's: use a symbol (\"B\") or the tile size, not -1")
+                    raise CompileError(
+                        f"{name}: the call passes a partitioned tensor (tiles {tuple(tile_shape)}) as '{pname}' (at {call_site()}), but "
+                        f"'{pname}' is declared {ann!r}: -1 is an input's extent, any length; pass the tensor itself (not .partition(...)) "
+                        f"for an input, or, for an output, declare the tile's shape with a symbol (\"B\") or the tile size",
+                        **_parameter_site(kernel.fn, pname),
+                    )
                 elif d != t:
                     raise LaunchError(f"{name}: argument '{pname}' is partitioned into tiles {tuple(tile_shape)}, but the parameter says {ann!r} (at {call_site()})")
                 dims.append(None)

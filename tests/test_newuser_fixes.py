@@ -346,3 +346,20 @@ def test_checks_takes_a_bool_only() -> None:
     with pytest.raises(wf.UsageError, match=r"checks is True or False, got 1"):
         tile.kernel(checks=1)(k)
     assert simt.kernel(checks=False)(k).checks is False
+
+
+# --------------------------------------------------------------------------- 7. a partition where an input is declared
+
+@tile.kernel
+def add_inputs(z: tile.Tensor[wf.f32, ("B",)], x: tile.Tensor[wf.f32, (-1,)], y: tile.Tensor[wf.f32, (-1,)]):
+    z.store(tile.load_tile_like(x, z) + tile.load_tile_like(y, z))
+
+
+def test_a_partition_passed_for_an_input_names_the_parameter_and_the_call() -> None:
+    x = wf.from_host(np.arange(100, dtype=np.float32)).partition((16,))
+    line = sys._getframe().f_lineno + 2
+    with pytest.raises(wf.CompileError, match=rf"add_inputs: the call passes a partitioned tensor \(tiles \(16,\)\) as 'x' \(at {__file__}:{line}\), but 'x' is declared") as info:
+        add_inputs(x, x, wf.ones((100,), wf.f32))
+    # at the parameter (was <unknown>:0:0)
+    assert info.value.filename == __file__ and info.value.line == add_inputs.fn.__code__.co_firstlineno + 1
+    assert info.value.col > 30  # x:, after z's annotation
