@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 import time
 
@@ -363,3 +364,34 @@ def test_a_partition_passed_for_an_input_names_the_parameter_and_the_call() -> N
     # at the parameter (was <unknown>:0:0)
     assert info.value.filename == __file__ and info.value.line == add_inputs.fn.__code__.co_firstlineno + 1
     assert info.value.col > 30  # x:, after z's annotation
+
+
+# --------------------------------------------------------------------------- 8. pass options out of range
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("tile-to-gpu{vector-bytes=-16}", "option vector-bytes=-16: vector-bytes takes 1, 2, 4, 8 or 16"),
+        ("tile-to-gpu{vector-bytes=0}", "option vector-bytes=0: vector-bytes takes 1, 2, 4, 8 or 16"),
+        ("tile-to-gpu{vector-bytes=3}", "option vector-bytes=3:"),
+        ("tile-to-gpu{vector-bytes=1024}", "option vector-bytes=1024:"),
+        ("cse,tile-pipeline{num-stages=-3}", "option num-stages=-3: num-stages takes an int from 0 to 8"),
+        ("tile-pipeline{num-stages=9}", "option num-stages=9:"),
+    ],
+)
+def test_pass_options_out_of_range_are_refused_at_the_option(spec: str, message: str) -> None:
+    from warpforge.pass_manager import PipelineSpecError, instantiate, parse_pass_pipeline
+    from warpforge.passes import get_all_passes
+
+    with pytest.raises(PipelineSpecError, match=re.escape(message)) as info:
+        instantiate(parse_pass_pipeline(spec), get_all_passes(), spec)
+    assert spec.index("{") + 2 == info.value.col  # at the option's name
+
+
+def test_pass_options_in_range_are_taken() -> None:
+    from warpforge.pass_manager import instantiate, parse_pass_pipeline
+    from warpforge.passes import get_all_passes
+
+    spec = "tile-to-gpu{vector-bytes=8},tile-pipeline{num-stages=0},tile-pipeline{num-stages=8}"
+    passes = instantiate(parse_pass_pipeline(spec), get_all_passes(), spec)
+    assert (passes[0].vector_bytes, passes[1].num_stages, passes[2].num_stages) == (8, 0, 8)
