@@ -395,3 +395,43 @@ def test_pass_options_in_range_are_taken() -> None:
     spec = "tile-to-gpu{vector-bytes=8},tile-pipeline{num-stages=0},tile-pipeline{num-stages=8}"
     passes = instantiate(parse_pass_pipeline(spec), get_all_passes(), spec)
     assert (passes[0].vector_bytes, passes[1].num_stages, passes[2].num_stages) == (8, 0, 8)
+
+
+# --------------------------------------------------------------------------- 9. small ones
+
+def test_sanitize_names_a_bad_tool_first(tmp_path, capsys) -> None:
+    from warpforge.driver.sanitize import run as sanitize
+
+    # `--tool` after FILE went to the program's arguments; missing compute-sanitizer was reported instead
+    for args in (["--tool", "bogus"], ["--tool=bogus"]):
+        assert sanitize(str(tmp_path / "missing.py"), "memcheck", args) == 1
+        assert capsys.readouterr().err == "error: unknown compute-sanitizer tool 'bogus': --tool is one of memcheck, racecheck, synccheck, initcheck\n"
+    assert sanitize(str(tmp_path / "missing.py"), "bogus", []) == 1
+    assert "unknown compute-sanitizer tool 'bogus'" in capsys.readouterr().err
+    assert sanitize(str(tmp_path / "missing.py"), "memcheck", ["--tool", "racecheck"]) == 1  # a good tool: taken, then the file
+    assert capsys.readouterr().err == f"error: no such file: {tmp_path / 'missing.py'}\n"
+
+
+def test_cache_info_says_a_file_as_cache_dir_turns_the_cache_off(tmp_path, monkeypatch, capsys) -> None:
+    target = tmp_path / "not-a-dir"
+    target.write_text("x")
+    for root, blamed in ((target, target), (target / "sub", target)):
+        monkeypatch.setenv("WARPFORGE_CACHE_DIR", str(root))
+        code, out, _ = _cli(capsys, "cache", "info")
+        assert code == 0 and f"state: off: {blamed} is a file, not a directory" in out and "nothing is cached" in out, out
+    monkeypatch.setenv("WARPFORGE_CACHE_DIR", str(tmp_path / "fresh"))
+    code, out, _ = _cli(capsys, "cache", "info")
+    assert "state: on\n" in out
+
+
+def test_two_simulators_in_a_cross_device_message_are_told_apart(tmp_path) -> None:
+    first = wf.Device.simulator()
+    other = wf.Device.simulator(step_limit=12345)
+    a = wf.DeviceBuffer.from_host(first.create_stream(), np.ones(4, np.float32))
+    stream = other.create_stream()
+    c = wf.DeviceBuffer.zeroed(stream, 4, wf.f32)
+    with pytest.raises(wf.LaunchError) as info:
+        addone[1, 32, stream](a, c)
+    message = str(info.value)
+    here, there = message.split("lives on ", 1)[1].split(", the launch is on ")
+    assert here != there and "step limit 12345" in there and "step limit 12345" not in here, message
