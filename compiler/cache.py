@@ -137,10 +137,12 @@ class CacheInfo:
     entries: dict[str, int]
     bytes: int
     max_bytes: int
+    unusable: str = ""
+    """Why the directory cannot hold the cache (a path in it is a file, not writable), or empty."""
 
     def __str__(self) -> str:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(self.entries.items())) or "no entries"
-        state = "on" if self.enabled else "off (WARPFORGE_CACHE=0)"
+        state = "off (WARPFORGE_CACHE=0)" if not self.enabled else f"off: {self.unusable}, so nothing is cached" if self.unusable else "on"
         return (
             f"cache directory: {self.path}\n"
             f"state: {state}\n"
@@ -277,7 +279,7 @@ class DiskCache:
         for _, size, p in self._files():
             entries[p.name.split("-", 1)[0]] += 1
             total += size
-        return CacheInfo(self.root, enabled(), dict(entries), total, self.bound)
+        return CacheInfo(self.root, enabled(), dict(entries), total, self.bound, _unusable(self.root))
 
     def clear(self) -> int:
         """Remove every entry (and leftover temporary files); the number of entries removed."""
@@ -294,6 +296,18 @@ class DiskCache:
                 except OSError:
                     pass
         return removed
+
+
+def _unusable(root: Path) -> str:
+    """Why `root` cannot hold the cache: it (or a folder above it) is a file, or it is not writable; else ''."""
+    for path in (root, *root.parents):
+        if path.exists():
+            if not path.is_dir():
+                return f"{path} is a file, not a directory" + (" (set WARPFORGE_CACHE_DIR to a directory)" if path == root else "")
+            if not os.access(path, os.W_OK | os.X_OK):
+                return f"{path} is not writable"
+            return ""
+    return ""
 
 
 def encode(kind: str, key: str, sections: dict[str, bytes]) -> bytes:

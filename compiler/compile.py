@@ -305,8 +305,12 @@ def source_fingerprint(fn: Any) -> tuple[Any, ...] | None:
         # out (tokenizing), and it covers module-level code the function's text does not show; the file
         # name and first line are part of the code too (PTX `.loc`, error sites)
         code = f.__code__
-        linecache.checkcache(code.co_filename)  # a file rewritten since it was read (as inspect does)
-        lines = linecache.getlines(code.co_filename, f.__globals__)
+        from warpforge.source_snapshot import snapshot_of
+
+        lines = snapshot_of(f)  # the text the kernel compiles from (its decorator's snapshot)
+        if lines is None:
+            linecache.checkcache(code.co_filename)  # a file rewritten since it was read (as inspect does)
+            lines = linecache.getlines(code.co_filename, f.__globals__)
         if not lines:
             raise OSError(f"no source for {f.__qualname__}")
         source = (code.co_filename, code.co_firstlineno, hashlib.sha256("".join(lines).encode()).hexdigest())

@@ -14,6 +14,7 @@ variable takes the same spellings and a bad value is refused with the variable's
 from __future__ import annotations
 
 import os
+import re
 
 from warpforge.errors import EnvironmentVariableError
 
@@ -36,16 +37,15 @@ def flag(name: str, default: bool = False) -> bool:
 
 
 def integer(name: str, default: int, *, minimum: int = 0, unit: str = "") -> int:
-    """The integer `name` (decimal, at least `minimum`), `default` when unset or empty. Raises
+    """The integer `name` (decimal digits, at least `minimum`), `default` when unset or empty. Raises
     `EnvironmentVariableError` for anything else."""
     raw = os.environ.get(name)
     if raw is None or not raw.strip():
         return default
     what = f"an integer >= {minimum}" + (f" ({unit})" if unit else "")
-    try:
-        value = int(raw.strip(), 10)
-    except ValueError:
-        raise EnvironmentVariableError(f"{name}={raw!r} is not an integer: expected {what}") from None
+    if re.fullmatch(r"-?[0-9]+", raw) is None:  # plain decimal digits: int() also takes ' 100', '+100', '1_000'
+        raise EnvironmentVariableError(f"{name}={raw!r} is not an integer: expected {what}, in decimal digits (no '+', spaces or '_')")
+    value = int(raw, 10)
     if value < minimum:
         raise EnvironmentVariableError(f"{name}={raw!r}: expected {what}")
     return value

@@ -9,7 +9,8 @@
 - `WARPFORGE_KERNEL_OVERRIDE=DIR`: a file of that name found in `DIR` replaces the compiler's output
   for that stage of that kernel (MLIR of any stage, LLVM IR or PTX); the later stages start from it.
   Typically: dump, copy a file to `DIR`, edit it, run again. An override that does not parse or
-  verify is a located `IRDiagnosticError` naming the file.
+  verify is a located `IRDiagnosticError` naming the file. The CPU simulator runs the `gpu` stage: an
+  override of a later stage (`nvvm`, `llvm`, `ll`, `ptx`) is refused there (`UsageError`), not ignored.
 - `WARPFORGE_REPRODUCER_DIR=DIR`: a pass that crashes writes its reproducer there (see
   `warpforge.pass_manager`).
 """
@@ -51,6 +52,27 @@ def override_text(symbol: str, stage: str) -> str | None:
         return None
     path = Path(directory) / stage_file_name(symbol, stage)
     return path.read_text() if path.is_file() else None
+
+
+LATER_THAN_GPU = ("nvvm", "llvm", "ll", "ptx")
+"""The stages past `gpu`: the CPU simulator interprets the `gpu` stage, so their overrides cannot apply there."""
+
+
+def refuse_overrides_on_simulator(symbol: str) -> None:
+    """With `WARPFORGE_KERNEL_OVERRIDE=DIR`: raise `UsageError` when `DIR` overrides a stage of
+    `symbol` past `gpu` (the simulator runs the `gpu` stage: such an override would be ignored)."""
+    directory = os.environ.get("WARPFORGE_KERNEL_OVERRIDE")
+    if not directory:
+        return
+    found = [stage_file_name(symbol, stage) for stage in LATER_THAN_GPU if (Path(directory) / stage_file_name(symbol, stage)).is_file()]
+    if found:
+        from warpforge.errors import UsageError
+
+        raise UsageError(
+            f"WARPFORGE_KERNEL_OVERRIDE={directory}: {', '.join(found)} override{'s a stage' if len(found) == 1 else ' stages'} past 'gpu' of "
+            f"{symbol}, but the CPU simulator runs the kernel's gpu stage, so {'it' if len(found) == 1 else 'they'} cannot apply; "
+            f"run on a GPU, or override an earlier stage ({symbol}.kernel.mlir, {symbol}.gpu.mlir; tile kernels also .tile.mlir)"
+        )
 
 
 def apply_stage_hooks(symbol: str, stage: str, module: Any) -> None:

@@ -194,7 +194,23 @@ def instantiate(entries: Sequence[PassEntry], available: dict[str, PassFactory],
         except WarpforgeError as e:  # a pass that validates its options in __post_init__
             raise PipelineSpecError(spec, entry.col, f"bad options for pass '{name}': {e}") from None
         _check_target_options(passes[-1], entry, spec)
+        _check_option_values(passes[-1], entry, spec)
     return passes
+
+
+def _check_option_values(p: ModulePass, entry: PassEntry, spec: str) -> None:
+    """A pass's `OPTION_VALUES` (option field → the `range` or tuple of values it takes) checked
+    here, located at the option (`vector-bytes=-16`): a value outside is a `PipelineSpecError`
+    naming what the option takes, never taken silently."""
+    allowed: dict[str, typing.Any] = getattr(type(p), "OPTION_VALUES", {})
+    for field, values in allowed.items():
+        value = getattr(p, field)
+        if value in values and not isinstance(value, bool):
+            continue
+        spelled = field.replace("_", "-")
+        takes = f"an int from {values.start} to {values.stop - 1}" if isinstance(values, range) else ", ".join(map(str, values[:-1])) + f" or {values[-1]}"
+        at = spec.find(f"{spelled}=", max(entry.col - 1, 0))
+        raise PipelineSpecError(spec, at + 1 if at >= 0 else entry.col, f"pass '{entry.spec.name}' option {spelled}={value!r}: {spelled} takes {takes}")
 
 
 def _check_target_options(p: ModulePass, entry: PassEntry, spec: str) -> None:

@@ -32,6 +32,7 @@ from warpforge.builtin_stubs import BuiltinStubs, device_only
 from warpforge.errors import UsageError
 from warpforge.frontend.annotations import AtomicSlice, DisjointSlice, Slice, SliceAnnotation, TensorMap
 from warpforge.frontend.device_function import device
+from warpforge.source_snapshot import changed, folded_values, snapshot_source
 
 KERNEL_FUNCTIONS = (
     "index_1d", "index_2d", "index_3d", "block_index_1d",
@@ -288,9 +289,14 @@ class SimtKernel:
     _specializations: dict[tuple[Any, ...], SimtKernel] = field(default_factory=dict[tuple[Any, ...], "SimtKernel"], repr=False)
     _annotations: list[tuple[str, Any]] | None = field(default=None, repr=False)
     _variant_prepared: Any = field(default_factory=weakref.WeakKeyDictionary, repr=False)
+    _folded: Any = field(default=None, repr=False)
+    """The module globals / closure values the compiled code holds (`source_snapshot.folded_values`)."""
+    _retired: list[Any] = field(default_factory=list[Any], repr=False)
+    """Compiled kernels dropped because a folded value was rebound (their tokens are prepared again)."""
 
     def __post_init__(self) -> None:
         self.fastmath = fastmath_flags(self.fastmath, self.fn)
+        snapshot_source(self.fn)  # compile the text as imported, not as edited later
         self.__name__ = getattr(self.fn, "__name__", "kernel")
         self.__qualname__ = getattr(self.fn, "__qualname__", self.__name__)
         self.__doc__ = getattr(self.fn, "__doc__", None)
@@ -392,15 +398,36 @@ class SimtKernel:
         chip, features = target.chip.name, target.features
         before_compile(chip)  # `warpforge run`'s early PTX check, at the program's first compilation
         key = (chip, features)
+        if self._folded is not None and changed(self._folded) is not None:
+            self._drop_compiled()
         with self._lock:
             if key in self._compiled:
                 return self._compiled[key]
         from warpforge.compile import compile_simt
 
+        folded = folded_values(self.fn)  # the values as this compile reads them
         compiled = compile_simt(self, chip, features)
         with self._lock:
             self._compiled[key] = compiled
+            if self._folded is None:
+                self._folded = folded
         return compiled
+
+    def _drop_compiled(self) -> None:
+        """A module global or closure value the kernel compiled in was rebound (`SCALE = 5.0` after a
+        launch): forget every compiled form, so the next launch compiles the current values."""
+        import sys
+
+        with self._lock:
+            self._retired.extend(self._compiled.values())
+            self._compiled.clear()
+            self._prepared.clear()
+            self._specializations.clear()
+            self._variant_prepared = weakref.WeakKeyDictionary()
+            self._folded = None
+        simulator = sys.modules.get("warpforge.simulator.launch")
+        if simulator is not None:
+            simulator.forget_lowered(self)
 
     def report(self, chip: str = "sm_90", features: str = "") -> Any:
         """What ptxas says this kernel uses (`ptxas -v`): a `warpforge.report.ResourceReport`
@@ -451,6 +478,12 @@ class SimtKernel:
 
             raise LaunchError(f"{self.__qualname__}.launch(stream, prepared, *args) needs the token prepare() returned, got {type(prepared).__name__}")
         compiled = self.compile(prepared.device.chip)
+        if prepared.kernel is not compiled and any(prepared.kernel is old for old in self._retired):
+            # compiled again since this token was prepared (a folded module constant was rebound)
+            again = self._variant_prepared.setdefault(prepared, {})
+            if "recompiled" not in again or again["recompiled"].kernel is not compiled:
+                again["recompiled"] = self.prepare(prepared.config, prepared.device)
+            prepared = again["recompiled"]
         variant = self
         if not self.checks_hold and compiled.launch_condition:
             from warpforge.runtime.launch_condition import holds
@@ -635,6 +668,20 @@ MAX_BLOCKS_PER_SM = 32
 """Resident blocks per SM on sm_50 … sm_90/sm_100 (the largest `.minnctapersm` that can be met)."""
 
 
+def unknown_options(decorator: str, unknown: dict[str, Any], valid: tuple[str, ...]) -> NoReturn:
+    """Refuse `@decorator(name=...)` options it does not take: a `CompileError` at the decorator's
+    call (file:line:col) listing the valid ones (Python's own TypeError had no location)."""
+    from warpforge.errors import CompileError
+    from warpforge.runtime.tiling import call_position
+
+    filename, line, col = call_position()
+    names = ", ".join(repr(n) for n in unknown)
+    raise CompileError(
+        f"@{decorator}: unknown option{'s' if len(unknown) > 1 else ''} {names}; the options are {', '.join(valid)}",
+        filename=filename, line=line, col=col or 1,
+    )
+
+
 def _check_kernel_options(f: Any, contract: Any, launch_bounds: Any, min_blocks_per_sm: Any) -> None:
     """Refuse decorator arguments the PTX directives cannot carry (`.maxntid`, `.reqntid`,
     `.minnctapersm`), as a `CompileError` at the decorated function's `def` line."""
@@ -675,6 +722,7 @@ def kernel(
     checks: bool = True,
     fastmath: bool | set[str] = False,
     min_blocks_per_sm: int | None = None,
+    **unknown: Any,
 ) -> Any:
     """Decorator: `@simt.kernel` or `@simt.kernel` or `@simt.kernel(contract=…, checks=False, fastmath=True)` (or `launch_bounds=256` instead of a contract block).
 
@@ -693,8 +741,13 @@ def kernel(
     Compilation errors are `CompileError`s, raised at the first compile.
     """
 
+    if unknown:
+        unknown_options("simt.kernel", unknown, ("contract", "launch_bounds", "checks", "fastmath", "min_blocks_per_sm"))
+
     def wrap(f: Any) -> SimtKernel:
         _check_kernel_options(f, contract, launch_bounds, min_blocks_per_sm)
+        if not isinstance(checks, bool):
+            _fastmath_error(f, f"@simt.kernel: checks is True or False, got {checks!r}")
         return SimtKernel(
             f, contract=contract, launch_bounds=launch_bounds, checks=checks, fastmath=fastmath, min_blocks_per_sm=min_blocks_per_sm
         )

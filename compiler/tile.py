@@ -42,6 +42,7 @@ from warpforge import dtypes
 from warpforge.dtypes import DType
 from warpforge.builtin_stubs import BuiltinStubs, device_only
 from warpforge.errors import UsageError
+from warpforge.source_snapshot import changed, folded_values, snapshot_source
 
 # --------------------------------------------------------------------------- annotations
 
@@ -267,12 +268,17 @@ class TileKernel:
     _compiled: dict[Any, Any] = field(default_factory=dict[Any, Any], repr=False)
     _aot: list[tuple[Any, ...]] = field(default_factory=list[tuple[Any, ...]], repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _folded: Any = field(default=None, repr=False)
+    """The module globals / closure values the compiled code holds (`source_snapshot.folded_values`)."""
 
     def __post_init__(self) -> None:
         self.__name__ = getattr(self.fn, "__name__", "kernel")
         self.__qualname__ = getattr(self.fn, "__qualname__", self.__name__)
         self.__doc__ = getattr(self.fn, "__doc__", None)
         self.__wrapped__ = self.fn
+        snapshot_source(self.fn)  # compile the text as imported, not as edited later
+        if not isinstance(self.checks, bool):
+            raise UsageError(f"checks is True or False, got {self.checks!r}")
         if self.num_warps is not None and (self.num_warps not in (1, 2, 4, 8, 16, 32)):
             raise UsageError(f"num_warps is a power of two from 1 to 32, got {self.num_warps!r}")
         if self.num_stages is not None and (isinstance(self.num_stages, bool) or not isinstance(self.num_stages, int) or not 1 <= self.num_stages <= 8):
@@ -321,14 +327,25 @@ class TileKernel:
         chip, features = target.chip.name, target.features
         before_compile(chip)  # `warpforge run`'s early PTX check, at the program's first compilation
         key = (spec.key, chip, features)
+        if self._folded is not None and changed(self._folded) is not None:
+            # a module global or closure value compiled in was rebound: compile the current values
+            from warpforge.tile_compile import forget_simulation_programs
+
+            with self._lock:
+                self._compiled.clear()
+                self._folded = None
+            forget_simulation_programs(self)
         with self._lock:
             if key in self._compiled:
                 return self._compiled[key]
         from warpforge.compile import compile_tile
 
+        folded = folded_values(self.fn)  # the values as this compile reads them
         compiled = compile_tile(self, spec, chip, features)
         with self._lock:
             self._compiled[key] = compiled
+            if self._folded is None:
+                self._folded = folded
         return compiled
 
     def report(self, *args: Any, chip: str = "sm_90", features: str = "") -> Any:
@@ -394,7 +411,7 @@ class AheadOfTime:
         return "\n".join(k.kernel.ptx for k in self.kernels)
 
 
-def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True, num_stages: int | None = None, min_blocks_per_sm: int | None = None) -> Any:
+def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True, num_stages: int | None = None, min_blocks_per_sm: int | None = None, **unknown: Any) -> Any:
     """Decorator: `@tile.kernel` or `@tile.kernel(num_warps=8, checks=False)`.
 
     `num_warps` sets the threads per CTA (32 each); by default it follows the largest tile (4 up to
@@ -406,6 +423,11 @@ def kernel(fn: Any = None, *, num_warps: int | None = None, checks: bool = True,
     the registers per thread so that many CTAs fit on one SM (it may spill to do so; `warpforge
     compile --resources` shows it). Compile errors are `CompileError`s.
     """
+
+    if unknown:
+        from warpforge.simt import unknown_options
+
+        unknown_options("tile.kernel", unknown, ("num_warps", "checks", "num_stages", "min_blocks_per_sm"))
 
     def wrap(f: Any) -> TileKernel:
         return TileKernel(f, num_warps=num_warps, checks=checks, num_stages=num_stages, min_blocks_per_sm=min_blocks_per_sm)

@@ -201,7 +201,12 @@ def specialize(kernel: Any, args: tuple[Any, ...]) -> Specialization:
                 if isinstance(d, str):
                     bind(d, t, f"the tile of '{pname}'")
                 elif d == -1:
-                    raise CompileError(f"{name}: parameter '{pname}' is partitioned, so its shape is the tile's: use a symbol (\"B\") or the tile size, not -1")
+                    raise CompileError(
+                        f"{name}: the call passes a partitioned tensor (tiles {tuple(tile_shape)}) as '{pname}' (at {call_site()}), but "
+                        f"'{pname}' is declared {ann!r}: -1 is an input's extent, any length; pass the tensor itself (not .partition(...)) "
+                        f"for an input, or, for an output, declare the tile's shape with a symbol (\"B\") or the tile size",
+                        **_parameter_site(kernel.fn, pname),
+                    )
                 elif d != t:
                     raise LaunchError(f"{name}: argument '{pname}' is partitioned into tiles {tuple(tile_shape)}, but the parameter says {ann!r} (at {call_site()})")
                 dims.append(None)
@@ -292,6 +297,12 @@ class SimulationProgram:
 _sim_cache: dict[tuple[int, Any], SimulationProgram] = {}
 
 
+def forget_simulation_programs(kernel: Any) -> None:
+    """Drop `kernel`'s cached simulator programs (it is compiled again: a folded constant changed)."""
+    for key in [k for k in _sim_cache if k[0] == id(kernel)]:
+        _sim_cache.pop(key, None)
+
+
 def simulation_program(kernel: Any, spec: Specialization) -> SimulationProgram:
     """`kernel` for `spec`, lowered for the CPU simulator (cached)."""
     from warpforge.compile import lower
@@ -300,7 +311,10 @@ def simulation_program(kernel: Any, spec: Specialization) -> SimulationProgram:
     key = (id(kernel), spec.key)
     if key in _sim_cache:
         return _sim_cache[key]
+    from warpforge.knobs import refuse_overrides_on_simulator
+
     kir = frontend(kernel, spec)
+    refuse_overrides_on_simulator(kir.symbol)
     module = kir.module
     lower(module, "gpu", model="tile", module_name=kir.symbol + "_module")
     block = 0

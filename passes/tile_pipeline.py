@@ -41,6 +41,7 @@ this step's barrier; the dot and the wait after the loop carry `tile.mma_in_flig
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -320,6 +321,8 @@ class TilePipelinePass(ModulePass):
 
     num_stages: int = 0
     """Ring depth; 0: the kernel's `tile.num_stages` attribute, else 3; 1: no pipelining."""
+    OPTION_VALUES: ClassVar[dict[str, range]] = {"num_stages": range(0, 9)}
+    """What each option takes (checked when the pipeline is built): 0, or 1–8 as `@tile.kernel(num_stages=)`."""
     chip: str = "sm_90"
     """The target chip: on `sm_90a` a wgmma dot keeps one MMA group in flight (module doc)."""
     features: str = ""

@@ -345,8 +345,12 @@ def test_bad_environment_values_are_refused_by_name(monkeypatch, name, value, re
 def test_integer_environment_values_are_read(monkeypatch) -> None:
     from warpforge import cache
 
-    monkeypatch.setenv("WARPFORGE_CACHE_MAX_BYTES", " 4096 ")
+    monkeypatch.setenv("WARPFORGE_CACHE_MAX_BYTES", "4096")
     assert cache.max_bytes() == 4096
+    for spelled in (" 4096 ", "+4096", "4_096"):  # decimal digits only, as the README says
+        monkeypatch.setenv("WARPFORGE_CACHE_MAX_BYTES", spelled)
+        with pytest.raises(wf.UsageError, match=r"is not an integer: expected an integer >= 0 \(bytes\), in decimal digits"):
+            cache.max_bytes()
     monkeypatch.setenv("WARPFORGE_SIM_STEP_LIMIT", "77")
     assert wf.Device.simulator().step_limit == 77
 

@@ -72,6 +72,15 @@ def _kernels(module: ModuleType) -> dict[str, Any]:
     return {name: obj for name, obj in vars(module).items() if isinstance(obj, SimtKernel | TileKernel)}
 
 
+def _not_ahead_of_time(k: Any) -> str | None:
+    """Why `warpforge compile`/`run` cannot compile kernel `k` without its arguments, or None."""
+    from warpforge.simt import SimtKernel
+
+    if isinstance(k, SimtKernel):
+        return "generic: compiled per argument types at its first launch" if k.is_generic else None
+    return None if k._aot else "a tile kernel without ahead_of_time shapes: compiled for its arguments at launch"  # noqa: SLF001
+
+
 def _fail(message: str) -> int:
     """Print a diagnostic; a `CompileError` already starts with `file:line:col: error:`."""
     first = message.split("\n", 1)[0]
@@ -80,6 +89,8 @@ def _fail(message: str) -> int:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
+    from warpforge.tile import TileKernel
+
     module = _load_file(args.file)
     kernels = _kernels(module)
     if not kernels:
@@ -88,8 +99,18 @@ def cmd_compile(args: argparse.Namespace) -> int:
         if args.kernel not in kernels:
             return _fail(f"no kernel named '{args.kernel}' in {args.file} (kernels: {', '.join(kernels)})")
         selected = {args.kernel: kernels[args.kernel]}
-    else:
-        selected = kernels
+        k = selected[args.kernel]
+        if isinstance(k, TileKernel) and not k._aot:  # noqa: SLF001  (located at its def; a generic SIMT kernel's error is)
+            code = k.fn.__code__
+            return _fail(f"{code.co_filename}:{code.co_firstlineno}:1: error: {args.kernel} is {_not_ahead_of_time(k)}: register shapes "
+                         f"with {args.kernel}.ahead_of_time(tile.spec(...), ...) to compile it here")
+    else:  # every kernel that compiles ahead of time; the others noted, as `warpforge run` does
+        selected = {name: k for name, k in kernels.items() if _not_ahead_of_time(k) is None}
+        skipped = [f"{name} ({_not_ahead_of_time(k)})" for name, k in kernels.items() if name not in selected]
+        if skipped:
+            print(f"note: not compiled: {'; '.join(skipped)}; name one with --kernel to see why", file=sys.stderr)
+        if not selected:
+            return _fail(f"{args.file}: no kernel compiles ahead of time")
     chunks = []
     mlir = args.emit not in ("ll", "ptx")
     for name, k in selected.items():

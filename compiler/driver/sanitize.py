@@ -121,6 +121,13 @@ def run(file: str, tool: str = "memcheck", args: list[str] | None = None, extra:
     when compute-sanitizer or the file is missing, when the file is not Python source, or when `WARPFORGE_SIMULATE=1` (the CPU
     simulator runs no CUDA code to check). SIGINT / SIGTERM are passed on to the program, and the
     summary of what ran so far is still printed."""
+    args = list(args or [])
+    while args and (args[0] == "--tool" or args[0].startswith("--tool=")):  # `sanitize FILE --tool X`: ours, not the program's
+        if args[0] == "--tool" and len(args) < 2:
+            return _fail(f"--tool needs a value: one of {', '.join(TOOLS)}")
+        tool, args = (args[1], args[2:]) if args[0] == "--tool" else (args[0].split("=", 1)[1], args[1:])
+    if tool not in TOOLS:  # the first thing to say, before looking for the file or compute-sanitizer
+        return _fail(f"unknown compute-sanitizer tool {tool!r}: --tool is one of {', '.join(TOOLS)}")
     if not Path(file).is_file():
         return _fail(f"no such file: {file}")
     if Path(file).suffix != ".py":
@@ -134,7 +141,7 @@ def run(file: str, tool: str = "memcheck", args: list[str] | None = None, extra:
     sanitizer = find_compute_sanitizer()
     if sanitizer is None:
         return _fail(NOT_FOUND)
-    cmd = command(sanitizer, tool, file, list(args or []), extra)
+    cmd = command(sanitizer, tool, file, args, extra)
     env = dict(os.environ, PYTHONUNBUFFERED="1")  # the program's lines and the report's, in order
     summary = Summary()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env)

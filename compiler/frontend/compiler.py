@@ -89,11 +89,23 @@ def specialization_suffix(bindings: Sequence[Binding]) -> str:
 
 
 def get_source(fn: Any) -> tuple[ast.FunctionDef, SourceInfo]:
-    """The function's AST and where its source lives. Raises `CompileError` when the source is unavailable."""
+    """The function's AST and where its source lives: the text its decorator saw
+    (`warpforge.source_snapshot`), else what `inspect` finds now. Raises `CompileError` when the
+    source is unavailable or is not the function's."""
+    from warpforge.source_snapshot import snapshot_of
+
+    snapshot = snapshot_of(fn)
     try:
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
-    except (OSError, TypeError) as e:
+        if snapshot is not None:  # the file's text when the kernel was defined (not as edited since)
+            first = fn.__code__.co_firstlineno
+            lines = inspect.getblock(snapshot[first - 1 :])
+            filename = fn.__code__.co_filename
+            if not lines:
+                raise OSError("the source file is shorter than the function's line number")
+        else:
+            lines, first = inspect.getsourcelines(fn)
+            filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
+    except (OSError, TypeError, IndexError) as e:
         raise CompileError(f"cannot read the source of {getattr(fn, '__qualname__', fn)!r}: {e}") from None
     raw = "".join(lines)
     dedented = textwrap.dedent(raw)

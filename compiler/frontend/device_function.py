@@ -7,6 +7,7 @@ import functools
 from typing import Any
 
 from warpforge.errors import UsageError
+from warpforge.source_snapshot import snapshot_source
 
 
 class DeviceFunction:
@@ -15,6 +16,7 @@ class DeviceFunction:
     def __init__(self, fn: Any, *, inline: bool = True):
         self.fn = fn
         self.inline = inline
+        snapshot_source(fn)  # compile the text as imported, not as edited later
         functools.update_wrapper(self, fn)  # pyright: ignore[reportArgumentType]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -689,8 +689,24 @@ def ones(shape: int | tuple[int, ...], dtype: Any = dtypes.f32) -> LazyTensor:
 
 
 def full(shape: int | tuple[int, ...], value: Any, dtype: Any = None) -> LazyTensor:
-    """A lazy tensor with every element `value` (dtype: `dtype`, or NumPy's for `value`)."""
+    """A lazy tensor with every element `value` (dtype: `dtype`, or NumPy's for `value`; a Python
+    float is f32). `value` must fit the dtype as a scalar kernel argument must
+    (`warpforge.runtime.launch.pack_scalar`: an int in an integer dtype's range, a number staying
+    finite in a float dtype (NaN and ±inf as such), True/False for bool); anything else raises
+    `LaunchUsageError` here, at the call."""
+    if isinstance(value, str | bytes) or not numpy.isscalar(value) and not (isinstance(value, numpy.ndarray) and value.ndim == 0):
+        raise LaunchUsageError(f"wf.full({shape!r}, {value!r}): the fill value is a number (or True/False), got {type(value).__name__} {value!r}")
     dt = dtypes.from_numpy(dtype) if dtype is not None else dtypes.from_numpy(numpy.asarray(value).dtype if not isinstance(value, float) else numpy.float32)
+    from types import SimpleNamespace
+
+    from warpforge.runtime.launch import pack_scalar
+
+    if isinstance(value, numpy.ndarray):
+        value = value[()]
+    try:
+        pack_scalar(SimpleNamespace(name="value", dtype=dt.np), value)  # pyright: ignore[reportArgumentType]
+    except LaunchError as e:
+        raise LaunchUsageError(f"wf.full({shape!r}, {value!r}, {dt.name}): {str(e).replace('scalar value=', 'the fill value ', 1).replace('scalar value', 'the fill value', 1)}") from None
     return _new(shape, dt, "fill", value, f"wf.full({shape!r}, {value!r})")
 
 

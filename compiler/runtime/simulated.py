@@ -299,12 +299,21 @@ def prepare_lowered(compiled: CompiledKernel, program: Any, config: LaunchConfig
     return SimulatedLaunch(compiled, config, device, needs_shared_optin(compiled, config, limits), None, None, program)  # pyright: ignore[reportArgumentType]
 
 
+def _simulator_number(device: Any) -> int:
+    """1 for the program's first simulator device, 2 for the next, ... (in the order they were made)."""
+    sims = [d for d in _device.simulators if isinstance(d, SimulatorDevice)]
+    return next((i for i, d in enumerate(sims, 1) if d is device), 0)
+
+
 def _host_array(obj: Any, param: Any, device: Device, kernel_name: str) -> tuple[DeviceView, numpy.ndarray]:
     """A slice argument on the simulator: a `SimulatedBuffer` of `device`; anything else is refused."""
     check = _Checker(param, kernel_name)
     if isinstance(obj, SimulatedBuffer):
         if obj.device is not device:
-            raise check.host(f"the buffer lives on {obj.device.name}, the launch is on {device.name}")  # pyright: ignore[reportAttributeAccessIssue]
+            here, there = obj.device.name, device.name  # pyright: ignore[reportAttributeAccessIssue]
+            if here == there:  # same limits, another step limit: say which is which
+                here, there = (f"{d.name} #{_simulator_number(d)} (step limit {d.step_limit})" for d in (obj.device, device))  # pyright: ignore[reportAttributeAccessIssue]
+            raise check.host(f"the buffer lives on {here}, the launch is on {there}")
         check.layout(obj.shape, None, obj.dtype, "elements")
         return DeviceView(obj.ptr, obj.shape, obj.dtype, obj.nbytes, obj), obj._host  # pyright: ignore[reportPrivateUsage]
     if isinstance(obj, DeviceBuffer):

@@ -249,7 +249,10 @@ def lowered(kernel: Any) -> LoweredKernel:
             return entry[1]
     from warpforge.compile import error_sites, lower
 
+    from warpforge.knobs import refuse_overrides_on_simulator
+
     kir = kernel.kernel_ir()
+    refuse_overrides_on_simulator(kir.symbol)
     module = lower(kir.module, "gpu", module_name=kir.symbol + "_module")
     assert isinstance(module, builtin.ModuleOp)
     result = LoweredKernel(module, kir.symbol, kir.params, kir.index_dims, bool(kernel.checks), error_sites(module, kir.symbol))
@@ -262,6 +265,12 @@ def lowered(kernel: Any) -> LoweredKernel:
     with _lowered_lock:
         _lowered[key] = (weakref.ref(kernel, forget), result)
     return result
+
+
+def forget_lowered(kernel: Any) -> None:
+    """Drop `kernel`'s cached `gpu`-level program (it is compiled again: a folded constant changed)."""
+    with _lowered_lock:
+        _lowered.pop(id(kernel), None)
 
 
 def run(

@@ -55,6 +55,7 @@ per element with its index, from the thread holding it. Pass options: `chip`, `f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.dialects import builtin
 
@@ -82,6 +83,8 @@ class TileToGpuPass(GpuModulePass):
 
     vector_bytes: int = VECTOR_BYTES
     """The widest global access in bytes (16: 128-bit; 1: no vector accesses, e.g. for the simulator)."""
+    OPTION_VALUES: ClassVar[dict[str, tuple[int, ...]]] = {"vector_bytes": (1, 2, 4, 8, 16)}
+    """What each option takes (checked when the pipeline is built): PTX's vector accesses are 1–16 bytes, powers of two."""
 
     def functions(self, op: builtin.ModuleOp) -> list[kernel.FuncOp]:
         return [f for f in op.ops if isinstance(f, kernel.FuncOp) and "tile" in f.attributes]
