@@ -601,3 +601,32 @@ def test_load_failures(sim, dev):
     k, _ = make("elsewhere", VECADD.params, vecadd_fn, ptx=fake_ptx("other", [8] * 7))
     with pytest.raises(LaunchError, match="declares no .entry elsewhere"):
         prepare(k, LaunchConfig(1, 256), dev)
+
+
+def test_errors_found_while_recycling_slots_are_reported(sim, dev):
+    # A launch still running on one stream stops each launch's cheap (front-only) check, so completed
+    # launches of another stream stay pending until the pool runs out of slots; recycling them then
+    # decoded their records and dropped the errors (the later sync reported nothing)
+    s1, s2 = dev.create_stream(), dev.create_stream()
+    good, short = DeviceBuffer.from_host(s2, rand(64)), DeviceBuffer.from_host(s2, rand(10))
+    out1, out2 = DeviceBuffer.zeroed(s1, 64, F32), DeviceBuffer.zeroed(s2, 64, F32)
+    s1.raw.sync(), s2.raw.sync()
+    prepared = prepare(OOB, LaunchConfig(1, 64), dev)
+    launch(s1, prepared, (good, out1))  # at the front of the pending list, not complete until s1 syncs
+    for k in range(10):
+        launch(s2, prepared, (short if k == 3 else good, out2))
+    s2.raw.sync()  # complete, unchecked
+    pool = rt_errors._pools[0]
+    reports = []
+    for _ in range(rt_errors.SLOTS_PER_CHUNK):  # runs the pool's first chunk dry: acquire recycles s2's slots
+        try:
+            launch(s2, prepared, (good, out2))
+        except KernelError as e:  # the next launch's check reports what recycling decoded (not enqueued)
+            reports.append(e)
+    try:
+        synchronize()
+    except KernelError as e:
+        reports.append(e)
+    assert len(pool._chunks) == 1  # recycled, not grown
+    assert [str(e).split(";")[0] for e in reports] == ["oob: a[i] read out of range at oob.py:3:14: index 10 not in [0, 10) (block (0, 0), thread (10, 0))"]
+    s1.sync(), s2.sync()  # reported once

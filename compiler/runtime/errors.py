@@ -137,6 +137,8 @@ class ErrorRecordPool:
         self.device = device
         self._free: list[_Slot] = []
         self._pending: deque[_Pending] = deque()
+        self._found: list[tuple[CompiledKernel, numpy.ndarray]] = []
+        """Errors decoded while recycling slots (`acquire`), reported by the next `collect`."""
         self._lock = threading.Lock()
         self._chunks: list[_Chunk] = []  # device memory and pinned mirrors, alive as long as the pool
         self._copy_stream: Any = None  # the pool's non-blocking stream for the batch copies
@@ -166,8 +168,8 @@ class ErrorRecordPool:
     def acquire(self, stream: Stream) -> _Slot:
         """A slot that will be zero when work enqueued next on `stream` runs."""
         with self._lock:
-            if not self._free:
-                self._collect_locked(block=False, front_only=False)
+            if not self._free:  # recycle completed slots; their errors wait for the next check
+                self._found.extend(self._collect_locked(block=False, front_only=False))
             if not self._free:
                 self._grow()
             slot = self._free.pop()
@@ -199,7 +201,10 @@ class ErrorRecordPool:
         pairs that recorded errors, in launch order. `front_only` stops at the first launch not yet
         complete (cheap, for the start of every launch)."""
         with self._lock:
-            return self._collect_locked(block, front_only)
+            found = self._collect_locked(block, front_only)
+            if self._found:  # decoded earlier by `acquire`: they come first (launch order)
+                found, self._found = self._found + found, []
+            return found
 
     def _collect_locked(self, block: bool, front_only: bool) -> list[tuple[CompiledKernel, numpy.ndarray]]:
         found: list[tuple[CompiledKernel, numpy.ndarray]] = []
