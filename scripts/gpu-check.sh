@@ -50,7 +50,7 @@ i=0; for f in tests/test_*.py; do echo "$f" >>"$OUT/shard$((i % shards)).txt"; i
 test_pids=()
 for ((s = 0; s < shards; s++)); do
   [ -f "$OUT/shard$s.txt" ] || continue
-  timeout "${WF_TEST_TIMEOUT:-900}" python3 -m pytest -m gpu -k "not test_example_passes_on_gpu" -q -rs -p no:cacheprovider $(cat "$OUT/shard$s.txt") "$@" >"$OUT/pytest-gpu$s.log" 2>&1 &
+  timeout "${WF_TEST_TIMEOUT:-900}" python3 -m pytest -m gpu -k "not test_example_passes_on_gpu" -q -rfEs -p no:cacheprovider $(cat "$OUT/shard$s.txt") "$@" >"$OUT/pytest-gpu$s.log" 2>&1 &
   test_pids+=($!)
 done
 wait "${test_pids[@]}"
