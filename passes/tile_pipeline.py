@@ -56,6 +56,22 @@ from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp,
 DEFAULT_STAGES = 3
 
 
+def rebuild_loop(loop: kernel.ForOp, outer: Block, extra_inits: list[SSAValue]) -> kernel.ForOp:
+    """Replace `loop` (in `outer`) by a `kernel.for` with the same body, bounds, attributes and
+    location and `extra_inits` appended to its loop-carried values (the body's block arguments and
+    yield must already carry them); uses of the old results go to the new loop's first results."""
+    region = loop.detach_region(loop.body)
+    new_loop = kernel.ForOp(loop.lower, loop.upper, loop.step, [*loop.inits, *extra_inits], region)
+    new_loop.attributes.update(loop.attributes)
+    new_loop.location = loop.location
+    outer.insert_op_before(new_loop, loop)
+    for old, new in zip(loop.results, new_loop.results):
+        old.replace_all_uses_with(new)
+    loop.detach()
+    loop.erase()
+    return new_loop
+
+
 def _const(value: int) -> kernel.ConstantOp:
     return kernel.ConstantOp(IntegerAttr(value, kernel.SI64))
 
@@ -298,15 +314,7 @@ def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: l
     term.detach()
     term.erase()
 
-    region = loop.detach_region(loop.body)
-    new_loop = kernel.ForOp(loop.lower, loop.upper, loop.step, [*loop.inits, zero.result], region)
-    new_loop.attributes.update(loop.attributes)
-    new_loop.location = loop.location
-    outer.insert_op_before(new_loop, loop)
-    for old, new in zip(loop.results, new_loop.results):
-        old.replace_all_uses_with(new)
-    loop.detach()
-    loop.erase()
+    new_loop = rebuild_loop(loop, outer, [zero.result])
     done = AsyncWaitOp(0)
     if d:  # the accumulator is read after the loop: its last wgmma group retires here
         done.attributes["tile.mma_in_flight"] = IntegerAttr(d, 64)

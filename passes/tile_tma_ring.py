@@ -51,6 +51,7 @@ from warpforge.dialects import kernel, tile
 from warpforge.dialects.kernel_hopper import TensorMapType
 from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp
 from warpforge.dialects.tile_tma import TmaBarrierOp, TmaCopyOp, TmaExpectOp, TmaReleaseOp, TmaRingEndOp, TmaWaitOp
+from warpforge.passes.tile_pipeline import rebuild_loop
 
 TMA_CHIPS = ("sm_90a",)
 MAX_BOX = 256
@@ -237,15 +238,7 @@ def _ring_loop(func: kernel.FuncOp, loop: kernel.ForOp, pipeline: int) -> bool:
 
     phase0, spare = _const(0), _const(stages)
     outer.insert_ops_before([phase0, spare], loop)
-    region = loop.detach_region(loop.body)
-    new_loop = kernel.ForOp(loop.lower, loop.upper, loop.step, [*loop.inits, phase0.result, spare.result], region)
-    new_loop.attributes.update(loop.attributes)
-    new_loop.location = loop.location
-    outer.insert_op_before(new_loop, loop)
-    for old, new in zip(loop.results, new_loop.results):
-        old.replace_all_uses_with(new)
-    loop.detach()
-    loop.erase()
+    rebuild_loop(loop, outer, [phase0.result, spare.result])
     end = TmaRingEndOp()
     end.location = after.location
     outer.insert_op_before(end, after)

@@ -17,20 +17,15 @@ import warpforge as wf
 from warpforge import bf16, f16, f32, tile
 from warpforge.errors import CompileError, LaunchError
 
+from gemm_kernels import tile_gemm
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 
 SEED = 9311
 
 
 def _gemm(bm: int, bn: int, bk: int, warps: int, stages: int, dtype=f16, min_blocks: int = 1):
-    @tile.kernel(num_warps=warps, num_stages=stages, min_blocks_per_sm=min_blocks)
-    def gemm(c: tile.Tensor[f32, (bm, bn)], a: tile.Tensor[dtype, (-1, -1)], b: tile.Tensor[dtype, (-1, -1)], k_tiles: wf.i64):
-        acc = tile.zeros((bm, bn), f32)
-        for kt in range(k_tiles):
-            acc = tile.dot(tile.load(a, (tile.bid(0), kt), (bm, bk)), tile.load(b, (kt, tile.bid(1)), (bk, bn)), acc)
-        c.store(acc)
-
-    return gemm
+    return tile_gemm(bm, bn, bk, warps, stages, dtype, min_blocks)
 
 
 CONFIGS = {
