@@ -35,36 +35,37 @@ def _map(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     region = current.parent
     assert region is not None
     regs: list[SSAValue] = []
-    for k in range(target.slots):
-        for arg, d in zip(body[0].args, ins):
-            fl.values[arg] = d.regs[k]
-        if len(body) == 1:
-            for inner in body[0].ops:
-                if isinstance(inner, YieldOp):
-                    regs.append(fl.v(inner.value))
-                else:
-                    fl.lower(inner, current)
-            continue
-        anchor = current
-        for i, b in enumerate(body):
-            new = Block(arg_types=[] if i == 0 else [signless(a.type) for a in b.args])
-            if i:
-                for old, arg in zip(b.args, new.args):
-                    arg.name_hint = old.name_hint
-                    fl.values[old] = arg
-            region.insert_block_after(new, anchor)
-            anchor = new
-            fl.blocks[b] = new
-        after = Block(arg_types=[signless(rt.element_type)])  # pyright: ignore[reportAttributeAccessIssue]
-        region.insert_block_after(after, anchor)
-        Emitter(current, op)(cf.BranchOp(fl.blocks[body[0]]))
-        for b in body:
-            for inner in list(b.ops):
-                if isinstance(inner, YieldOp):
-                    Emitter(fl.blocks[b], inner)(cf.BranchOp(after, fl.v(inner.value)))
-                else:
-                    fl.lower(inner, fl.blocks[b])
-        regs.append(after.args[0])
-        current = after
+    with fl.registers_of(target):  # a checked error in the body: recorded by one thread per element
+        for k in range(target.slots):
+            for arg, d in zip(body[0].args, ins):
+                fl.values[arg] = d.regs[k]
+            if len(body) == 1:
+                for inner in body[0].ops:
+                    if isinstance(inner, YieldOp):
+                        regs.append(fl.v(inner.value))
+                    else:
+                        fl.lower(inner, current)
+                continue
+            anchor = current
+            for i, b in enumerate(body):
+                new = Block(arg_types=[] if i == 0 else [signless(a.type) for a in b.args])
+                if i:
+                    for old, arg in zip(b.args, new.args):
+                        arg.name_hint = old.name_hint
+                        fl.values[old] = arg
+                region.insert_block_after(new, anchor)
+                anchor = new
+                fl.blocks[b] = new
+            after = Block(arg_types=[signless(rt.element_type)])  # pyright: ignore[reportAttributeAccessIssue]
+            region.insert_block_after(after, anchor)
+            Emitter(current, op)(cf.BranchOp(fl.blocks[body[0]]))
+            for b in body:
+                for inner in list(b.ops):
+                    if isinstance(inner, YieldOp):
+                        Emitter(fl.blocks[b], inner)(cf.BranchOp(after, fl.v(inner.value)))
+                    else:
+                        fl.lower(inner, fl.blocks[b])
+            regs.append(after.args[0])
+            current = after
     fl.blocks[parent] = current  # the ops after the tile.map continue here
     return Dist(target, regs, rt.element_type)  # pyright: ignore[reportAttributeAccessIssue]

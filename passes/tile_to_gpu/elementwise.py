@@ -72,7 +72,8 @@ def _extract(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
 def _binary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ElementwiseBinaryOp)
     a, b = _operand(fl, e, op.lhs, op), _operand(fl, e, op.rhs, op)
-    regs = [fl.scalar(e, op.SCALAR, [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
+    with fl.registers_of(a.layout):
+        regs = [fl.scalar(e, op.SCALAR, [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
     return Dist(a.layout, regs, a.elem)
 
 
@@ -86,7 +87,8 @@ def _unary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     if approx is not None and a.elem == approx.elem:
         k = e.const(approx.scale, a.elem)
         return Dist(a.layout, [e(approx.op(e(arith.MulfOp(x, k)))) for x in a.regs], a.elem)
-    return Dist(a.layout, [fl.scalar(e, op.SCALAR, [a.elem], [x]) for x in a.regs], a.elem)
+    with fl.registers_of(a.layout):
+        return Dist(a.layout, [fl.scalar(e, op.SCALAR, [a.elem], [x]) for x in a.regs], a.elem)
 
 
 @lowers(tile.CmpOp)
@@ -94,7 +96,8 @@ def _cmp(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.CmpOp)
     a, b = _operand(fl, e, op.lhs, op), _operand(fl, e, op.rhs, op)
     pred = op.predicate.data
-    regs = [fl.scalar(e, lambda x, y: kernel.CmpOp(pred, x, y), [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
+    with fl.registers_of(a.layout):
+        regs = [fl.scalar(e, lambda x, y: kernel.CmpOp(pred, x, y), [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
     return Dist(a.layout, regs, i1)
 
 

@@ -3,7 +3,8 @@ the `@lowers` table every concern module registers into, thread indexing and lay
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from math import log2
 
@@ -30,7 +31,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, tile
-from warpforge.passes.kernel_to_gpu import ERROR_RECORD_TYPE, GLOBAL, SHARED, Emitter, FunctionLowering, convert_type, signless
+from warpforge.passes.kernel_to_gpu import ERROR_RECORD_TYPE, GLOBAL, SHARED, Emitter, ErrorSite, FunctionLowering, convert_type, signless
 from warpforge.passes.tile_to_gpu.layouts import Layout, SliceLayout, VECTOR_BYTES, canonical_layout, default_threads, layout_of, reduce_plan
 
 LOG2E = 1.4426950408889634
@@ -105,6 +106,10 @@ def _bytes(t: Attribute) -> int:
     return t.bitwidth // 8
 
 
+UNIFORM = object()
+"""`_TileFunctionLowering.reporting` for a scalar op: every thread of the CTA computes the same value."""
+
+
 # --------------------------------------------------------------------------- the function lowering
 
 
@@ -148,6 +153,10 @@ class _TileFunctionLowering(FunctionLowering):
     layout_hints: dict[SSAValue, object] = field(default_factory=dict)
     """Source tile values that get a layout other than the canonical one (`layout_of`), chosen before
     lowering by the `LAYOUT_ANALYSES` (e.g. `tile.dot`'s MMA accumulator layout)."""
+    reporting: object = None
+    """Whose errors the scalar lowering running now records (`report`): the layout whose registers an
+    elementwise op is lowering (`registers_of`), `UNIFORM` for a scalar op (every thread of the CTA
+    computes the same value), None outside both (every thread records)."""
 
     # ------------------------------------------------------------------ setup
 
@@ -424,6 +433,10 @@ class _TileFunctionLowering(FunctionLowering):
         if isinstance(op, cf.BranchOp | cf.ConditionalBranchOp) and any(isinstance(self.values.get(v), Dist) for v in op.operands):
             self._branch(op, block)
             return
+        if self.reporting is None:
+            with self.registers_of(UNIFORM):  # a scalar op: the same value in every thread of the CTA
+                super().lower(op, block)
+            return
         super().lower(op, block)
 
     def _expand(self, e: Emitter, values: tuple[SSAValue, ...] | list[SSAValue], dest: Block) -> list[SSAValue]:
@@ -490,6 +503,37 @@ class _TileFunctionLowering(FunctionLowering):
         op.drop_all_references()
         assert isinstance(result, SSAValue)
         return result
+
+    # ------------------------------------------------------------------ checked errors, one per element
+
+    @contextmanager
+    def registers_of(self, layout: object) -> Iterator[None]:
+        """Within: the scalar ops being lowered compute registers of `layout`, so a checked error they
+        find is recorded by the one thread that writes the element (`is_writer`), not by its replicas."""
+        saved, self.reporting = self.reporting, layout
+        try:
+            yield
+        finally:
+            self.reporting = saved
+
+    def report(self, emit: Emitter, site: ErrorSite, a: SSAValue, b: SSAValue) -> None:
+        """`FunctionLowering.report`, by one thread per failing element: a thread holding a replica of
+        the element (a tile smaller than the CTA, a slice's broadcast rows, an MMA layout's copies) does
+        not record, nor does any thread but 0 for a scalar op (the whole CTA computes it); the record's
+        count is then the number of distinct failing elements (per CTA for scalars)."""
+        if self.reporting is None:
+            guard = None
+        elif self.reporting is UNIFORM:
+            guard = self.is_first_thread()
+        else:
+            guard = self.is_writer(self.reporting)  # pyright: ignore[reportArgumentType]
+        self.when(emit, guard, lambda e: FunctionLowering.report(self, e, site, a, b))
+
+    def is_first_thread(self) -> SSAValue:
+        """i1: this is thread 0 of the CTA."""
+        tid = self.tid
+        assert tid is not None
+        return self.at_entry(("thread0",), lambda e: e(arith.CmpiOp(tid, e.const(0, i64), "eq")))
 
     # ------------------------------------------------------------------ thread indexing
 
