@@ -133,6 +133,39 @@ kernel.func @bcast(%o: !tile.tensor_view<?x?xsi32>) attributes {kernel, tile, ti
 
 // -----
 
+// A checked error is recorded once per failing element: 8 elements over 32 threads (4 replicas each,
+// owner tid >> 2), so only replica 0 ((tid & 3) == 0) calls the reporter for the tile floordiv; a
+// scalar floordiv, the same in every thread of the CTA, is recorded by thread 0.
+// CHECK-LABEL: gpu.func @replicated(
+// CHECK-SAME: %[[K:[a-z0-9_]+]]: i32,
+// CHECK: %[[TID:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[MASK:.*]] = arith.constant 3 : i64
+// CHECK-NEXT: %[[LOW:.*]] = arith.andi %[[TID]], %[[MASK]] : i64
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[LOW]], %[[ZERO]] : i64
+// CHECK-NEXT: %[[T0:.*]] = arith.cmpi eq, %[[TID]], %[[ZERO]] : i64
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: func.call @__wf_report_error
+// CHECK: %[[KZERO:.*]] = arith.cmpi eq, %[[K]], %{{.*}} : i32
+// CHECK-NEXT: scf.if %[[KZERO]] {
+// CHECK: scf.if %[[T0]] {
+// CHECK-NEXT: func.call @__wf_report_error
+// CHECK-NOT: func.call @__wf_report_error
+// CHECK: gpu.return
+kernel.func @replicated(%o: !tile.tensor_view<8xsi32>, %k: si32) attributes {kernel, tile, tile.num_warps = 1 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 8>}, {}]} {
+  %op = tile.make_partition_view %o : !tile.tensor_view<8xsi32> -> !tile.partition_view<[8], !tile.tensor_view<8xsi32>, padding = 0 : si32>
+  %c0 = tile.block_coord %op[0] : !tile.partition_view<[8], !tile.tensor_view<8xsi32>, padding = 0 : si32>
+  %i = tile.iota : !tile.tile<8xsi32>
+  %d = tile.floordiv %i, %i : !tile.tile<8xsi32>
+  %q = kernel.floordiv %k, %k : si32
+  %s = tile.splat %q : si32 -> !tile.tile<8xsi32>
+  %r = tile.add %d, %s : !tile.tile<8xsi32>
+  tile.store %r, %op[%c0] : !tile.tile<8xsi32>, !tile.partition_view<[8], !tile.tensor_view<8xsi32>, padding = 0 : si32>, si64
+  kernel.return
+}
+
+// -----
+
 // The catalog's tile ops lower per register by their scalar op: tile.ceildiv by kernel.ceildiv's
 // lowering (a checked division: the error record stays), tile.popc by math.ctpop, tile.erf by
 // math.erf; tile.exp on f32 is ex2.approx(x·log2 e): math.exp2 of a product, never math.exp.
