@@ -10,6 +10,9 @@ from warpforge.dialects import get_all_dialects
 def make_context(*, allow_unregistered: bool = False) -> Context:
     """A fresh context knowing xDSL's dialects, with `gpu` and `llvm` replaced by warpforge's and
     `kernel`, `nvvm` (and, as they land, `tile`) added."""
+    from warpforge import trait_cache
+
+    trait_cache.install()  # op trait lookups remembered per op class (same answers)
     ctx = Context(allow_unregistered=allow_unregistered)
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)

@@ -211,10 +211,26 @@ class KernelFacts:
         self._facts: dict[Block, tuple[tuple[int, SSAValue, SSAValue], ...]] = {}
         self._idom: dict[Block, Block | None] = {}
         self._ev_memo: dict[SSAValue, object] = {}
+        # `preds` and `canon` answers while the analysis runs (the CFG does not change until `forget`):
+        # sgemm's checks ask `canon` ~17k times, each walking a block's uses for its predecessors
+        self._memo_on = True
+        self._preds_memo: dict[Block, list[Block]] = {}
+        self._canon_memo: dict[SSAValue, SSAValue] = {}
+
+    def forget(self) -> None:
+        """Stop remembering `preds` and `canon` (the caller is about to change the CFG)."""
+        self._memo_on = False
+        self._preds_memo.clear()
+        self._canon_memo.clear()
 
     # ---------------------------------------------------------------- values
 
     def preds(self, block: Block) -> list[Block]:
+        if self._memo_on:
+            memo = self._preds_memo.get(block)
+            if memo is None:
+                memo = self._preds_memo[block] = list(dict.fromkeys(block.predecessors()))
+            return memo
         return list(dict.fromkeys(block.predecessors()))
 
     def incoming(self, block: Block, index: int) -> list[tuple[Block, SSAValue]] | None:
@@ -236,6 +252,14 @@ class KernelFacts:
 
     def canon(self, v: SSAValue) -> SSAValue:
         """`v`, seen through arguments of blocks with one incoming edge (the value that edge passes)."""
+        if self._memo_on:
+            memo = self._canon_memo.get(v)
+            if memo is None:
+                memo = self._canon_memo[v] = self._canon(v)
+            return memo
+        return self._canon(v)
+
+    def _canon(self, v: SSAValue) -> SSAValue:
         seen: set[SSAValue] = set()
         while isinstance(v, BlockArgument) and v not in seen:
             seen.add(v)
@@ -790,6 +814,7 @@ def hoist_function(func: gpu.FuncOp) -> int:
     entry = kf.entry
     if not hoisted:
         return 0
+    kf.forget()
 
     # the entry keeps the static allocas (shared by both copies); the rest moves to the checked body
     checked = Block()
