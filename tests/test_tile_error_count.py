@@ -219,3 +219,37 @@ def test_on_the_gpu_a_sync_point_raises_the_error_once_and_a_relaunch_runs() -> 
         with pytest.raises(wf.KernelError, match=r"read out of range.*; 4 more errors$"):
             s.sync()
     np.testing.assert_array_equal(c.to_host(s), a)  # raised once; the correct launch ran
+
+
+@tile.kernel
+def div_tail(z: tile.Tensor[i32, ("B",)], a: tile.Tensor[i32, (-1,)], b: tile.Tensor[i32, (-1,)]):
+    z.store(tile.load_tile_like(a, z) // tile.load_tile_like(b, z) + tile.cdiv(tile.load_tile_like(a, z), tile.load_tile_like(b, z)))
+
+
+@tile.kernel
+def mod_tail_2d(z: tile.Tensor[i32, ("R", "C")], a: tile.Tensor[i32, (-1, -1)], b: tile.Tensor[i32, (-1, -1)]):
+    z.store(tile.load_tile_like(a, z) % tile.load_tile_like(b, z))
+
+
+@pytest.mark.parametrize(("n", "tile_n", "bad"), [(6, 8, 0), (300, 128, 0), (300, 128, 2), (1000, 256, 1)])
+def test_padding_past_a_tensors_end_is_not_a_division_by_zero(backend: Backend, n: int, tile_n: int, bad: int) -> None:
+    # the divisor's padding (0 by default) past the tensor's end divided nothing the kernel stores, yet
+    # recorded "integer division by zero" for each padded element: a false KernelError on valid input
+    a, b = _divisors((n,), bad)
+    out = wf.full((n,), -7, i32).partition((tile_n,))
+    run = lambda: div_tail(out, wf.from_host(a), wf.from_host(b)).first().unpartition().to_host().sync_on(_stream(backend))  # noqa: E731
+    if bad:
+        count, _ = _count(run)
+        assert count == 2 * bad  # only the zero divisors inside the tensor
+        return
+    got = run()
+    a64, b64 = a.astype(np.int64), b.astype(np.int64)
+    np.testing.assert_array_equal(got, (a64 // b64) + -(-a64 // b64))
+
+
+@pytest.mark.parametrize(("shape", "tile_shape"), [((5, 7), (4, 8)), ((33, 20), (16, 16))])
+def test_padding_of_a_2d_tail_is_not_a_division_by_zero(backend: Backend, shape: tuple[int, int], tile_shape: tuple[int, int]) -> None:
+    a, b = _divisors(shape, 0)
+    out = wf.full(shape, -7, i32).partition(tile_shape)
+    got = mod_tail_2d(out, wf.from_host(a), wf.from_host(b)).first().unpartition().to_host().sync_on(_stream(backend))
+    np.testing.assert_array_equal(got, np.mod(a, b))  # Python's floor modulo, as `%`

@@ -11,6 +11,7 @@ from warpforge.dialects import kernel, tile
 from warpforge.passes.kernel_to_gpu import Emitter, cast_value, signless
 from warpforge.passes.tile_to_gpu.layouts import canonical_layout
 from warpforge.passes.tile_to_gpu.lowering import Dist, _TileFunctionLowering, lowers
+from warpforge.passes.tile_to_gpu.memory import padding_bits
 
 
 # --------------------------------------------------------------------------- making tiles
@@ -72,8 +73,13 @@ def _extract(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> SSAValue:
 def _binary(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     assert isinstance(op, tile.ElementwiseBinaryOp)
     a, b = _operand(fl, e, op.lhs, op), _operand(fl, e, op.rhs, op)
+    inside = padding_bits(fl, e, op, a.layout, len(a.regs))  # elements past a loaded tensor's end report nothing
+    regs: list[SSAValue] = []
     with fl.registers_of(a.layout):
-        regs = [fl.scalar(e, op.SCALAR, [a.elem, b.elem], [x, y]) for x, y in zip(a.regs, b.regs)]
+        for k, (x, y) in enumerate(zip(a.regs, b.regs)):
+            fl.reporting_inside = inside[k] if inside is not None else None
+            regs.append(fl.scalar(e, op.SCALAR, [a.elem, b.elem], [x, y]))
+        fl.reporting_inside = None
     return Dist(a.layout, regs, a.elem)
 
 

@@ -154,6 +154,9 @@ class _TileFunctionLowering(FunctionLowering):
     """Source tile values that get a layout other than the canonical one (`layout_of`), chosen before
     lowering by the `LAYOUT_ANALYSES` (e.g. `tile.dot`'s MMA accumulator layout)."""
     reporting: object = None
+    reporting_inside: SSAValue | None = None
+    """i1 while a register computed from padded loads is lowered: whether its element lies inside the
+    tensors it was read from; an error found for an element past the end (padding) is not recorded."""
     """Whose errors the scalar lowering running now records (`report`): the layout whose registers an
     elementwise op is lowering (`registers_of`), `UNIFORM` for a scalar op (every thread of the CTA
     computes the same value), None outside both (every thread records)."""
@@ -527,6 +530,9 @@ class _TileFunctionLowering(FunctionLowering):
             guard = self.is_first_thread()
         else:
             guard = self.is_writer(self.reporting)  # pyright: ignore[reportArgumentType]
+        if self.reporting_inside is not None:
+            inside = self.reporting_inside
+            guard = inside if guard is None else emit(arith.AndIOp(guard, inside))
         self.when(emit, guard, lambda e: FunctionLowering.report(self, e, site, a, b))
 
     def is_first_thread(self) -> SSAValue:

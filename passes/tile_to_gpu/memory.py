@@ -10,7 +10,7 @@ from functools import cache
 from math import prod
 
 from xdsl.dialects import arith, memref, scf, vector
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, MemRefType, VectorType, i1, i64
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, MemRefType, VectorType, i1, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from warpforge.dialects.arith import AtomicRMWKind
@@ -274,12 +274,40 @@ def load_tile(
 
 
 def _masks_for(fl: _TileFunctionLowering, op: Operation) -> Operation | None:
-    """`op` when an atomic is computed from it elementwise (its lowering then records `inside_masks`)."""
+    """`op` when an atomic is computed from it elementwise, or (checked kernels) an integer elementwise
+    binary op that can record an error (division by zero) — its lowering then records `inside_masks`,
+    so neither acts on, nor reports, elements past the tensor's end."""
     if fl.inside_mask_loads is None:
-        fl.inside_mask_loads = {
-            load for a in fl.src.walk() if isinstance(a, tile.AtomicRMWOp) for load in padded_loads([a.values, a.offsets, a.mask])
-        }
+        loads = {load for a in fl.src.walk() if isinstance(a, tile.AtomicRMWOp) for load in padded_loads([a.values, a.offsets, a.mask])}
+        if fl.checks:
+            loads |= {load for b in fl.src.walk() if reports_errors(b) for load in padded_loads([b.lhs, b.rhs])}  # pyright: ignore[reportAttributeAccessIssue]
+        fl.inside_mask_loads = loads
     return op if op in fl.inside_mask_loads else None
+
+
+def reports_errors(op: Operation) -> bool:
+    """An elementwise binary op on integers: its scalar lowering may record a checked error (integer
+    division or remainder by zero, `tile.cdiv`)."""
+    return isinstance(op, tile.ElementwiseBinaryOp) and isinstance(op.lhs.type, tile.TileType) and isinstance(
+        signless(op.lhs.type.element_type), IntegerType  # pyright: ignore[reportAttributeAccessIssue]
+    )
+
+
+def padding_bits(fl: _TileFunctionLowering, e: Emitter, op: Operation, layout: object, count: int) -> list[SSAValue] | None:
+    """Per register of `op`'s result (`count` of them, in `layout`): whether every tile it is computed
+    from elementwise read that element inside its tensor (`padded_loads`); None when nothing is known
+    (no padded load, another layout) — then every register counts as inside."""
+    if not fl.checks or not reports_errors(op):
+        return None
+    bits: list[SSAValue] | None = None
+    for load in padded_loads([op.lhs, op.rhs]):  # pyright: ignore[reportAttributeAccessIssue]
+        if load not in fl.inside_masks or not isinstance(layout, Layout) or layout != canonical_layout(layout.shape, fl.threads):
+            continue
+        inside = _inside_mask(fl, e, load, layout.shape)
+        if inside is None or len(inside) != count:
+            continue
+        bits = inside if bits is None else [e(arith.AndIOp(x, y)) for x, y in zip(bits, inside)]
+    return bits
 
 
 def store_full_or_tail(fl: _TileFunctionLowering, x: Emitter, view: View, origin: list[SSAValue], tile_shape: tuple[int, ...],
