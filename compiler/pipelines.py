@@ -146,7 +146,7 @@ PIPELINE_DOCS["tile-to-llvm"] = "tile kernel all the way to the llvm dialect (ti
 GPU_TO_NVVM: tuple[str, ...] = GPU_TO_LLVM[: GPU_TO_LLVM.index("check-nvvm-target") + 1]
 """The `nvvm` stage: `gpu` ops → `nvvm` ops, then the target check (first part of `gpu-to-llvm`)."""
 
-TARGET_PASSES = frozenset({"kernel-to-gpu", "tile-pipeline", "tile-tma-ring", "tile-to-gpu"})
+TARGET_PASSES = frozenset({"kernel-to-gpu", "tile-pipeline", "tile-tma-ring", "tile-assign-layouts", "tile-to-gpu"})
 """Passes that take the target (`chip`, `features`) and the `gpu.module`'s name as options."""
 
 

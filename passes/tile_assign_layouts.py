@@ -22,8 +22,15 @@ a blocked class, an encoded value in a class of another encoding — gets its ow
 `tile.convert_layout` to the class's after it. The `FoldConvertLayout` pattern then removes
 conversions to the layout a value already has and folds back-to-back ones.
 
-The rules for `tile.dot` (its `#tile.dot_operand` and `#tile.mma` layouts) are not here: until they
-land its operands and result are blocked like other non-elementwise ops.
+**`tile.dot`'s accumulator.** Last, a `tile.dot`'s result and the values that share its registers
+(loop-carried accumulators, elementwise epilogues, broadcasts used only there) get the MMA layout
+`tile-to-gpu` lowers them in (`tile_dot.choose_mma_layouts`): `#tile.mma` (`mma.sync` m16n8), or
+`#tile.wgmma` on `sm_90a` for dots whose operands are ring slots of a wgmma shape
+(`tile_dot_wgmma.choose_wgmma_layouts`; option `chip`, as `tile-to-gpu`'s). The splats that start
+them (`tile.zeros` of a K loop) take the encoding too. When a value of another layout meets them at
+an elementwise op, a branch or a dot's accumulator (an epilogue adding a loaded tile) the kernel
+keeps blocked types and `tile-to-gpu` makes the same choice itself, converting where they meet.
+Its operands stay blocked (`tile-to-gpu` stages them in shared memory).
 """
 
 from __future__ import annotations
@@ -41,6 +48,9 @@ from xdsl.rewriter import Rewriter
 from warpforge.dialects import kernel, tile
 from warpforge.dialects.tile_layout import SliceEncodingAttr
 from warpforge.passes.tile_to_gpu.layouts import canonical_layout, kernel_threads, reduce_plan, slice_layout
+
+AGNOSTIC_SPLATS: tuple[type[Operation], ...] = (tile.FullOp, tile.SplatOp)
+"""Producers that take the MMA encoding of the values they feed (a splat in any layout)."""
 
 SAME_LAYOUT_OPS: tuple[type[Operation], ...] = (*tile.ELEMENTWISE_BINARY, *tile.ELEMENTWISE_UNARY, tile.CmpOp, tile.WhereOp, tile.CastOp)
 """Ops held per register: their tile operands and result share one layout."""
@@ -258,11 +268,68 @@ class _Assignment:
         return conv.result
 
 
+def assign_mma_encodings(func: kernel.FuncOp, threads: int, chip: str) -> None:
+    """Give the MMA-layout values of `func` (`tile_dot.choose_mma_layouts`, then
+    `tile_dot_wgmma.choose_wgmma_layouts` for `chip`) their `#tile.mma` / `#tile.wgmma` types, and the
+    splats whose every use is among them the same; nothing when some other value would meet them
+    (module doc: tile-to-gpu then chooses and converts itself)."""
+    from warpforge.dialects.tile_dot import DotOp
+    from warpforge.passes.lowerings.tile_dot import choose_mma_layouts
+    from warpforge.passes.lowerings.tile_dot_wgmma import choose_wgmma_layouts
+
+    layouts = choose_mma_layouts(func, threads)
+    if not layouts:
+        return
+    choose_wgmma_layouts(func, threads, chip, layouts)
+    encoding: dict[SSAValue, Attribute] = {v: lay.encoding() for v, lay in layouts.items()}
+    groups: list[list[SSAValue]] = []
+    for op in func.walk():
+        if isinstance(op, SAME_LAYOUT_OPS):
+            groups.append([v for v in (*op.operands, *op.results) if _is_tile(v)])
+        elif isinstance(op, DotOp):
+            groups.append([op.acc, op.result])
+        elif isinstance(op, tile.ConvertLayoutOp) and op.input in encoding:
+            return  # a conversion from an MMA value: its source layout would change
+        groups += [[src, arg] for src, arg in _branch_edges(op) if _is_tile(src)]
+    splats: dict[SSAValue, Attribute] = {}
+    for group in groups:
+        inside = [encoding[v] for v in group if v in encoding]
+        if not inside:
+            continue
+        for v in group:
+            if v in encoding:
+                continue
+            if not isinstance(v.owner, AGNOSTIC_SPLATS) or splats.get(v, inside[0]) != inside[0]:
+                return
+            splats[v] = inside[0]
+    for v in splats:  # every use of a splat is one where it meets the MMA values
+        for use in v.uses:
+            user = use.operation
+            if isinstance(user, SAME_LAYOUT_OPS) and user.results[0] in encoding:
+                continue
+            if isinstance(user, DotOp) and use.index == 2 and user.result in encoding:
+                continue
+            if any(src is v and arg in encoding and user.operands[use.index] is v for src, arg in _branch_edges(user)):
+                continue
+            return
+    for v, enc in (*encoding.items(), *splats.items()):
+        t = v.type
+        assert isinstance(t, tile.TileType)
+        Rewriter.replace_value_with_new_type(v, t.with_encoding(enc))
+
+
 @dataclass(frozen=True)
 class TileAssignLayoutsPass(ModulePass):
-    """Give every tile value a layout encoding (#tile.blocked, #tile.slice), converting where layouts meet."""
+    """Give every tile value a layout encoding (#tile.blocked, #tile.slice; #tile.mma, #tile.wgmma for
+    tile.dot's accumulator), converting where layouts meet."""
 
     name = "tile-assign-layouts"
+
+    chip: str = "sm_90"
+    """The target chip, as `tile-to-gpu`'s: on `sm_90a` a qualifying `tile.dot`'s accumulator is `#tile.wgmma`."""
+    features: str = ""
+    module: str = ""
+    """(`features`, `module`: the target options every target pass takes; `features` is checked with `chip`.)"""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for f in list(op.walk()):
@@ -271,3 +338,9 @@ class TileAssignLayoutsPass(ModulePass):
                 if threads is not None:  # an invalid tile.num_warps is tile-to-gpu's diagnostic
                     _Assignment(f, threads).run()
         PatternRewriteWalker(GreedyRewritePatternApplier([FoldConvertLayout()]), apply_recursively=True).rewrite_module(op)
+        from warpforge.backend.chips import resolve_target
+
+        chip = resolve_target(self.chip, self.features).chip.name
+        for f in list(op.walk()):
+            if isinstance(f, kernel.FuncOp) and "tile" in f.attributes and (threads := kernel_threads(f)) is not None:
+                assign_mma_encodings(f, threads, chip)

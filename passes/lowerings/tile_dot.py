@@ -552,11 +552,9 @@ def _splat_source(v: SSAValue) -> bool:
     return isinstance(v.owner, tile.FullOp | tile.SplatOp)
 
 
-def assign_mma_layouts(fl: _TileFunctionLowering) -> None:
-    """Give `tile.dot` results the MMA layout, and with them: elementwise ops of such values (an
-    epilogue runs per register), block arguments they flow into (a K loop's accumulator stays in
-    registers), broadcasts used only there; plan the shared scratch of the conversions left."""
-    ops = list(fl.src.walk())
+def _mma_set(ops: list[Operation]) -> set[SSAValue]:
+    """`tile.dot` results, elementwise ops of such values (an epilogue runs per register) and block
+    arguments they flow into (a K loop's accumulator stays in registers): the values of the MMA layout."""
     mma: set[SSAValue] = set()
     changed = True
     while changed:
@@ -576,31 +574,89 @@ def assign_mma_layouts(fl: _TileFunctionLowering) -> None:
             for value, arg in _edges(op):
                 if value in mma:
                     mark(arg)
+    return mma
 
-    # A dot whose A operand is (an elementwise function of) another dot's product reads it from the
-    # registers (P·V in attention): every MMA value of the kernel then splits M only over the warps.
-    warps = fl.threads // 32
+
+def _register_a(ops: list[Operation], mma: set[SSAValue], threads: int) -> tuple[bool, set[SSAValue]]:
+    """A dot whose A operand is (an elementwise function of) another dot's product reads it from the
+    registers (P·V in attention): every MMA value of the kernel then splits M only over the warps.
+    Returns (rows only, the A operands read from registers)."""
+    warps = threads // 32
     chained = [op for op in ops if isinstance(op, DotOp) and op.lhs in mma and _rows_only_fits(op, warps, mma)]
     rows_only = bool(chained)
-    register_a = {op.lhs for op in chained} if rows_only else set()
+    return rows_only, ({op.lhs for op in chained} if rows_only else set())
 
-    def mma_use(use) -> bool:  # the user expects the MMA layout at this operand
-        user = use.operation
-        if isinstance(user, _ELEMENTWISE):
-            return user.results[0] in mma
-        if isinstance(user, DotOp):
-            return use.index == 2 or (use.index == 0 and user.lhs in register_a)
-        if isinstance(user, tile.StoreOp):
-            return use.operand in mma if hasattr(use, "operand") else user.value in mma
-        if isinstance(user, cf.BranchOp | cf.ConditionalBranchOp):
-            return any(v is user.operands[use.index] and a in mma for v, a in _edges(user))
-        return False
 
+def _mma_use(use, mma: set[SSAValue], register_a: set[SSAValue]) -> bool:  # noqa: ANN001 (an xDSL Use)
+    """Whether the user expects the MMA layout at this operand."""
+    user = use.operation
+    if isinstance(user, _ELEMENTWISE):
+        return user.results[0] in mma
+    if isinstance(user, DotOp):
+        return use.index == 2 or (use.index == 0 and user.lhs in register_a)
+    if isinstance(user, tile.StoreOp):
+        return use.operand in mma if hasattr(use, "operand") else user.value in mma
+    if isinstance(user, cf.BranchOp | cf.ConditionalBranchOp):
+        return any(v is user.operands[use.index] and a in mma for v, a in _edges(user))
+    return False
+
+
+def choose_mma_layouts(func: Operation, threads: int) -> dict[SSAValue, MmaLayout]:
+    """The `mma.sync` accumulator layout (`MmaLayout`) of each value of kernel `func` (a CTA of `threads`
+    threads) that holds one: `tile.dot` results and the values sharing their registers (`_mma_set`),
+    and broadcasts / iotas used only there. The one choice `tile-assign-layouts` writes into the IR as
+    `#tile.mma` and `tile-to-gpu` makes itself for IR without it (`assign_mma_layouts`)."""
+    ops = list(func.walk())
+    mma = _mma_set(ops)
+    rows_only, register_a = _register_a(ops, mma, threads)
     for op in ops:
-        if isinstance(op, tile.BroadcastOp | tile.IotaOp) and op.results[0].type.rank == 2 and op.results[0].uses and all(mma_use(u) for u in op.results[0].uses):  # pyright: ignore[reportAttributeAccessIssue]
+        if isinstance(op, tile.BroadcastOp | tile.IotaOp) and op.results[0].type.rank == 2 and op.results[0].uses and all(_mma_use(u, mma, register_a) for u in op.results[0].uses):  # pyright: ignore[reportAttributeAccessIssue]
             mma.add(op.results[0])
-    for v in mma:
-        fl.layout_hints[v] = mma_layout(v.type.dims, fl.threads, rows_only)  # pyright: ignore[reportAttributeAccessIssue]
+    return {v: mma_layout(v.type.dims, threads, rows_only) for v in mma}  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def encoded_mma_layouts(fl: _TileFunctionLowering) -> dict[SSAValue, MmaLayout]:
+    """The values whose type carries `#tile.mma` / `#tile.wgmma` (set by `tile-assign-layouts`), with
+    their layouts; a splat (`tile.full`, `tile.splat`) given that encoding so its uses type-check is
+    produced in the canonical layout, as when tile-to-gpu chooses (`choose_mma_layouts`)."""
+    from warpforge.dialects.tile_layout import WgmmaEncodingAttr
+    from warpforge.passes.lowerings.tile_dot_wgmma import wgmma_shape
+
+    out: dict[SSAValue, MmaLayout] = {}
+    for op in fl.src.walk():
+        values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+        for v in values:
+            t = v.type
+            if isinstance(t, tile.TileType) and isinstance(t.encoding, MmaEncodingAttr | WgmmaEncodingAttr) and not _splat_source(v):
+                out[v] = fl.layout_of(t, op)  # pyright: ignore[reportArgumentType]
+        if isinstance(op, DotOp) and isinstance(op.result.type, tile.TileType) and isinstance(op.result.type.encoding, WgmmaEncodingAttr) and wgmma_shape(fl.chip, fl.threads, op) is None:
+            raise error_at(
+                op,
+                f"tile-to-gpu: a #tile.wgmma accumulator needs wgmma.mma_async: chip sm_90a (the target is {fl.chip}), "
+                "both operands tile-pipeline ring slots of f16/bf16, an f32 accumulator, M = 16 x warps (whole warpgroups), "
+                "N a power of two in [16, 256] and K 16, 32 or 64 (run tile-assign-layouts with the chip tile-to-gpu gets)",
+            )
+    return out
+
+
+def assign_mma_layouts(fl: _TileFunctionLowering) -> None:
+    """Give the MMA-layout values (their `#tile.mma` / `#tile.wgmma` encodings from
+    `tile-assign-layouts`; chosen here by `choose_mma_layouts` and `choose_wgmma_layouts` when the IR
+    has none, e.g. written by hand) their layouts, and plan the shared scratch of the conversions left."""
+    from warpforge.passes.lowerings.tile_dot_wgmma import choose_wgmma_layouts, wgmma_ring_panels
+
+    ops = list(fl.src.walk())
+    layouts = encoded_mma_layouts(fl)
+    if not layouts:
+        layouts = choose_mma_layouts(fl.src, fl.threads)
+        choose_wgmma_layouts(fl.src, fl.threads, fl.chip, layouts)
+    fl.ring_panels.update(wgmma_ring_panels(fl.src, fl.threads, fl.chip))
+    fl.layout_hints.update(layouts)
+    mma = set(layouts)
+    _, register_a = _register_a(ops, _mma_set(ops), fl.threads)
+
+    def mma_use(use) -> bool:  # noqa: ANN001
+        return _mma_use(use, mma, register_a)
 
     def need(v: SSAValue) -> None:  # v changes layout through the shared scratch
         t = signless(v.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]

@@ -41,14 +41,14 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm, memref
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, FloatAttr, IndexType, IntegerAttr, i1, i64
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from warpforge.dialects import nvvm
 from warpforge.dialects.tile_dot import DotOp, RingTileOp
 from warpforge.dialects.tile_layout import WgmmaEncodingAttr
 from warpforge.passes.kernel_to_gpu import Emitter, signless
 from warpforge.passes.lowerings.tile_dot import RING_ALIGN, MmaLayout, SharedOperand, mma_layout
-from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, Dist, _TileFunctionLowering  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu.lowering import Dist, _TileFunctionLowering  # pyright: ignore[reportPrivateUsage]
 
 WGMMA_CHIPS = ("sm_90a",)
 """Chips whose `tile.dot` uses wgmma (PTX ISA: `wgmma.mma_async` needs `sm_90a`)."""
@@ -65,9 +65,9 @@ def _pow2(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
 
-def wgmma_shape(fl: _TileFunctionLowering, op: DotOp) -> tuple[int, int, int] | None:
-    """(M, N, K) when `op` lowers to wgmma (module doc), else None."""
-    if fl.chip not in WGMMA_CHIPS:
+def wgmma_shape(chip: str, threads: int, op: DotOp) -> tuple[int, int, int] | None:
+    """(M, N, K) when `op` lowers to wgmma on `chip` in a CTA of `threads` threads (module doc), else None."""
+    if chip not in WGMMA_CHIPS:
         return None
     if not (isinstance(op.lhs.owner, RingTileOp) and isinstance(op.rhs.owner, RingTileOp)):
         return None
@@ -76,7 +76,7 @@ def wgmma_shape(fl: _TileFunctionLowering, op: DotOp) -> tuple[int, int, int] | 
     if type(ea) is not type(eb) or not isinstance(ea, Float16Type | BFloat16Type) or not isinstance(ot.element_type, Float32Type):  # pyright: ignore[reportAttributeAccessIssue]
         return None
     (m, k), (_, n) = lt.dims, rt.dims  # pyright: ignore[reportAttributeAccessIssue]
-    warps = fl.threads // 32
+    warps = threads // 32
     if warps % 4 or m != 16 * warps or not (_pow2(n) and 16 <= n <= 256) or k not in (16, 32, 64):
         return None
     return m, n, k
@@ -174,31 +174,37 @@ def _pad(e: Emitter, raw: SSAValue) -> SSAValue:
     return e(arith.AndIOp(e(arith.SubiOp(e.const(0, i64), addr)), e.const(RING_ALIGN - 1, i64)))
 
 
-def assign_wgmma_layouts(fl: _TileFunctionLowering) -> None:
-    """After `assign_mma_layouts`: when every `tile.dot` of one accumulator shape qualifies for wgmma
-    (`wgmma_shape`), the values given that shape's MMA layout get `WgmmaLayout` instead, and the dots'
-    rings are marked for the wgmma shared layouts (`fl.ring_panels`: A one panel of K, B panels of
-    min(N, 64) columns)."""
-    dots = [op for op in fl.src.walk() if isinstance(op, DotOp)]
+def _wgmma_dots(func: Operation, threads: int, chip: str) -> dict[tuple[int, int], list[tuple[DotOp, tuple[int, int, int]]]]:
+    """The `tile.dot`s of kernel `func` by accumulator shape, for the shapes whose every dot qualifies
+    for wgmma on `chip` (`wgmma_shape`), with their (M, N, K)."""
     by_shape: dict[tuple[int, int], list[tuple[DotOp, tuple[int, int, int] | None]]] = {}
-    for op in dots:
-        by_shape.setdefault(tuple(op.result.type.dims), []).append((op, wgmma_shape(fl, op)))  # pyright: ignore[reportAttributeAccessIssue, reportArgumentType]
-    for shape, entries in by_shape.items():
-        if not all(s is not None for _, s in entries):
-            continue
-        warps = fl.threads // 32
-        old = mma_layout(shape, fl.threads)
+    for op in func.walk():
+        if isinstance(op, DotOp):
+            by_shape.setdefault(tuple(op.result.type.dims), []).append((op, wgmma_shape(chip, threads, op)))  # pyright: ignore[reportAttributeAccessIssue, reportArgumentType]
+    return {shape: entries for shape, entries in by_shape.items() if all(s is not None for _, s in entries)}  # pyright: ignore[reportReturnType]
+
+
+def choose_wgmma_layouts(func: Operation, threads: int, chip: str, layouts: dict[SSAValue, MmaLayout]) -> None:
+    """After `tile_dot.choose_mma_layouts` (`layouts`, updated in place): when every `tile.dot` of
+    one accumulator shape of kernel `func` qualifies for wgmma on `chip` (`wgmma_shape`), the values
+    given that shape's MMA layout get `WgmmaLayout` (`#tile.wgmma`) instead."""
+    warps = threads // 32
+    for shape in _wgmma_dots(func, threads, chip):
+        old = mma_layout(shape, threads)
         new = WgmmaLayout(shape, warps, 1, warps)
-        for v, h in list(fl.layout_hints.items()):
+        for v, h in list(layouts.items()):
             if h == old:
-                fl.layout_hints[v] = new
-        for op, s in entries:
-            assert s is not None
-            _, n, k = s
+                layouts[v] = new
+
+
+def wgmma_ring_panels(func: Operation, threads: int, chip: str) -> dict[int, int]:
+    """The wgmma shared layouts of the rings of the dots `choose_wgmma_layouts` moves to wgmma: ring
+    id -> panel width (A one panel of K, B panels of min(N, 64) columns; `_TileFunctionLowering.ring_panels`)."""
+    panels: dict[int, int] = {}
+    for entries in _wgmma_dots(func, threads, chip).values():
+        for op, (_, n, k) in entries:
             for operand, width in ((op.lhs, k), (op.rhs, min(n, 64))):
                 owner = operand.owner
                 assert isinstance(owner, RingTileOp)
-                fl.ring_panels[owner.ring.value.data] = width
-
-
-LAYOUT_ANALYSES.append(assign_wgmma_layouts)
+                panels[owner.ring.value.data] = width
+    return panels

@@ -13,7 +13,7 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, Operation
 
-from warpforge.dialects.tile_layout import BlockedEncodingAttr, MmaEncodingAttr, SliceEncodingAttr
+from warpforge.dialects.tile_layout import BlockedEncodingAttr, MmaEncodingAttr, SliceEncodingAttr, WgmmaEncodingAttr
 
 MAX_VEC = 4
 """Elements per chunk at most: 4 (16 bytes of f32)."""
@@ -172,6 +172,13 @@ def layout_of(t: Attribute, threads: int) -> Layout | SliceLayout:
         if (threads // 32) % (wm * wn):
             raise ValueError(f"{t} spreads over {wm * wn} warps, which do not divide the CTA's {threads // 32}")
         return MmaLayout((shape[0], shape[1]), wm, wn, threads // 32)  # pyright: ignore[reportReturnType]
+    if isinstance(enc, WgmmaEncodingAttr):  # tile.dot's wgmma accumulator (passes/lowerings/tile_dot_wgmma.py)
+        from warpforge.passes.lowerings.tile_dot_wgmma import WgmmaLayout
+
+        wm = enc.warps[0]
+        if wm != threads // 32 or enc.instr != (64, shape[1]):
+            raise ValueError(f"{t} is the wgmma accumulator of {wm} warps (m64n{enc.instr[1]}), the CTA has {threads // 32} warps and the tile {shape[1]} columns")
+        return WgmmaLayout((shape[0], shape[1]), wm, 1, wm)  # pyright: ignore[reportReturnType]
     if isinstance(enc, BlockedEncodingAttr):
         if enc.threads != threads:
             raise ValueError(f"{t} is laid out for {enc.threads} threads, the CTA has {threads}")
