@@ -417,10 +417,14 @@ def test_gpu_loads_the_cached_cubin_and_runs_it(cache: DiskCache, tmp_path: Path
     k.launch(stream, prepared, a, b, c)
     out = c.to_host(stream)
     np.testing.assert_allclose(out, a_host * np.float32(2.0) + b_host * np.float32(3.0), rtol=1e-6, atol=1e-6)
-    loaded = rt_module.load_kernel(k.compile(dev.chip), dev)
-    assert loaded.from_cubin is use_ptxas
-    if use_ptxas:
-        assert len(entries(cache, "cubin")) == 1  # the next process loads it without ptxas or the JIT
+    # the launch proved vecadd's hoisted checks on the host (grid * block <= len), so it ran the
+    # kernel's proven specialization (`proven_specialization()`): the prepared kernel and it are two modules
+    launched = [k.compile(dev.chip), k.proven_specialization().compile(dev.chip)]
+    for compiled in launched:
+        loaded = rt_module.load_kernel(compiled, dev)
+        assert loaded.from_cubin is use_ptxas
+    if use_ptxas:  # the next process loads both without ptxas or the JIT: one cubin each, nothing else
+        assert len(entries(cache, "cubin")) == len({c.ptx for c in launched}) == 2
 
 
 @pytest.mark.parametrize("variable", wf_cache.BYPASS_ENVIRONMENT)

@@ -253,3 +253,27 @@ def test_padding_of_a_2d_tail_is_not_a_division_by_zero(backend: Backend, shape:
     out = wf.full(shape, -7, i32).partition(tile_shape)
     got = mod_tail_2d(out, wf.from_host(a), wf.from_host(b)).first().unpartition().to_host().sync_on(_stream(backend))
     np.testing.assert_array_equal(got, np.mod(a, b))  # Python's floor modulo, as `%`
+
+
+@simt.device
+def floor_div(x: i32, d: i32) -> i32:
+    return x // d
+
+
+@tile.kernel
+def map_div_tail(z: tile.Tensor[i32, ("B",)], a: tile.Tensor[i32, (-1,)], b: tile.Tensor[i32, (-1,)]):
+    z.store(floor_div(tile.load_tile_like(a, z), tile.load_tile_like(b, z)))
+
+
+@pytest.mark.parametrize(("n", "tile_n", "bad"), [(6, 8, 0), (300, 128, 0), (300, 128, 3)])
+def test_padding_past_a_tensors_end_is_not_a_division_by_zero_in_a_device_function(backend: Backend, n: int, tile_n: int, bad: int) -> None:
+    # a @simt.device function applied to tiles (tile.map) divided by the padding's zeros and reported
+    # "integer division by zero" on valid input, as the elementwise `//` did before
+    a, b = _divisors((n,), bad)
+    out = wf.full((n,), -7, i32).partition((tile_n,))
+    run = lambda: map_div_tail(out, wf.from_host(a), wf.from_host(b)).first().unpartition().to_host().sync_on(_stream(backend))  # noqa: E731
+    if bad:
+        count, _ = _count(run)
+        assert count == bad  # only the zero divisors inside the tensor
+        return
+    np.testing.assert_array_equal(run(), a.astype(np.int64) // b.astype(np.int64))

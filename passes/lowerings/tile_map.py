@@ -8,7 +8,9 @@ exactly as in SIMT kernels, checks included). A one-block body is emitted in pla
 several blocks (a device function inlined by `inline-device-functions`, with its branches) is
 cloned per register into blocks of the `gpu.func`, entered by a branch and left by one to a
 continuation block whose argument is the element; the ops after the `tile.map` continue in the
-last continuation block. `canonicalize` merges the straight-line chains afterwards.
+last continuation block. `canonicalize` merges the straight-line chains afterwards. In a checked
+kernel an element past a loaded tensor's end (padding) records no error from the body
+(`memory.padding_bits`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from warpforge.dialects.tile_map import MapOp, YieldOp
 from warpforge.passes.kernel_to_gpu import Emitter, signless
 from warpforge.passes.tile_to_gpu.layouts import canonical_layout
 from warpforge.passes.tile_to_gpu.lowering import Dist, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu.memory import padding_bits
 
 
 @lowers(MapOp)
@@ -35,8 +38,10 @@ def _map(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     region = current.parent
     assert region is not None
     regs: list[SSAValue] = []
+    inside = padding_bits(fl, e, op, target, target.slots)  # elements past a loaded tensor's end report nothing
     with fl.registers_of(target):  # a checked error in the body: recorded by one thread per element
         for k in range(target.slots):
+            fl.reporting_inside = inside[k] if inside is not None else None
             for arg, d in zip(body[0].args, ins):
                 fl.values[arg] = d.regs[k]
             if len(body) == 1:
@@ -67,5 +72,6 @@ def _map(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
                         fl.lower(inner, fl.blocks[b])
             regs.append(after.args[0])
             current = after
+        fl.reporting_inside = None
     fl.blocks[parent] = current  # the ops after the tile.map continue here
     return Dist(target, regs, rt.element_type)  # pyright: ignore[reportAttributeAccessIssue]

@@ -280,17 +280,31 @@ def _masks_for(fl: _TileFunctionLowering, op: Operation) -> Operation | None:
     if fl.inside_mask_loads is None:
         loads = {load for a in fl.src.walk() if isinstance(a, tile.AtomicRMWOp) for load in padded_loads([a.values, a.offsets, a.mask])}
         if fl.checks:
-            loads |= {load for b in fl.src.walk() if reports_errors(b) for load in padded_loads([b.lhs, b.rhs])}  # pyright: ignore[reportAttributeAccessIssue]
+            loads |= {load for b in fl.src.walk() if reports_errors(b) for load in padded_loads(_error_operands(b))}
         fl.inside_mask_loads = loads
     return op if op in fl.inside_mask_loads else None
 
 
 def reports_errors(op: Operation) -> bool:
-    """An elementwise binary op on integers: its scalar lowering may record a checked error (integer
-    division or remainder by zero, `tile.cdiv`)."""
+    """An elementwise op whose scalar lowering may record a checked error: a binary op on integers
+    (integer division or remainder by zero, `tile.cdiv`), or a `tile.map` (its body — a
+    `@simt.device` function — runs scalar `kernel` ops with their checks)."""
+    from warpforge.dialects.tile_map import MapOp
+
+    if isinstance(op, MapOp):
+        return True
     return isinstance(op, tile.ElementwiseBinaryOp) and isinstance(op.lhs.type, tile.TileType) and isinstance(
         signless(op.lhs.type.element_type), IntegerType  # pyright: ignore[reportAttributeAccessIssue]
     )
+
+
+def _error_operands(op: Operation) -> list[SSAValue]:
+    """The tiles an op that `reports_errors` computes its elements from, position by position."""
+    from warpforge.dialects.tile_map import MapOp
+
+    if isinstance(op, MapOp):
+        return list(op.inputs)
+    return [op.lhs, op.rhs]  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def padding_bits(fl: _TileFunctionLowering, e: Emitter, op: Operation, layout: object, count: int) -> list[SSAValue] | None:
@@ -300,7 +314,7 @@ def padding_bits(fl: _TileFunctionLowering, e: Emitter, op: Operation, layout: o
     if not fl.checks or not reports_errors(op):
         return None
     bits: list[SSAValue] | None = None
-    for load in padded_loads([op.lhs, op.rhs]):  # pyright: ignore[reportAttributeAccessIssue]
+    for load in padded_loads(_error_operands(op)):
         if load not in fl.inside_masks or not isinstance(layout, Layout) or layout != canonical_layout(layout.shape, fl.threads):
             continue
         inside = _inside_mask(fl, e, load, layout.shape)
