@@ -4,7 +4,10 @@
 their function's CFG; `kernel.yield`, `kernel.condition`, `kernel.break` and `kernel.continue` become
 `cf.br`/`cf.cond_br` carrying the loop's values as block arguments. A `kernel.return` nested anywhere
 simply stays the terminator of its block (a function may have several). xDSL's `convert-scf-to-cf`
-cannot do this: it has no `scf.while`, no break/continue, and compares signed only.
+cannot do this: it has no `scf.while`, no break/continue, and compares signed only. A `range` runs
+Python's iterations even where `i + step` would pass the end of the loop variable's type: a latch
+whose sum can wrap (a step other than ±1, unless constant bounds rule it out) leaves the loop when
+the sum lies on the wrong side of `i` (`range(0, 2**63 - 1, 2**62)` runs twice).
 
 Structured ops are lowered innermost first, so when a loop is lowered every `kernel.break` /
 `kernel.continue` left in its (by then multi-block) body belongs to it. Each new op takes the
@@ -38,6 +41,13 @@ from xdsl.traits import IsTerminator
 
 from warpforge.dialects import kernel
 from warpforge.rewriting import inherit_location
+
+
+def _constant(v: SSAValue) -> int | None:
+    owner = v.owner
+    if isinstance(owner, kernel.ConstantOp) and isinstance(owner.value, builtin.IntegerAttr):
+        return owner.value.value.data
+    return None
 
 
 def _post_order(region: Region) -> list[Operation]:
@@ -144,10 +154,16 @@ class _Lowering:
 
         # latch: i += step, back to the header; the back edge takes the loop's `llvm.*` attributes
         # (`llvm.loop_unroll_full`), as MLIR's convert-scf-to-cf gives them to the latch branch
+        # Python's range never wraps: where `i + step` can pass the type's end (`range(0, 2**63 - 1,
+        # 2**62)` has 2 iterations), a wrapped `next` leaves the loop instead of re-entering it
         nxt = kernel.AddOp(iv, op.step)
-        back = cf.BranchOp(header, nxt.result, *latch.args)
+        wrap_ops = self._no_wrap_condition(iv, nxt.result, op)
+        if wrap_ops:
+            back = cf.ConditionalBranchOp(wrap_ops[-1].results[0], header, [nxt.result, *latch.args], exit_, latch.args)
+        else:
+            back = cf.BranchOp(header, nxt.result, *latch.args)
         back.attributes.update({k: v for k, v in op.attributes.items() if k.startswith("llvm.")})
-        latch.add_ops([nxt, back])
+        latch.add_ops([nxt, *wrap_ops, back])
 
         self._rewire_loop_exits(body_blocks, latch, exit_)
         entry_br = cf.BranchOp(header, op.lower, *op.inits)
@@ -157,9 +173,8 @@ class _Lowering:
         before.add_op(entry_br)
 
     def _range_condition(self, iv: SSAValue, upper: SSAValue, step: SSAValue) -> list[Operation]:
-        owner = step.owner
-        if isinstance(owner, kernel.ConstantOp) and isinstance(owner.value, builtin.IntegerAttr):
-            s = owner.value.value.data
+        s = _constant(step)
+        if s is not None:
             if s > 0:
                 return [kernel.CmpOp("lt", iv, upper)]
             if s < 0:
@@ -173,6 +188,32 @@ class _Lowering:
         up = kernel.AndOp(pos, lt)
         down = kernel.AndOp(neg, gt)
         return [zero, pos, neg, lt, gt, up, down, kernel.OrOp(up, down)]
+
+    def _no_wrap_condition(self, iv: SSAValue, nxt: SSAValue, op: kernel.ForOp) -> list[Operation]:
+        """Ops whose last result is true when `nxt = iv + step` did not wrap around (the loop may go on),
+        or [] when it cannot wrap: a step of ±1 (the latch's `iv` is strictly inside the bounds), or
+        constant bounds whose last `iv + step` fits the type. A wrapped sum lies on the wrong side of
+        `iv` (`step > 0`: `nxt < iv`), so one compare decides it."""
+        s = _constant(op.step)
+        if s is not None:
+            if s in (-1, 0, 1):
+                return []
+            hi = _constant(op.upper)
+            t = iv.type
+            if hi is not None and isinstance(t, builtin.IntegerType):
+                width = t.width.data
+                bottom, top = (0, 2**width - 1) if t.signedness.data == builtin.Signedness.UNSIGNED else (-(2 ** (width - 1)), 2 ** (width - 1) - 1)
+                if (s > 0 and hi - 1 + s <= top) or (s < 0 and hi + 1 + s >= bottom):
+                    return []
+            return [kernel.CmpOp("gt" if s > 0 else "lt", nxt, iv)]
+        zero = kernel.ConstantOp(builtin.IntegerAttr(0, op.step.type))  # pyright: ignore[reportArgumentType]
+        pos = kernel.CmpOp("gt", op.step, zero)
+        neg = kernel.CmpOp("lt", op.step, zero)
+        grew = kernel.CmpOp("gt", nxt, iv)
+        fell = kernel.CmpOp("lt", nxt, iv)
+        up = kernel.AndOp(pos, grew)
+        down = kernel.AndOp(neg, fell)
+        return [zero, pos, neg, grew, fell, up, down, kernel.OrOp(up, down)]
 
     def lower_while(self, op: kernel.WhileOp) -> None:
         before = op.parent_block()

@@ -161,3 +161,33 @@ kernel.func @for_unroll_full(%x: f32) attributes {kernel} {
   } attributes {llvm.loop_unroll_full}
   kernel.return
 }
+
+// -----
+
+// A step that is not ±1: `i + step` may pass the type's end (Python's range never wraps), so the
+// latch leaves the loop when the sum lies on the wrong side of `i`; with ±1, or constant bounds
+// whose last sum fits, the latch is a plain branch.
+// CHECK-LABEL: kernel.func @for_wide_step(
+// CHECK: ^[[HDR:bb[0-9]+]](%{{.*}}: si64):
+// CHECK: ^[[LATCH:bb[0-9]+]]:
+// CHECK-NEXT: %[[NEXT:.*]] = kernel.add %[[K:.*]], %{{.*}} : si64
+// CHECK-NEXT: %[[GREW:.*]] = kernel.cmp gt, %[[NEXT]], %[[K]] : si64
+// CHECK-NEXT: cf.cond_br %[[GREW]], ^[[HDR]](%[[NEXT]] : si64), ^[[EXIT:bb[0-9]+]]
+// CHECK-LABEL: kernel.func @for_wide_step_constant_bounds(
+// CHECK: kernel.add %{{.*}}, %{{.*}} : si64
+// CHECK-NEXT: cf.br ^bb{{[0-9]+}}(%{{.*}} : si64)
+kernel.func @for_wide_step(%lo: si64, %hi: si64) attributes {kernel} {
+  %s = kernel.constant 4611686018427387904 : si64
+  kernel.for %k = %lo to %hi step %s : si64 {
+    kernel.yield
+  }
+  kernel.return
+}
+kernel.func @for_wide_step_constant_bounds(%lo: si64) attributes {kernel} {
+  %s = kernel.constant 8 : si64
+  %hi = kernel.constant 1024 : si64
+  kernel.for %k = %lo to %hi step %s : si64 {
+    kernel.yield
+  }
+  kernel.return
+}
