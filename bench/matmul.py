@@ -38,10 +38,17 @@ TILE_CONFIGS = (
     (128, 128, 64, 8, 3, 2), (128, 128, 32, 8, 3, 1), (128, 128, 64, 8, 3, 1), (128, 128, 32, 8, 3, 2), (128, 128, 32, 8, 4, 2),
     (64, 128, 64, 4, 3, 2), (64, 64, 64, 4, 3, 2), (128, 256, 32, 8, 3, 1), (128, 256, 32, 8, 4, 1), (128, 128, 64, 8, 4, 1),
     (128, 256, 64, 8, 3, 1), (128, 256, 64, 8, 4, 1), (128, 128, 64, 8, 5, 1),
+    # deep rings (a wgmma ring of S slots prefetches S - 2 steps ahead: one slot is read by the group
+    # in flight): the skinny 128 x 8192 x 8192 waits on HBM latency, so it wants tiles that fill the
+    # 132 SMs (64 x 128: 128 CTAs; 64 x 64: 256 CTAs, 2 per SM) with 4-6 steps in flight
+    (64, 128, 64, 4, 6, 1), (64, 128, 64, 4, 8, 1), (128, 64, 64, 8, 8, 1), (64, 64, 64, 4, 6, 2),
+    (128, 256, 32, 8, 6, 1), (128, 256, 32, 8, 8, 1),
 )  # fmt: skip
 """(BM, BN, BK, num_warps, num_stages, min_blocks_per_sm) of the Tile kernels tried; the first is
 examples/matmul.py's. Each runs on both `tile.dot` paths of an H100/H200 (`PATHS`): wgmma (sm_90a, the
-default there: BM = 16 x num_warps qualifies) and mma.sync (compiled for sm_90)."""
+default there: BM = 16 x num_warps qualifies) and mma.sync (compiled for sm_90). Every one of them fits
+the 227 KiB of shared memory a CTA can have on sm_90a (8 stages of 64 x 128 x 64: 198,656 bytes with
+the mbarriers and the 1 KiB alignment pad), compiled without spills (ptxas -v, printed at the end)."""
 
 PATHS = {"wgmma": None, "mma.sync": "sm_90"}
 """Tile path label -> the chip its kernels are compiled for (None: the device's tile chip, sm_90a on 9.0)."""
