@@ -8,10 +8,11 @@ applies: labelled "wgmma+TMA"; mma.sync on sm_90), torch.matmul (cuBLAS) and a p
 
 Every kernel runs on the same CUDA stream, timed with CUDA events (bench/_harness.py: warm-ups, then
 the median of 25 back-to-back runs); TFLOP/s counts 2·M·N·K flops. warpforge's kernels write f32
-(torch and Triton f16/bf16); each result is checked against torch's before it is timed.
+(torch and Triton f16/bf16; `--out input`: the Tile kernels round C to the inputs' dtype in the
+epilogue and write that, half the bytes); each result is checked against torch's before it is timed.
 
     python bench/matmul.py [--shapes 4096,4096,4096 ...] [--dtypes f16 bf16] [--configs 128x256x32_w8_s3_mb1 ...]
-                           [--paths wgmma mma.sync] [--json out.json]
+                           [--paths wgmma mma.sync] [--out f32|input] [--json out.json]
 """
 
 from __future__ import annotations
@@ -55,25 +56,27 @@ PATHS = {"wgmma": None, "mma.sync": "sm_90"}
 
 _TILE_SOURCE = """
 @tile.kernel(num_warps={w}, num_stages={s}, min_blocks_per_sm={mb})
-def {name}(c: tile.Tensor[f32, ({bm}, {bn})], a: tile.Tensor[{dt}, (-1, -1)], b: tile.Tensor[{dt}, (-1, -1)], k_tiles: wf.i64):
+def {name}(c: tile.Tensor[{out}, ({bm}, {bn})], a: tile.Tensor[{dt}, (-1, -1)], b: tile.Tensor[{dt}, (-1, -1)], k_tiles: wf.i64):
     acc = tile.zeros(({bm}, {bn}), f32)
     for kt in range(k_tiles):
         acc = tile.dot(tile.load(a, (tile.bid(0), kt), ({bm}, {bk})), tile.load(b, (kt, tile.bid(1)), ({bk}, {bn})), acc)
-    c.store(acc)
+    c.store(acc{cast})
 """
 # One module-level kernel per (dtype, config): a tile kernel's annotations are evaluated in its
 # module's globals, so the tile shapes are spelled into each kernel's source; the frontend reads a
 # kernel's source, so each generated one is registered in linecache under its own file name.
-TILE_KERNELS: dict[str, dict[tuple[int, ...], Any]] = {"f16": {}, "bf16": {}}
-for _dt in TILE_KERNELS:
+TILE_KERNELS: dict[tuple[str, str], dict[tuple[int, ...], Any]] = {(dt, out): {} for dt in ("f16", "bf16") for out in ("f32", "input")}
+"""(input dtype, output: "f32" = the accumulator, "input" = rounded to the inputs' dtype in the
+epilogue, as torch.matmul and the Triton kernel write C) -> config -> kernel."""
+for _dt, _out in TILE_KERNELS:
     for _cfg in TILE_CONFIGS:
         _bm, _bn, _bk, _w, _s, _mb = _cfg
-        _name = f"tile_matmul_{_dt}_{_bm}x{_bn}x{_bk}_w{_w}_s{_s}_mb{_mb}"
-        _src = _TILE_SOURCE.format(name=_name, dt=_dt, bm=_bm, bn=_bn, bk=_bk, w=_w, s=_s, mb=_mb)
+        _name = f"tile_matmul_{_dt}_{_bm}x{_bn}x{_bk}_w{_w}_s{_s}_mb{_mb}" + ("" if _out == "f32" else f"_out_{_dt}")
+        _src = _TILE_SOURCE.format(name=_name, dt=_dt, bm=_bm, bn=_bn, bk=_bk, w=_w, s=_s, mb=_mb, out="f32" if _out == "f32" else _dt, cast="" if _out == "f32" else f".astype({_dt})")
         _file = f"<bench/matmul.py:{_name}>"
         linecache.cache[_file] = (len(_src), None, _src.splitlines(True), _file)
         exec(compile(_src, _file, "exec"), globals())  # noqa: S102
-        TILE_KERNELS[_dt][_cfg] = globals()[_name]
+        TILE_KERNELS[_dt, _out][_cfg] = globals()[_name]
 
 
 class _DLPackOnly:
@@ -128,6 +131,7 @@ def main() -> None:
     parser.add_argument("--json")
     parser.add_argument("--configs", nargs="+", help="only these tile configs, as BMxBNxBK_wW_sS_mbM (e.g. 128x256x32_w8_s3_mb1)")
     parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS), help="tile.dot paths to run")
+    parser.add_argument("--out", default="f32", choices=["f32", "input"], help="what the Tile kernels write: the f32 accumulator, or C rounded to the inputs' dtype (as torch and Triton)")
     args = parser.parse_args()
 
     import torch
@@ -149,7 +153,7 @@ def main() -> None:
         dt = getattr(wf, dname)
         tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dname]
         simt_kernels = {} if args.no_simt else {f"warpforge SIMT mma.sync (checks {'on' if ch else 'off'})": hgemm_simt.make_hgemm(dt, checks=ch) for ch in (True, False)}
-        tile_kernels = TILE_KERNELS[dname]
+        tile_kernels = TILE_KERNELS[dname, args.out]
         for shape in args.shapes:
             m, n, k = (int(x) for x in shape.split(","))
             flops = 2.0 * m * n * k
@@ -158,6 +162,7 @@ def main() -> None:
             tb = torch.randn((k, n), device="cuda", dtype=tdt, generator=g)
             tc = torch.empty((m, n), device="cuda", dtype=tdt)
             out32 = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+            tile_out = out32 if args.out == "f32" else torch.full((m, n), float("nan"), device="cuda", dtype=tdt)
             torch.cuda.synchronize()
             row: dict[str, dict[str, float]] = {}
 
@@ -213,7 +218,7 @@ def main() -> None:
                     label = f"Tile {path} {bm}x{bn}x{bk} w{w} s{s}" + (f" {mb} CTA/SM" if mb > 1 else "")
                     t0 = time.perf_counter()
                     try:
-                        bound = tile_kernel.bind(wf.tensor(out32).partition((bm, bn)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // bk), device=dev, chip=PATHS[path])
+                        bound = tile_kernel.bind(wf.tensor(tile_out if args.out == "f32" else wrap(tile_out)).partition((bm, bn)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // bk), device=dev, chip=PATHS[path])
                     except Exception as e:
                         print(f"  {dname} {shape:18} {label}: FAILED to bind: {type(e).__name__}: {e}", flush=True)
                         continue
@@ -231,8 +236,8 @@ def main() -> None:
                         regs[label] = f"{res.registers} regs, {res.spill_stores} B spill stores"
                     except Exception as e:  # no ptxas: no register figures
                         regs[label] = f"ptxas -v: {type(e).__name__}"
-                    out32.fill_(float("nan"))
-                    timed(label, lambda bound=bound: bound.launch(stream), lambda: out32)
+                    tile_out.fill_(float("nan"))
+                    timed(label, lambda bound=bound: bound.launch(stream), lambda: tile_out)
             base = row["torch.matmul (cuBLAS)"]["TFLOP/s"]
             for r in row.values():
                 r["vs_torch"] = r["TFLOP/s"] / base
