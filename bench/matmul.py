@@ -3,7 +3,7 @@ warpforge's SIMT tensor-core kernel (examples/hgemm_simt.py: mma.sync + ldmatrix
 cp.async ring, checks on and off), warpforge's Tile kernel (`tile.dot` in a K loop, as
 examples/matmul.py: accumulator in mma.sync registers, a cp.async ring of `num_stages`) in each of
 `TILE_CONFIGS` on both tile.dot paths (wgmma on sm_90a, its operands by TMA when `tile-tma-ring`
-applies: labelled "wgmma+TMA"; mma.sync on sm_90), torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
+applies: labelled "wgmma+TMA"; mma.sync on sm_90) and in each of `DEEP_CONFIGS` on wgmma, torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
 (a few autotuned configs). Shapes: 4096^3, 8192^3 and the skinny 128 x 8192 x 8192.
 
 Every kernel runs on the same CUDA stream, timed with CUDA events (bench/_harness.py: warm-ups, then
@@ -39,17 +39,17 @@ TILE_CONFIGS = (
     (128, 128, 64, 8, 3, 2), (128, 128, 32, 8, 3, 1), (128, 128, 64, 8, 3, 1), (128, 128, 32, 8, 3, 2), (128, 128, 32, 8, 4, 2),
     (64, 128, 64, 4, 3, 2), (64, 64, 64, 4, 3, 2), (128, 256, 32, 8, 3, 1), (128, 256, 32, 8, 4, 1), (128, 128, 64, 8, 4, 1),
     (128, 256, 64, 8, 3, 1), (128, 256, 64, 8, 4, 1), (128, 128, 64, 8, 5, 1),
-    # deep rings (a wgmma ring of S slots prefetches S - 2 steps ahead: one slot is read by the group
-    # in flight): the skinny 128 x 8192 x 8192 waits on HBM latency, so it wants tiles that fill the
-    # 132 SMs (64 x 128: 128 CTAs; 64 x 64: 256 CTAs, 2 per SM) with 4-6 steps in flight
-    (64, 128, 64, 4, 6, 1), (64, 128, 64, 4, 8, 1), (128, 64, 64, 8, 8, 1), (64, 64, 64, 4, 6, 2),
-    (128, 256, 32, 8, 6, 1), (128, 256, 32, 8, 8, 1),
 )  # fmt: skip
 """(BM, BN, BK, num_warps, num_stages, min_blocks_per_sm) of the Tile kernels tried; the first is
 examples/matmul.py's. Each runs on both `tile.dot` paths of an H100/H200 (`PATHS`): wgmma (sm_90a, the
-default there: BM = 16 x num_warps qualifies) and mma.sync (compiled for sm_90). Every one of them fits
-the 227 KiB of shared memory a CTA can have on sm_90a (8 stages of 64 x 128 x 64: 198,656 bytes with
-the mbarriers and the 1 KiB alignment pad), compiled without spills (ptxas -v, printed at the end)."""
+default there: BM = 16 x num_warps qualifies) and mma.sync (compiled for sm_90)."""
+
+DEEP_CONFIGS = ((64, 128, 64, 4, 8, 1), (64, 64, 64, 4, 6, 2), (128, 256, 32, 8, 6, 1))
+"""Deep TMA rings, run on the wgmma path only. A wgmma ring of S slots prefetches S - 2 steps (one
+slot is still read by the group in flight): the skinny 128 x 8192 x 8192 waits on HBM latency, so it
+wants tiles that fill the 132 SMs (64 x 128: 128 CTAs; 64 x 64: 256 CTAs, 2 per SM) with 4-6 steps in
+flight. Each fits the 227 KiB a CTA can have (8 stages of 64 x 128 x 64: 198,656 bytes with the
+mbarriers and the 1 KiB alignment pad) and compiles without spills (ptxas -v, printed at the end)."""
 
 PATHS = {"wgmma": None, "mma.sync": "sm_90"}
 """Tile path label -> the chip its kernels are compiled for (None: the device's tile chip, sm_90a on 9.0)."""
@@ -69,7 +69,7 @@ TILE_KERNELS: dict[tuple[str, str], dict[tuple[int, ...], Any]] = {(dt, out): {}
 """(input dtype, output: "f32" = the accumulator, "input" = rounded to the inputs' dtype in the
 epilogue, as torch.matmul and the Triton kernel write C) -> config -> kernel."""
 for _dt, _out in TILE_KERNELS:
-    for _cfg in TILE_CONFIGS:
+    for _cfg in TILE_CONFIGS + DEEP_CONFIGS:
         _bm, _bn, _bk, _w, _s, _mb = _cfg
         _name = f"tile_matmul_{_dt}_{_bm}x{_bn}x{_bk}_w{_w}_s{_s}_mb{_mb}" + ("" if _out == "f32" else f"_out_{_dt}")
         _src = _TILE_SOURCE.format(name=_name, dt=_dt, bm=_bm, bn=_bn, bk=_bk, w=_w, s=_s, mb=_mb, out="f32" if _out == "f32" else _dt, cast="" if _out == "f32" else f".astype({_dt})")
@@ -215,6 +215,8 @@ def main() -> None:
                 if args.configs and f"{bm}x{bn}x{bk}_w{w}_s{s}_mb{mb}" not in args.configs:
                     continue
                 for path in args.paths:
+                    if path != "wgmma" and (bm, bn, bk, w, s, mb) in DEEP_CONFIGS:
+                        continue
                     label = f"Tile {path} {bm}x{bn}x{bk} w{w} s{s}" + (f" {mb} CTA/SM" if mb > 1 else "")
                     t0 = time.perf_counter()
                     try:
