@@ -7,9 +7,9 @@ applies: labelled "wgmma+TMA"; mma.sync on sm_90) and in each of `DEEP_CONFIGS` 
 (a few autotuned configs). Shapes: 4096^3, 8192^3 and the skinny 128 x 8192 x 8192.
 
 Every kernel runs on the same CUDA stream, timed with CUDA events (bench/_harness.py: warm-ups, then
-the median of 25 back-to-back runs); TFLOP/s counts 2·M·N·K flops. warpforge's kernels write f32
-(torch and Triton f16/bf16; `--out input`: the Tile kernels round C to the inputs' dtype in the
-epilogue and write that, half the bytes); each result is checked against torch's before it is timed.
+the median of 25 back-to-back runs); TFLOP/s counts 2·M·N·K flops. The Tile kernels round C to the
+inputs' dtype in the epilogue and write that, as torch and Triton do (`--out f32`: the f32 accumulator,
+twice the bytes; the SIMT kernel writes f32); each result is checked against torch's before it is timed.
 
     python bench/matmul.py [--shapes 4096,4096,4096 ...] [--dtypes f16 bf16] [--configs 128x256x32_w8_s3_mb1 ...]
                            [--paths wgmma mma.sync] [--out f32|input] [--json out.json]
@@ -131,7 +131,7 @@ def main() -> None:
     parser.add_argument("--json")
     parser.add_argument("--configs", nargs="+", help="only these tile configs, as BMxBNxBK_wW_sS_mbM (e.g. 128x256x32_w8_s3_mb1)")
     parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS), help="tile.dot paths to run")
-    parser.add_argument("--out", default="f32", choices=["f32", "input"], help="what the Tile kernels write: the f32 accumulator, or C rounded to the inputs' dtype (as torch and Triton)")
+    parser.add_argument("--out", default="input", choices=["f32", "input"], help="what the Tile kernels write: C rounded to the inputs' dtype (the default, as torch and Triton), or the f32 accumulator")
     args = parser.parse_args()
 
     import torch
@@ -244,7 +244,7 @@ def main() -> None:
             for r in row.values():
                 r["vs_torch"] = r["TFLOP/s"] / base
             results[f"{dname} {shape}"] = row
-    print("\nGEMM, median of 25 (CUDA events); TFLOP/s and ratio to torch.matmul (cuBLAS)")
+    print("\nGEMM, median of 25 (CUDA events); TFLOP/s and ratio to torch.matmul (cuBLAS); the Tile kernels write C in " + ("f32" if args.out == "f32" else "the inputs' dtype"))
     print(f"{'case':22} {'kernel':44} {'ms':>8} {'TFLOP/s':>8} {'vs torch':>9} {'vs Triton':>9}")
     for case, row in results.items():
         tri = row.get("Triton tl.dot (autotuned)", {}).get("TFLOP/s")
