@@ -46,9 +46,9 @@ default there: BM = 16 x num_warps qualifies) and mma.sync (compiled for sm_90).
 
 DEEP_CONFIGS = ((64, 128, 64, 4, 8, 1), (64, 64, 64, 4, 6, 2), (128, 256, 32, 8, 6, 1))
 """Deep TMA rings, run on the wgmma path only. A wgmma ring of S slots prefetches S - 2 steps (step
-k reads one slot while step k - 1's group in flight still reads another): the skinny 128 x 8192 x 8192 waits on HBM latency, so it
-wants tiles that fill the 132 SMs (64 x 128: 128 CTAs; 64 x 64: 256 CTAs, 2 per SM) with 4-6 steps in
-flight. Each fits the 227 KiB a CTA can have (8 stages of 64 x 128 x 64: 198,656 bytes with the
+k reads one slot while step k - 1's group in flight still reads another): the skinny 128 x 8192 x 8192
+waits on HBM latency, so it wants tiles that fill the 132 SMs (64 x 128: 128 CTAs; 64 x 64: 256 CTAs,
+2 per SM) with 4-6 steps in flight. Each fits the 227 KiB a CTA can have (8 stages of 64 x 128 x 64: 198,656 bytes with the
 mbarriers and the 1 KiB alignment pad) and compiles without spills (ptxas -v, printed at the end)."""
 
 PATHS = {"wgmma": None, "mma.sync": "sm_90"}
