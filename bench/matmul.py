@@ -3,15 +3,16 @@ warpforge's SIMT tensor-core kernel (examples/hgemm_simt.py: mma.sync + ldmatrix
 cp.async ring, checks on and off), warpforge's Tile kernel (`tile.dot` in a K loop, as
 examples/matmul.py: accumulator in mma.sync registers, a cp.async ring of `num_stages`) in each of
 `TILE_CONFIGS` on both tile.dot paths (wgmma on sm_90a, its operands by TMA when `tile-tma-ring`
-applies: labelled "wgmma+TMA"; mma.sync on sm_90), torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
+applies: labelled "wgmma+TMA"; mma.sync on sm_90) and in each of `DEEP_CONFIGS` on wgmma, torch.matmul (cuBLAS) and a plain blocked Triton `tl.dot` kernel written here
 (a few autotuned configs). Shapes: 4096^3, 8192^3 and the skinny 128 x 8192 x 8192.
 
 Every kernel runs on the same CUDA stream, timed with CUDA events (bench/_harness.py: warm-ups, then
-the median of 25 back-to-back runs); TFLOP/s counts 2·M·N·K flops. warpforge's kernels write f32
-(torch and Triton f16/bf16); each result is checked against torch's before it is timed.
+the median of 25 back-to-back runs); TFLOP/s counts 2·M·N·K flops. The Tile kernels round C to the
+inputs' dtype in the epilogue and write that, as torch and Triton do (`--out f32`: the f32 accumulator,
+twice the bytes; the SIMT kernel writes f32); each result is checked against torch's before it is timed.
 
     python bench/matmul.py [--shapes 4096,4096,4096 ...] [--dtypes f16 bf16] [--configs 128x256x32_w8_s3_mb1 ...]
-                           [--paths wgmma mma.sync] [--json out.json]
+                           [--paths wgmma mma.sync] [--out f32|input] [--json out.json]
 """
 
 from __future__ import annotations
@@ -43,30 +44,39 @@ TILE_CONFIGS = (
 examples/matmul.py's. Each runs on both `tile.dot` paths of an H100/H200 (`PATHS`): wgmma (sm_90a, the
 default there: BM = 16 x num_warps qualifies) and mma.sync (compiled for sm_90)."""
 
+DEEP_CONFIGS = ((64, 128, 64, 4, 8, 1), (64, 64, 64, 4, 6, 2), (128, 256, 32, 8, 6, 1))
+"""Deep TMA rings, run on the wgmma path only. A wgmma ring of S slots prefetches S - 2 steps (step
+k reads one slot while step k - 1's group in flight still reads another): the skinny 128 x 8192 x 8192
+waits on HBM latency, so it wants tiles that fill the 132 SMs (64 x 128: 128 CTAs; 64 x 64: 256 CTAs,
+2 per SM) with 4-6 steps in flight. Each fits the 227 KiB a CTA can have (8 stages of 64 x 128 x 64: 198,656 bytes with the
+mbarriers and the 1 KiB alignment pad) and compiles without spills (ptxas -v, printed at the end)."""
+
 PATHS = {"wgmma": None, "mma.sync": "sm_90"}
 """Tile path label -> the chip its kernels are compiled for (None: the device's tile chip, sm_90a on 9.0)."""
 
 _TILE_SOURCE = """
 @tile.kernel(num_warps={w}, num_stages={s}, min_blocks_per_sm={mb})
-def {name}(c: tile.Tensor[f32, ({bm}, {bn})], a: tile.Tensor[{dt}, (-1, -1)], b: tile.Tensor[{dt}, (-1, -1)], k_tiles: wf.i64):
+def {name}(c: tile.Tensor[{out}, ({bm}, {bn})], a: tile.Tensor[{dt}, (-1, -1)], b: tile.Tensor[{dt}, (-1, -1)], k_tiles: wf.i64):
     acc = tile.zeros(({bm}, {bn}), f32)
     for kt in range(k_tiles):
         acc = tile.dot(tile.load(a, (tile.bid(0), kt), ({bm}, {bk})), tile.load(b, (kt, tile.bid(1)), ({bk}, {bn})), acc)
-    c.store(acc)
+    c.store(acc{cast})
 """
 # One module-level kernel per (dtype, config): a tile kernel's annotations are evaluated in its
 # module's globals, so the tile shapes are spelled into each kernel's source; the frontend reads a
 # kernel's source, so each generated one is registered in linecache under its own file name.
-TILE_KERNELS: dict[str, dict[tuple[int, ...], Any]] = {"f16": {}, "bf16": {}}
-for _dt in TILE_KERNELS:
-    for _cfg in TILE_CONFIGS:
+TILE_KERNELS: dict[tuple[str, str], dict[tuple[int, ...], Any]] = {(dt, out): {} for dt in ("f16", "bf16") for out in ("f32", "input")}
+"""(input dtype, output: "f32" = the accumulator, "input" = rounded to the inputs' dtype in the
+epilogue, as torch.matmul and the Triton kernel write C) -> config -> kernel."""
+for _dt, _out in TILE_KERNELS:
+    for _cfg in TILE_CONFIGS + DEEP_CONFIGS:
         _bm, _bn, _bk, _w, _s, _mb = _cfg
-        _name = f"tile_matmul_{_dt}_{_bm}x{_bn}x{_bk}_w{_w}_s{_s}_mb{_mb}"
-        _src = _TILE_SOURCE.format(name=_name, dt=_dt, bm=_bm, bn=_bn, bk=_bk, w=_w, s=_s, mb=_mb)
+        _name = f"tile_matmul_{_dt}_{_bm}x{_bn}x{_bk}_w{_w}_s{_s}_mb{_mb}" + ("" if _out == "f32" else f"_out_{_dt}")
+        _src = _TILE_SOURCE.format(name=_name, dt=_dt, bm=_bm, bn=_bn, bk=_bk, w=_w, s=_s, mb=_mb, out="f32" if _out == "f32" else _dt, cast="" if _out == "f32" else f".astype({_dt})")
         _file = f"<bench/matmul.py:{_name}>"
         linecache.cache[_file] = (len(_src), None, _src.splitlines(True), _file)
         exec(compile(_src, _file, "exec"), globals())  # noqa: S102
-        TILE_KERNELS[_dt][_cfg] = globals()[_name]
+        TILE_KERNELS[_dt, _out][_cfg] = globals()[_name]
 
 
 class _DLPackOnly:
@@ -121,6 +131,7 @@ def main() -> None:
     parser.add_argument("--json")
     parser.add_argument("--configs", nargs="+", help="only these tile configs, as BMxBNxBK_wW_sS_mbM (e.g. 128x256x32_w8_s3_mb1)")
     parser.add_argument("--paths", nargs="+", default=list(PATHS), choices=list(PATHS), help="tile.dot paths to run")
+    parser.add_argument("--out", default="input", choices=["f32", "input"], help="what the Tile kernels write: C rounded to the inputs' dtype (the default, as torch and Triton), or the f32 accumulator")
     args = parser.parse_args()
 
     import torch
@@ -142,7 +153,7 @@ def main() -> None:
         dt = getattr(wf, dname)
         tdt = {"f16": torch.float16, "bf16": torch.bfloat16}[dname]
         simt_kernels = {} if args.no_simt else {f"warpforge SIMT mma.sync (checks {'on' if ch else 'off'})": hgemm_simt.make_hgemm(dt, checks=ch) for ch in (True, False)}
-        tile_kernels = TILE_KERNELS[dname]
+        tile_kernels = TILE_KERNELS[dname, args.out]
         for shape in args.shapes:
             m, n, k = (int(x) for x in shape.split(","))
             flops = 2.0 * m * n * k
@@ -151,6 +162,7 @@ def main() -> None:
             tb = torch.randn((k, n), device="cuda", dtype=tdt, generator=g)
             tc = torch.empty((m, n), device="cuda", dtype=tdt)
             out32 = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+            tile_out = out32 if args.out == "f32" else torch.full((m, n), float("nan"), device="cuda", dtype=tdt)
             torch.cuda.synchronize()
             row: dict[str, dict[str, float]] = {}
 
@@ -203,10 +215,12 @@ def main() -> None:
                 if args.configs and f"{bm}x{bn}x{bk}_w{w}_s{s}_mb{mb}" not in args.configs:
                     continue
                 for path in args.paths:
+                    if path != "wgmma" and (bm, bn, bk, w, s, mb) in DEEP_CONFIGS:
+                        continue
                     label = f"Tile {path} {bm}x{bn}x{bk} w{w} s{s}" + (f" {mb} CTA/SM" if mb > 1 else "")
                     t0 = time.perf_counter()
                     try:
-                        bound = tile_kernel.bind(wf.tensor(out32).partition((bm, bn)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // bk), device=dev, chip=PATHS[path])
+                        bound = tile_kernel.bind(wf.tensor(tile_out if args.out == "f32" else wrap(tile_out)).partition((bm, bn)), wf.tensor(wrap(ta)), wf.tensor(wrap(tb)), -(-k // bk), device=dev, chip=PATHS[path])
                     except Exception as e:
                         print(f"  {dname} {shape:18} {label}: FAILED to bind: {type(e).__name__}: {e}", flush=True)
                         continue
@@ -224,13 +238,13 @@ def main() -> None:
                         regs[label] = f"{res.registers} regs, {res.spill_stores} B spill stores"
                     except Exception as e:  # no ptxas: no register figures
                         regs[label] = f"ptxas -v: {type(e).__name__}"
-                    out32.fill_(float("nan"))
-                    timed(label, lambda bound=bound: bound.launch(stream), lambda: out32)
+                    tile_out.fill_(float("nan"))
+                    timed(label, lambda bound=bound: bound.launch(stream), lambda: tile_out)
             base = row["torch.matmul (cuBLAS)"]["TFLOP/s"]
             for r in row.values():
                 r["vs_torch"] = r["TFLOP/s"] / base
             results[f"{dname} {shape}"] = row
-    print("\nGEMM, median of 25 (CUDA events); TFLOP/s and ratio to torch.matmul (cuBLAS)")
+    print("\nGEMM, median of 25 (CUDA events); TFLOP/s and ratio to torch.matmul (cuBLAS); the Tile kernels write C in " + ("f32" if args.out == "f32" else "the inputs' dtype"))
     print(f"{'case':22} {'kernel':44} {'ms':>8} {'TFLOP/s':>8} {'vs torch':>9} {'vs Triton':>9}")
     for case, row in results.items():
         tri = row.get("Triton tl.dot (autotuned)", {}).get("TFLOP/s")

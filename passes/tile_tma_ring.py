@@ -33,6 +33,16 @@ copy is issued for a step past the loop's end, so none is outstanding when the C
 descriptor is a new kernel parameter (`!kernel.tensor_map`, appended after the kernel's own), and
 `tile.tma_params` lists, per descriptor, the index of the tensor parameter the launch builds it from.
 
+**Prefetch depth.** With one group in flight, S slots prefetch S - 2 steps ahead, the most they can:
+while step k's group is issued, slot k - 1 is still read by the group of step k - 1 (retired only by
+step k's `wait_group 1`, after that issue: no wgmma completion arrives on a barrier) and slot k by
+step k's, so S - 2 slots are left for the steps after k. The refill of slot k - 1 (for step k + S - 1)
+waits for that release, at the top of step k + 1 — the same point in the program as right after the
+release. Triton's pipeliner does the same with the same memory: for an async wgmma it allocates
+`num_stages` - 1 buffers plus one for the group in flight, and issues step k + S - 1's load in step
+k after its `wait(1)` (S = `num_stages`; the end of step k is the top of step k + 1). A loop waiting on memory latency
+(a skinny GEMM streaming B from HBM) wants 6 to 8 stages.
+
 Option `group_m` (default 8): such a kernel gets `tile.group_m`, and `tile-to-gpu` maps its block ids
 to tile coordinates in groups of that many tile rows (L2 reuse; `tile_to_gpu/program.py`).
 """

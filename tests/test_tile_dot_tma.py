@@ -36,6 +36,10 @@ CONFIGS = {
     "128x256x32_w8_s4_bf16": (128, 256, 32, 8, 4, bf16, 1),
     "64x64x64_w4_s3": (64, 64, 64, 4, 3, f16, 1),
     "64x32x16_w4_s5": (64, 32, 16, 4, 5, f16, 1),
+    # deep rings (bench/matmul.py's skinny-shape configs): 6 steps in flight, 17 mbarriers
+    "64x128x64_w4_s8": (64, 128, 64, 4, 8, f16, 1),
+    "64x64x64_w4_s6_bf16_mb2": (64, 64, 64, 4, 6, bf16, 2),
+    "128x256x32_w8_s8": (128, 256, 32, 8, 8, f16, 1),
 }
 KERNELS = {name: _gemm(*cfg) for name, cfg in CONFIGS.items()}
 
@@ -176,6 +180,16 @@ def test_tma_ring_gemm_matches_numpy(name: str, m: int, n: int, k: int) -> None:
     _hopper()
     bm, bn, bk, _, _, dtype, _ = CONFIGS[name]
     _run_gemm(KERNELS[name], bm, bn, bk, dtype, m, n, k, SEED + m + n + k + len(name))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["64x128x64_w4_s8", "64x64x64_w4_s6_bf16_mb2"])
+def test_deep_ring_skinny_gemm_matches_numpy(name: str) -> None:
+    # the skinny shape of bench/matmul.py (M = 128, a long K): 64 K steps with 6 in flight, the grid
+    # 2 x 64 (or 2 x 128) tiles in the grouped order's one partial group of 2 tile rows
+    _hopper()
+    bm, bn, bk, _, _, dtype, _ = CONFIGS[name]
+    _run_gemm(KERNELS[name], bm, bn, bk, dtype, 128, 8192, 4096, SEED + len(name))
 
 
 @pytest.mark.gpu

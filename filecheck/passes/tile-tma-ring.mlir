@@ -95,3 +95,49 @@ kernel.func @unaligned(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?
   tile.store %acc, %cp[%i, %j] : !tile.tile<64x128xf32>, !tile.partition_view<[64, 128], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
   kernel.return
 }
+
+// -----
+
+// A deep ring (tile.num_stages = 8): one slot is read by the group in flight and one by this step,
+// so the prologue fills slots 0 … 5 (steps 0 … 5) and step k refills slot (slot - 2) mod 8, released
+// at the end of step k - 1, with step k + 6: six steps in flight; the spare barrier is 8.
+// CHECK-LABEL: kernel.func @deep(
+// CHECK-COUNT-6: tile.tma_expect %{{.*}}, %{{.*}} {pipeline = 0 : i64, stages = 8 : i64, bytes = 24576 : i64} : si64, i1
+// CHECK-NOT:   tile.tma_expect
+// CHECK:       tile.tma_barrier
+// CHECK-NEXT:  kernel.constant 0 : si64
+// CHECK-NEXT:  %[[SPARE:.*]] = kernel.constant 8 : si64
+// CHECK-NEXT:  kernel.for %[[K:.*]] = %{{.*}} to %[[N:[^ ]*]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[SLOT:.*]] = %{{.*}}, %[[PHASE:.*]] = %{{.*}}, %[[PREV:.*]] = %[[SPARE]])
+// CHECK:         %[[TWO:.*]] = kernel.constant 2 : si64
+// CHECK-NEXT:    %[[SIX:.*]] = kernel.constant 6 : si64
+// CHECK-NEXT:    %[[LOW:.*]] = kernel.cmp lt, %[[SLOT]], %[[TWO]] : si64
+// CHECK-NEXT:    %[[BACK:.*]] = kernel.sub %[[SLOT]], %[[TWO]] : si64
+// CHECK-NEXT:    %[[WRAP:.*]] = kernel.add %[[SLOT]], %[[SIX]] : si64
+// CHECK-NEXT:    %[[W:.*]] = kernel.select %[[LOW]], %[[WRAP]], %[[BACK]] : si64
+// CHECK-NEXT:    %[[OFF:.*]] = kernel.constant 6 : si64
+// CHECK-NEXT:    %[[AHEAD:.*]] = kernel.add %[[K]], %[[OFF]] : si64
+// CHECK-NEXT:    %[[REFILL:.*]] = kernel.cmp lt, %[[AHEAD]], %[[N]] : si64
+// CHECK:         tile.tma_expect %[[W]], %[[REFILL]], %{{.*}} {pipeline = 0 : i64, stages = 8 : i64, bytes = 24576 : i64} : si64, i1, si64
+// CHECK:         tile.tma_wait %[[SLOT]], %[[PHASE]]
+// CHECK:         tile.dot {{.*}} {tile.mma_in_flight = 1 : i64}
+// CHECK:         tile.tma_release %[[PREV]] {pipeline = 0 : i64, stages = 8 : i64} : si64
+// CHECK:         kernel.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[SLOT]]
+// CHECK:       tile.tma_ring_end
+kernel.func @deep(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?xf16>, %b: !tile.tensor_view<?x?xf16>, %n: si64) attributes {kernel, tile, tile.num_warps = 4 : i64, tile.num_stages = 8 : i64, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[64, 128], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %i = tile.block_coord %cp[0] : !tile.partition_view<[64, 128], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %j = tile.block_coord %cp[1] : !tile.partition_view<[64, 128], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[64, 64], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[64, 128], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %zero = tile.full 0.0 : f32 -> !tile.tile<64x128xf32>
+  %lo = kernel.constant 0 : si64
+  %one = kernel.constant 1 : si64
+  %acc = kernel.for %k = %lo to %n step %one iter_args(%acc0 = %zero) -> (!tile.tile<64x128xf32>) : si64 {
+    %x = tile.load %ap[%i, %k] : !tile.partition_view<[64, 64], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<64x64xf16>
+    %y = tile.load %bp[%k, %j] : !tile.partition_view<[64, 128], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<64x128xf16>
+    %d = tile.dot %x, %y, %acc0 : !tile.tile<64x64xf16>, !tile.tile<64x128xf16>, !tile.tile<64x128xf32> -> !tile.tile<64x128xf32>
+    kernel.yield %d : !tile.tile<64x128xf32>
+  }
+  tile.store %acc, %cp[%i, %j] : !tile.tile<64x128xf32>, !tile.partition_view<[64, 128], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}
