@@ -395,6 +395,18 @@ class ExpressionMixin(FunctionCompilerBase):
 
     # ------------------------------------------------------------------ subscripts
 
+    def tuple_item(self, base: TupleValue, index: Value, node: ast.AST) -> Value:
+        """`T[k]` of a tuple (a module-level table, a tuple written in the kernel): Python's item for
+        a constant `k` (negative counts from the end); a `simt.static_range` variable unrolls the loop."""
+        if isinstance(index, LoopIndex):
+            raise NeedsUnroll(index.loops)
+        if not isinstance(index, Literal) or isinstance(index.value, bool) or not isinstance(index.value, int):
+            self.error(node, f"a tuple is indexed by a constant integer (or a simt.static_range variable), got {index.describe()}")
+        n = len(base.elements)
+        if not -n <= index.value < n:
+            self.error(node, f"tuple index {index.value} out of range for {base.describe()}")
+        return base.elements[index.value]
+
     def visit_Subscript(self, node: ast.Subscript) -> Value:
         base = self.visit_expr(node.value)
         index = self.visit_expr(node.slice)
@@ -404,6 +416,8 @@ class ExpressionMixin(FunctionCompilerBase):
             return self.register_load(base, index, node)  # pyright: ignore[reportAttributeAccessIssue]
         if isinstance(base, ViewValue):
             return self.view_load(base, index, node)  # pyright: ignore[reportAttributeAccessIssue]
+        if isinstance(base, TupleValue):
+            return self.tuple_item(base, index, node)
         if not isinstance(base, SliceValue):
             self.error(node, f"cannot index {base.describe()}")
         return self.load(base, index, node)

@@ -50,6 +50,17 @@ def resolve_global(obj: Any) -> Value | None:
         return Literal(obj)
     if isinstance(obj, DType):
         return DTypeRef(obj)
+    if isinstance(obj, str):
+        from warpforge.frontend.values import Text
+
+        return Text(obj)
+    if type(obj) is tuple:  # a module-level shape or table: element by element, as a tuple written in the kernel
+        from warpforge.frontend.values import TupleValue
+
+        elements = [resolve_global(x) for x in obj]
+        if any(e is None for e in elements):
+            return None
+        return TupleValue(tuple(elements))  # pyright: ignore[reportArgumentType]
     if obj is math:
         return Namespace("math", math)
     if obj is warpforge:
