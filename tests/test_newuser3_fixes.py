@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import warpforge as wf
-from warpforge import f32, simt
+from warpforge import f32, simt, tile
 
 from kernel_runner import Backend, backend  # noqa: F401 (backend is the fixture)
 
@@ -77,3 +77,73 @@ def past_the_end(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
 def test_a_tuple_item_needs_a_constant_index_in_range(kernel, message: str) -> None:
     with pytest.raises(wf.CompileError, match=message):
         kernel.compile("sm_90")
+
+
+# --------------------------------------------------------------------------- per-thread ops in device functions on tiles
+
+
+@simt.device
+def plus_warp_sum(x):
+    return x + simt.warp_sum(x)
+
+
+@simt.device
+def plus_thread(x):
+    return x + wf.f32(simt.thread_idx.x)
+
+
+@simt.device
+def plus_lane(x):
+    return x + wf.f32(simt.lane_id())
+
+
+@simt.device
+def maybe_sync(x):
+    if x > 3.0:
+        simt.sync_threads()
+    return x
+
+
+@simt.device
+def calls_plus_lane(x):
+    return plus_lane(x) * 2.0  # the per-thread op is one call deeper
+
+
+@pytest.mark.parametrize(("fn", "op"), [
+    (plus_warp_sum, "kernel.warp_reduce"), (plus_thread, "kernel.thread_idx"), (plus_lane, "kernel.lane_id"),
+    (maybe_sync, "kernel.barrier"), (calls_plus_lane, "kernel.lane_id"),
+])  # fmt: skip
+def test_a_device_function_on_tiles_that_depends_on_the_thread_is_refused(fn, op: str) -> None:
+    # its values depended on num_warps (warp_sum over arange(256): 1984 / 992 / 496 for 2 / 4 / 8 warps),
+    # and a barrier under a data-dependent `if` hung
+    @tile.kernel(num_warps=4)
+    def on_tiles(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)]):
+        z.store(fn(tile.load_tile_like(x, z)))
+
+    @tile.kernel(num_warps=4)
+    def on_scalars(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)], s: f32):
+        z.store(tile.load_tile_like(x, z) + fn(s))
+
+    for k, how in ((on_tiles, "on tiles runs once per tile element"), (on_scalars, "with scalars runs on every thread")):
+        with pytest.raises(wf.CompileError, match=rf"test_newuser3_fixes\.py:\d+:\d+: error: .*{how}.*`{op}` \(.*test_newuser3_fixes\.py:\d+:\d+\)"):
+            k.ir("kernel", wf.zeros((256,), f32).partition((256,)), wf.zeros((256,), f32), *([1.0] if k is on_scalars else []))
+
+
+@simt.device
+def pure(x):
+    y = x * 2.0
+    if y > 1.0:
+        y = y - 1.0
+    return y
+
+
+def test_a_device_function_that_only_computes_still_runs_on_tiles(backend: Backend) -> None:
+    @tile.kernel(num_warps=2)
+    def on_tiles(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)]):
+        z.store(pure(tile.load_tile_like(x, z)))
+
+    x = np.random.default_rng(7).uniform(-2, 2, 300).astype(np.float32)
+    out = wf.full((300,), np.nan, f32).partition((128,))
+    got = on_tiles(out, wf.from_host(x)).first().unpartition().to_host().sync_on(backend.device.create_stream())
+    y = x * np.float32(2.0)
+    np.testing.assert_array_equal(got, np.where(y > 1.0, y - np.float32(1.0), y))

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from warpforge import i32, i64, simt
+import warpforge as wf
+from warpforge import i32, i64, simt, tile
 
 from kernel_runner import Backend, backend  # noqa: F401 (backend is the fixture)
 
@@ -62,6 +63,16 @@ def trips_i32(out: simt.DisjointSlice[i32], start: i32, stop: i32, step: i32):
         if n > CAP:
             break
     out[idx] = n
+
+
+@tile.kernel
+def tile_trips(z: tile.Tensor[i64, (1,)], start: i64, stop: i64, step: i64):
+    n = 0
+    for j in range(start, stop, step):
+        n += 1
+        if n > CAP:
+            break
+    z.store(tile.full((1,), n, i64))
 
 
 def _expected(start: int, stop: int, step: int) -> tuple[int, int]:
@@ -125,4 +136,11 @@ def test_range_with_a_constant_step_stops_where_the_next_value_wraps(backend: Ba
 def test_range_of_i32_runs_pythons_iterations(backend: Backend, start: int, stop: int, step: int) -> None:
     out = np.full(1, -7, np.int32)
     (got,) = backend.run(trips_i32, 1, 1, out, start, stop, step)
+    assert int(got[0]) == _expected(start, stop, step)[0]
+
+
+@pytest.mark.parametrize(("start", "stop", "step"), [(0, I64_MAX, 2**62), (I64_MIN + 5, I64_MIN, -2), (0, 10, 3)])
+def test_range_in_a_tile_kernel_runs_pythons_iterations(backend: Backend, start: int, stop: int, step: int) -> None:
+    out = wf.full((1,), -7, i64).partition((1,))
+    got = tile_trips(out, start, stop, step).first().unpartition().to_host().sync_on(backend.device.create_stream())
     assert int(got[0]) == _expected(start, stop, step)[0]
