@@ -57,7 +57,9 @@ class Config:
     __slots__ = ("kwargs", "num_warps")
 
     def __init__(self, num_warps: int | None = None, **kwargs: Any):
-        if num_warps is not None and (isinstance(num_warps, bool) or num_warps not in (1, 2, 4, 8, 16, 32)):
+        if num_warps is not None and type(num_warps).__module__ == "numpy" and hasattr(num_warps, "__index__"):
+            num_warps = int(num_warps)  # a NumPy int as a Python int
+        if num_warps is not None and (isinstance(num_warps, bool) or not isinstance(num_warps, int) or num_warps not in (1, 2, 4, 8, 16, 32)):
             raise UsageError(f"tile.Config: num_warps is a power of two from 1 to 32, got {num_warps!r}")
         for name, value in kwargs.items():
             if isinstance(value, bool) or not isinstance(value, int | float | bool):

@@ -749,8 +749,10 @@ def kernel(
         if not isinstance(checks, bool):
             _fastmath_error(f, f"@simt.kernel: checks is True or False, got {checks!r}")
         return SimtKernel(
-            f, contract=contract, launch_bounds=launch_bounds, checks=checks, fastmath=fastmath, min_blocks_per_sm=min_blocks_per_sm
-        )
+            f, contract=contract, checks=checks, fastmath=fastmath,
+            launch_bounds=None if launch_bounds is None else int(launch_bounds),  # a NumPy int as a Python int
+            min_blocks_per_sm=None if min_blocks_per_sm is None else int(min_blocks_per_sm),
+        )  # fmt: skip
 
     return wrap(fn) if fn is not None else wrap
 

@@ -239,10 +239,13 @@ def spec(
     def as_tuple(what: str, s: Any) -> tuple[int, ...] | None:
         if s is None:
             return None
-        dims = (s,) if isinstance(s, int) and not isinstance(s, bool) else tuple(s) if isinstance(s, tuple | list) else None
-        if dims is None or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
+        def integral(d: Any) -> bool:  # a Python or NumPy int
+            return not isinstance(d, bool) and hasattr(d, "__index__") and (isinstance(d, int) or type(d).__module__ == "numpy")
+
+        dims = (s,) if integral(s) else tuple(s) if isinstance(s, tuple | list) else None
+        if dims is None or not all(integral(d) and d >= 0 for d in dims):
             raise UsageError(f"tile.spec: {what} is an int or a tuple of non-negative ints, got {s!r}")
-        return dims
+        return tuple(int(d) for d in dims)
 
     st = as_tuple("strides", strides)
     dims = as_tuple("shape", shape)
@@ -279,7 +282,11 @@ class TileKernel:
         snapshot_source(self.fn)  # compile the text as imported, not as edited later
         if not isinstance(self.checks, bool):
             raise UsageError(f"checks is True or False, got {self.checks!r}")
-        if self.num_warps is not None and (self.num_warps not in (1, 2, 4, 8, 16, 32)):
+        for option in ("num_warps", "num_stages", "min_blocks_per_sm"):  # a NumPy int as a Python int
+            value = getattr(self, option)
+            if type(value).__module__ == "numpy" and hasattr(value, "__index__") and not isinstance(value, bool):
+                setattr(self, option, int(value))
+        if self.num_warps is not None and (isinstance(self.num_warps, bool) or not isinstance(self.num_warps, int) or self.num_warps not in (1, 2, 4, 8, 16, 32)):
             raise UsageError(f"num_warps is a power of two from 1 to 32, got {self.num_warps!r}")
         if self.num_stages is not None and (isinstance(self.num_stages, bool) or not isinstance(self.num_stages, int) or not 1 <= self.num_stages <= 8):
             raise UsageError(f"num_stages is an int from 1 to 8 (1: no pipelining), got {self.num_stages!r}")

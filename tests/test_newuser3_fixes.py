@@ -147,3 +147,37 @@ def test_a_device_function_that_only_computes_still_runs_on_tiles(backend: Backe
     got = on_tiles(out, wf.from_host(x)).first().unpartition().to_host().sync_on(backend.device.create_stream())
     y = x * np.float32(2.0)
     np.testing.assert_array_equal(got, np.where(y > 1.0, y - np.float32(1.0), y))
+
+
+# --------------------------------------------------------------------------- NumPy ints and floats as options
+
+
+@pytest.mark.parametrize("bad", [2.0, np.float32(4), True])
+def test_a_num_warps_that_is_not_an_int_is_a_usage_error(bad) -> None:
+    # 2.0 passed the `in (1, 2, 4, ...)` test and failed deep inside xDSL at the first compile
+    with pytest.raises(wf.UsageError, match="num_warps is a power of two from 1 to 32"):
+        tile.kernel(num_warps=bad)(lambda z: None)
+    with pytest.raises(wf.UsageError, match="tile.Config: num_warps is a power of two"):
+        tile.Config(num_warps=bad)
+
+
+def test_numpy_ints_are_taken_as_kernel_options_shapes_and_partitions(backend: Backend) -> None:
+    @tile.kernel(num_warps=np.int64(2), min_blocks_per_sm=np.int32(1))
+    def add1(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)]):
+        z.store(tile.load_tile_like(x, z) + 1.0)
+
+    x = np.random.default_rng(3).standard_normal(200).astype(np.float32)
+    out = wf.full((200,), np.nan, f32).partition((np.int64(64),))
+    got = add1(out, wf.from_host(x)).first().unpartition().to_host().sync_on(backend.device.create_stream())
+    np.testing.assert_array_equal(got, x + np.float32(1.0))
+    assert add1.num_warps == 2 and type(add1.num_warps) is int
+    assert tile.spec(f32, (np.int64(64),)).shape == (64,)
+
+    @simt.kernel(launch_bounds=np.int32(64))
+    def copy(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
+        idx = simt.index_1d()
+        i = idx.get()
+        if i < len(a):
+            c[idx] = a[i]
+
+    assert ".maxntid 64, 1, 1" in copy.compile("sm_90").ptx

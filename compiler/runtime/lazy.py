@@ -448,10 +448,13 @@ class LazyTensor(_Handle):
         partial): the exclusive output of the next launch, with one tile block per tile. Consumes
         this tensor handle."""
         site = call_site()
-        if isinstance(tile_shape, int) and not isinstance(tile_shape, bool):
-            shape: tuple[Any, ...] = (tile_shape,)
+        def integral(d: Any) -> bool:
+            return isinstance(d, int | numpy.integer) and not isinstance(d, bool)
+
+        if integral(tile_shape):
+            shape: tuple[Any, ...] = (int(tile_shape),)  # pyright: ignore[reportArgumentType]
         elif isinstance(tile_shape, tuple | list):
-            shape = tuple(tile_shape)
+            shape = tuple(int(d) if integral(d) else d for d in tile_shape)  # NumPy ints as Python ints
         else:
             raise LaunchUsageError(f"partition() takes a tile shape (an int or a tuple of ints), got {tile_shape!r} (at {site})")
         if len(shape) != len(self.shape) or not all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
