@@ -561,7 +561,12 @@ class SimtKernel:
                         "sync_on(stream); leave the stream out of the launch"
                     )
                 return record_simt_launch(self, grid, block, shmem, args)
-            device = stream.device if isinstance(stream, Stream) else Device(0)
+            if isinstance(stream, Stream):
+                device = stream.device
+            else:  # the device of the buffers passed (a simulator's buffers launch on it), else GPU 0
+                from warpforge.runtime.memory import DeviceBuffer
+
+                device = next((a.device for a in args if isinstance(a, DeviceBuffer)), None) or Device(0)
             key = (repr(grid), repr(block), shmem, device)
             prepared = self._prepared.get(key)
             if prepared is None:

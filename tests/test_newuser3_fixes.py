@@ -181,3 +181,26 @@ def test_numpy_ints_are_taken_as_kernel_options_shapes_and_partitions(backend: B
             c[idx] = a[i]
 
     assert ".maxntid 64, 1, 1" in copy.compile("sm_90").ptx
+
+
+# --------------------------------------------------------------------------- the shorthand launch's device
+
+
+@simt.kernel
+def inc(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
+    idx = simt.index_1d()
+    i = idx.get()
+    if i < len(a):
+        c[idx] = a[i] + 1.0
+
+
+def test_the_shorthand_launch_runs_on_the_buffers_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `inc[1, 32](a, c)` with a simulator's buffers went to wf.Device(0): "no CUDA driver / no GPU found"
+    monkeypatch.delenv("WARPFORGE_SIMULATE", raising=False)
+    dev = wf.Device.simulator()
+    s = dev.create_stream()
+    x = np.random.default_rng(5).standard_normal(20).astype(np.float32)
+    a = wf.DeviceBuffer.from_host(s, x)
+    c = wf.DeviceBuffer.from_host(s, np.full(20, np.nan, np.float32))
+    inc[1, 32](a, c)
+    np.testing.assert_array_equal(c.to_host(s), x + np.float32(1.0))
