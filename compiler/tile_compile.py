@@ -371,7 +371,10 @@ def bind(kernel: Any, args: tuple[Any, ...], device: Any = None, chip: str | Non
     from warpforge.runtime import Device, LaunchConfig, prepare
     from warpforge.runtime.lazy import LazyTensor, PartitionedTensor, tile_chip
 
-    dev = Device(0 if device is None else device)
+    if device is None:  # the device of the memory bound (a simulator's buffers bind there), else GPU 0
+        payloads = [a._storage.payload for a in args if isinstance(a, LazyTensor | PartitionedTensor)]  # pyright: ignore[reportPrivateUsage]
+        device = next((p.device for p in payloads if isinstance(getattr(p, "device", None), Device)), 0)
+    dev = Device(device)
     spec = specialize(kernel, args)
     compiled = compile_specialization(kernel, spec, chip or tile_chip(dev))
     arrays: list[Any] = []
@@ -389,5 +392,14 @@ def bind(kernel: Any, args: tuple[Any, ...], device: Any = None, chip: str | Non
                 grid = prod(grid_of(s.shape, p.tile))
         else:
             arrays.append(a)
-    prepared = prepare(compiled.kernel, LaunchConfig(grid=(max(grid, 1), 1, 1), block=(compiled.block, 1, 1), shmem_size=compiled.dynamic_shared), dev)
+    config = LaunchConfig(grid=(max(grid, 1), 1, 1), block=(compiled.block, 1, 1), shmem_size=compiled.dynamic_shared)
+    if dev.simulated:  # the same kernel at the gpu level, as the chain's launches on the simulator
+        from dataclasses import replace
+
+        from warpforge.runtime.simulated import prepare_lowered
+
+        program = replace(simulation_program(kernel, spec), checked=compiled.kernel.checked)
+        prepared = prepare_lowered(compiled.kernel, program, config, dev)  # pyright: ignore[reportArgumentType]
+    else:
+        prepared = prepare(compiled.kernel, config, dev)
     return BoundTileLaunch(compiled, prepared, arrays, grid)

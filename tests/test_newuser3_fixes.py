@@ -204,3 +204,25 @@ def test_the_shorthand_launch_runs_on_the_buffers_device(monkeypatch: pytest.Mon
     c = wf.DeviceBuffer.from_host(s, np.full(20, np.nan, np.float32))
     inc[1, 32](a, c)
     np.testing.assert_array_equal(c.to_host(s), x + np.float32(1.0))
+
+
+# --------------------------------------------------------------------------- tile bind() on the simulator
+
+
+@tile.kernel
+def accumulate(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)]):
+    z.store(z.load() + tile.load_tile_like(x, z))
+
+
+def test_tile_bind_runs_on_the_simulator_and_the_gpu(backend: Backend) -> None:
+    # bind() on the simulator was a LaunchError pointing to a .prepare() tile kernels do not have
+    dev = backend.device
+    s = dev.create_stream()
+    rng = np.random.default_rng(11)
+    z0, x = rng.standard_normal(300).astype(np.float32), rng.standard_normal(300).astype(np.float32)
+    z = wf.DeviceBuffer.from_host(s, z0)
+    bound = accumulate.bind(wf.tensor(z).partition((128,)), wf.tensor(wf.DeviceBuffer.from_host(s, x)))
+    assert bound.grid == 3
+    for _ in range(3):
+        bound.launch(s)
+    np.testing.assert_allclose(z.to_host(s), z0 + 3 * x, rtol=1e-6, atol=1e-6)
