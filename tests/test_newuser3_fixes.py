@@ -226,3 +226,34 @@ def test_tile_bind_runs_on_the_simulator_and_the_gpu(backend: Backend) -> None:
     for _ in range(3):
         bound.launch(s)
     np.testing.assert_allclose(z.to_host(s), z0 + 3 * x, rtol=1e-6, atol=1e-6)
+
+
+# --------------------------------------------------------------------------- literal arguments of device functions
+
+
+@simt.device
+def wrap_down(x, hi):
+    r = x
+    while r > hi:
+        r -= hi
+    return r
+
+
+@simt.kernel
+def wrapped(a: simt.Slice[wf.i32], c: simt.DisjointSlice[wf.i32]):
+    idx = simt.index_1d()
+    i = idx.get()
+    if i < len(a):
+        c[idx] = wrap_down(a[i], 10)
+
+
+def test_a_literal_argument_is_weak_inside_a_device_function(backend: Backend) -> None:
+    # `wrap_down(a[i], 10)` bound 10 as an i64 value, so `r -= hi` made r i64 inside the loop: a
+    # CompileError ("'r' is i32 before the loop but i64 here") on code that compiles written in the kernel
+    a = np.random.default_rng(9).integers(-50, 1000, 64).astype(np.int32)
+    (_, got) = backend.run(wrapped, 1, 64, a, np.full(64, -7, np.int32))
+    expected = a.copy()
+    while (expected > 10).any():
+        expected = np.where(expected > 10, expected - 10, expected)
+    np.testing.assert_array_equal(got, expected)
+    assert "wrap_down__i32_c10(" in wrapped.ir("kernel")  # compiled for the constant, in x's dtype

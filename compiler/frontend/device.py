@@ -219,7 +219,9 @@ class DeviceCallMixin(FunctionCompilerBase):
         if isinstance(arg, Literal):
             if arg.value is None:  # pyright: ignore[reportUnnecessaryComparison]
                 self.error(node, f"{where}: got a call that returns nothing")
-            return self.materialize(arg, node)
+            # a constant inside the body, weak as any literal (NEP 50): `wrap(x, 10)` computes in x's
+            # dtype as the same code written in the kernel does (the function is compiled per value)
+            return arg
         if isinstance(arg, Scalar | SliceValue | ArrayValue | IndexValue | BlockIndexValue):
             return arg
         self.error(node, f"{where}: {arg.describe()} cannot be passed to a device function")
