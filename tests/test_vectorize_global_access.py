@@ -23,6 +23,7 @@ from warpforge import f32, simt
 from test_runtime_fake_driver import sim  # noqa: F401, E402  (the fake driver's fixture)
 
 V4 = re.compile(r"ld\.global\.nc\.v4\.[bf]32")
+ST4 = re.compile(r"st\.global\.v4\.[bf]32")
 
 
 @simt.kernel(contract=simt.Contract(domain=1, block=(128, 1, 1)))
@@ -49,11 +50,13 @@ def _ptxas(ptx: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("kern", [vecadd4, vecadd4_unchecked], ids=["checked", "unchecked"])
 def test_ptx_reads_128_bits_at_once(kern, tmp_path: Path):
-    """Both reads of the fast path are one `ld.global.nc.v4` each; the compiled kernel records that it
-    relies on the pointers of `a` and `b` being 16-byte aligned (not on `c`'s: its stores stay scalar)."""
+    """Both reads of the fast path are one `ld.global.nc.v4` each, the row's four stores one
+    `st.global.v4`; the compiled kernel records that it relies on all three pointers being 16-byte
+    aligned."""
     compiled = kern.compile("sm_90")
     assert len(V4.findall(compiled.ptx)) == 2, compiled.ptx
-    assert [p.align for p in compiled.params] == [16, 16, 0]
+    assert ST4.findall(compiled.ptx), compiled.ptx
+    assert [p.align for p in compiled.params] == [16, 16, 16]
     _ptxas(compiled.ptx, tmp_path)
 
 
@@ -148,7 +151,8 @@ def test_alignment_decides_the_specialization():
     from warpforge.simt import _pointers_aligned  # pyright: ignore[reportPrivateUsage]
 
     params = vecadd4.compile("sm_90").params
-    assert _pointers_aligned(params, (_Buf(0x1000), _Buf(0x2010), _Buf(0x3004)))  # c's alignment is not relied on
+    assert _pointers_aligned(params, (_Buf(0x1000), _Buf(0x2010), _Buf(0x3020)))
+    assert not _pointers_aligned(params, (_Buf(0x1000), _Buf(0x2010), _Buf(0x3004)))  # c: written by st.global.v4
     assert not _pointers_aligned(params, (_Buf(0x1004), _Buf(0x2000), _Buf(0x3000)))
     assert not _pointers_aligned(params, (_Buf(0x1000), object(), _Buf(0x3000)))  # unknown address: scalar code
 
