@@ -23,7 +23,8 @@ the H200 at 8192^3: 46.7 TFLOP/s checked and unchecked, 0.91x cuBLAS fp32 (51.3,
 
 C is written through `c.tile(idx, (8, 8), n)`: the 8 x 8 piece this thread owns (rows
 `8 * idx.row + i`, columns `8 * idx.col + j`), race-free by construction; outside C nothing is
-written. Loads outside A and B read 0, so any M, N, K work. Checked mode stays on: the compiler
+written. Each row of 8 is two 128-bit `st.global.v4` when it lies inside C (`vectorize-global-access`;
+C's pointer 16-byte aligned, n a multiple of 16), element by element at C's edges. Loads outside A and B read 0, so any M, N, K work. Checked mode stays on: the compiler
 proves the shared-memory indices in range (the thread ids are bounded by the contract's block), so
 only the global reads keep a bounds check.
 

@@ -1,4 +1,5 @@
-"""`vectorize-global-access`: the consecutive global reads of a `simt.static_range` loop → one vector load.
+"""`vectorize-global-access`: the consecutive global reads of a `simt.static_range` loop → one vector
+load; its consecutive writes to an output → one vector store at the loop's end.
 
 A SIMT thread that reads `N` consecutive elements of a slice (`for q in simt.static_range(4):
 ... a[base + q] ...`) issues `N` scalar `ld.global.nc.f32`. When the launch guarantees the slice's
@@ -35,6 +36,32 @@ What makes the rewrite safe:
   `fuse-checks` guard that path by the check of the last element `base + N - 1` (the loop's range is
   proven at once); checked loads still inside an `scf.if` are left alone, so the slow path re-checks
   element by element and reports the first bad index exactly as before.
+
+Stores (`vectorize_stores`). A loop whose one store to an output `c` (a `DisjointSlice` or `RawSlice`
+argument: `llvm.noalias`, not `llvm.readonly`, `llvm.align`) writes `c[base + q]` for q = 0 … N-1
+(a row or tile view: `for j in simt.static_range(8): mine[i, j] = acc[i, j]`) carries the values in a
+`vector<NxT>` through the loop (`vector.insert` at `q`) and stores them after it::
+
+    ^tail: scf.if <every guard holds> { vector.store %v, %c[%base] {alignment = 16} }
+           else { scf.if <the guard at q = k> { memref.store %v[k], %c[%base + k] } for each k }
+
+The guard is `kernel-to-gpu`'s "out of range: not written" `scf.if` (or none). "Every guard holds" is
+computed at the loop's end from the guard's conjuncts: those that do not depend on `q` as they are,
+an order comparison of `base' + q` with a loop-invariant bound at its hardest end (with
+`0 <= base' <= 2^62`, so nothing wraps), any other for each `q`; it implies each guard, so the vector
+store writes exactly what the scalar stores wrote, and a thread at the edge writes the elements its
+guards let through, with their values. What makes moving the stores to the loop's end safe:
+
+- nothing else in the loop reads or writes `c` (one store op; `memref.dim` aside), `c` aliases no
+  other argument (`llvm.noalias`: the runtime refuses overlapping outputs), and the loop holds no
+  barrier, fence, atomic, print or call but the error reporter (`_defer_safe`): no other thread can
+  tell when within the loop the elements were written;
+- the store sits in the loop's body block, or in a guard `scf.if` there with an empty else; a check
+  that reports (a `RawSlice` write) only when `hoist-checks` made its condition `true` (the fast copy),
+  so a write that can fail is reported element by element in order, exactly as before;
+- `base` is a sum of loop-invariant values (`x + (y + q)`: a tile view's `row * n + (8 * col + j)`),
+  each a multiple of 16 / size(T) (or 8 / size(T) for 8-byte stores), N · size(T) a multiple of that
+  width and at most 64 bytes (`vector<8xf32>` is two `st.global.v4`, LLVM splitting it).
 
 The launch-time specialization: `llvm.align` on a slice argument and `warpforge.divisibility` on an
 integer one are promises the launch keeps. The pass removes both from every argument it did not use, so what remains is exactly what the code
@@ -787,7 +814,7 @@ def _drop_unused_facts(fn: gpu.FuncOp, used: set[BlockArgument]) -> None:
 
 @dataclass(frozen=True)
 class VectorizeGlobalAccessPass(ModulePass):
-    """Read the consecutive elements of a simt.static_range loop with one 64/128-bit vector load where the argument's llvm.align allows."""
+    """Read (write) the consecutive elements of a simt.static_range loop with one 64/128-bit vector load (store) where the argument's llvm.align allows."""
 
     name = "vectorize-global-access"
 
