@@ -337,16 +337,19 @@ def _raw_report(kern, kind: str, out_len: int) -> tuple[str, np.ndarray]:
     out = wf.DeviceBuffer.from_host(stream, np.full(out_len, np.nan, np.float32))
     kern.launch(stream, kern.prepare(wf.LaunchConfig(grid=2, block=128), device=dev), a, out)
     with pytest.raises(wf.KernelError) as info:
-        stream.sync()
         out.to_host(stream)
     return str(info.value), out.to_host(stream)
 
 
-@pytest.mark.parametrize("kind", list(_devices()))
-@pytest.mark.parametrize("out_len", [1022, 1021, 600])
+@pytest.mark.parametrize(
+    ("kind", "out_len"),
+    [("simulator", 1022), ("simulator", 1021), ("simulator", 600),
+     pytest.param("gpu", 1022, marks=pytest.mark.gpu), pytest.param("gpu", 1021, marks=pytest.mark.gpu)],
+)  # fmt: skip
 def test_raw_write_error_report_unchanged(kind, out_len):
     """`out` too short: the first out-of-range write is reported with its index, length, block and
-    thread exactly as the scalar specialization reports it, and the elements in range are written."""
+    thread exactly as the scalar specialization reports it, and the elements in range are written. (On
+    the GPU only one thread may fail: which of several failing threads records first is a race.)"""
     vectorized, got = _raw_report(raw_pairs, kind, out_len)
     scalar, got_scalar = _raw_report(raw_pairs.scalar_specialization(), kind, out_len)
     assert vectorized == scalar
@@ -400,7 +403,7 @@ def test_unaligned_output_runs_the_scalar_code():
     backing = wf.DeviceBuffer.from_host(stream, np.full(m * n + 1, np.nan, np.float32))
     c = _OffsetView(backing, 1)
     assert c.__cuda_array_interface__["data"][0] % 16
-    prepared = tile_scale.prepare(wf.LaunchConfig(grid=(n // (8 * TN), m // (8 * TM), 1), block=(8, 8, 1)), device=dev)
+    prepared = tile_scale.prepare(wf.LaunchConfig(grid=(-(-n // (8 * TN)), -(-m // (8 * TM)), 1), block=(8, 8, 1)), device=dev)
     tile_scale.launch(stream, prepared, a, c, m, n)
     got = backing.to_host(stream)
     assert np.isnan(got[0])

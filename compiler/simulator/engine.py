@@ -362,9 +362,7 @@ _MISSING = object()
 def select(x: Any, sel: np.ndarray) -> Any:
     """`x` for the threads `sel` (positions): a per-thread array's elements, a vector's (a tuple of
     per-thread or uniform elements) element by element; a uniform value as it is."""
-    if type(x) is tuple:
-        return tuple(e[sel] if type(e) is np.ndarray else e for e in x)
-    return x
+    return tuple(e[sel] if type(e) is np.ndarray else e for e in x) if type(x) is tuple else x
 
 
 class SimInterpreter(Interpreter):
@@ -454,9 +452,9 @@ class SimInterpreter(Interpreter):
         vals: dict[int, Any] = dict(code.constants)
         for k in code.inputs:
             x = outer[k]
-            vals[k] = x[sel] if type(x) is np.ndarray else select(x, sel)
+            vals[k] = x[sel] if type(x) is np.ndarray else (select(x, sel) if type(x) is tuple else x)
         for k, x in zip(code.args, args):
-            vals[k] = x[sel] if type(x) is np.ndarray else select(x, sel)
+            vals[k] = x[sel] if type(x) is np.ndarray else (select(x, sel) if type(x) is tuple else x)
         tids = sel if frame.tids is None else frame.tids[sel]
         self.frame = Frame(vals, len(sel), tids)
         try:
@@ -560,7 +558,7 @@ class SimInterpreter(Interpreter):
                 n = len(g)
                 for k in seg.inputs:
                     x = storage[k]
-                    vals[k] = x[g] if type(x) is np.ndarray else select(x, g)
+                    vals[k] = x[g] if type(x) is np.ndarray else (select(x, g) if type(x) is tuple else x)
         except KeyError:
             raise SimulatorError(f"internal error: a value read at {seg.where()} was never defined for these threads") from None
         frame = self.frame
@@ -646,7 +644,7 @@ class SimInterpreter(Interpreter):
                     other = (~cond).nonzero()[0]
                     for sel, block, args in ((taken, tv.then_block, tv.then_args), (other, tv.else_block, tv.else_args)):
                         sub = sel if g is None else g[sel]
-                        self._jump(cfg, groups, block, tuple(a[sel] if type(a) is np.ndarray else select(a, sel) for a in args), sub, storage, owned)
+                        self._jump(cfg, groups, block, tuple(a[sel] if type(a) is np.ndarray else (select(a, sel) if type(a) is tuple else a) for a in args), sub, storage, owned)
             elif type(tv) is ReturnedValues:
                 exited += self._count(g)
                 returned.append((g, tuple(tv.values)))
