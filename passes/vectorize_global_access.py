@@ -43,7 +43,7 @@ argument: `llvm.noalias`, not `llvm.readonly`, `llvm.align`) writes `c[base + q]
 `vector<NxT>` through the loop (`vector.insert` at `q`) and stores them after it::
 
     ^tail: scf.if <every guard holds> { vector.store %v, %c[%base] {alignment = 16} }
-           else { scf.if <the guard at q = k> { memref.store %v[k], %c[%base + k] } for each k }
+           else { scf.for %k = 0 to N { scf.if <the guard at q = k> { memref.store %v[k], %c[%base + k] } } }
 
 The guard is `kernel-to-gpu`'s "out of range: not written" `scf.if` (or none). "Every guard holds" is
 computed at the loop's end from the guard's conjuncts: those that do not depend on `q` as they are,
@@ -72,7 +72,7 @@ direct launch of the compiled kernel refuses it (`LaunchError`) rather than faul
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, memref, scf, vector
@@ -188,6 +188,8 @@ class StaticLoop:
     body: Block
     trip_count: int
     dominators: dict[Block, set[Block]]
+    invariant: dict[SSAValue, bool] = field(default_factory=dict[SSAValue, bool])
+    """`_loop_invariant`'s answers (the body's values are asked again and again)."""
 
     @property
     def q(self) -> BlockArgument:
@@ -258,7 +260,12 @@ def dominators(region: Region) -> dict[Block, set[Block]]:
     blocks = list(region.blocks)
     if not blocks:
         return {}
-    preds = {b: _predecessors(b) for b in blocks}
+    preds: dict[Block, list[Block]] = {b: [] for b in blocks}
+    for b in blocks:  # one pass over the branches (asking each block for its predecessors is quadratic)
+        if b.last_op is not None:
+            for succ in b.last_op.successors:
+                if succ in preds and b not in preds[succ]:
+                    preds[succ].append(b)
     every = set(blocks)
     dom: dict[Block, set[Block]] = {b: set(every) for b in blocks}
     dom[blocks[0]] = {blocks[0]}
@@ -300,10 +307,14 @@ def _dominates_preheader(value: SSAValue, loop: StaticLoop) -> bool:
 def _loop_invariant(value: SSAValue, loop: StaticLoop, depth: int = 16) -> bool:
     """Whether `value` is available before the loop, or computed in the body by side-effect-free ops
     (no regions) from values that are: `_hoist` then recomputes it in the preheader."""
+    known = loop.invariant.get(value)
+    if known is not None:
+        return known
     if _dominates_preheader(value, loop):
+        loop.invariant[value] = True
         return True
     op = value.owner
-    return (
+    answer = (
         depth > 0
         and isinstance(op, Operation)
         and op.parent_block() is loop.body
@@ -311,6 +322,8 @@ def _loop_invariant(value: SSAValue, loop: StaticLoop, depth: int = 16) -> bool:
         and is_side_effect_free(op)
         and all(_loop_invariant(v, loop, depth - 1) for v in op.operands)
     )
+    loop.invariant[value] = answer  # a False from the depth limit only leaves a value scalar
+    return answer
 
 
 def _hoist(value: SSAValue, loop: StaticLoop, done: dict[SSAValue, SSAValue]) -> SSAValue:
@@ -380,7 +393,8 @@ def vectorize_function(fn: gpu.FuncOp) -> set[BlockArgument]:
     if not aligned and not written:
         return used
     for region in regions:
-        for loop in static_loops(list(region.blocks)) if aligned else ():
+        loops = static_loops(list(region.blocks))
+        for loop in loops if aligned else ():
             groups: dict[tuple[SSAValue, SSAValue], list[tuple[memref.LoadOp, SSAValue]]] = {}
             for op in loop.body.ops:
                 if not isinstance(op, memref.LoadOp) or op.memref not in aligned or len(op.indices) != 1:
@@ -398,7 +412,7 @@ def vectorize_function(fn: gpu.FuncOp) -> set[BlockArgument]:
                 _rewrite(loop, mem, base, loads, nbytes)
                 used |= {mem, *proof.used}
         if written:
-            used |= vectorize_stores(region, written, divisors)
+            used |= vectorize_stores(loops, written, divisors)
     return used
 
 
@@ -547,17 +561,13 @@ def _store_group(loop: StaticLoop, mem: BlockArgument, align: int, users: list[O
     return None
 
 
-def vectorize_stores(region: Region, written: dict[BlockArgument, int], divisors: dict[BlockArgument, int]) -> set[BlockArgument]:
+def vectorize_stores(loops: list[StaticLoop], written: dict[BlockArgument, int], divisors: dict[BlockArgument, int]) -> set[BlockArgument]:
     """Turn each static-range loop's consecutive stores to an aligned output into one vector store at
-    the loop's end (`_rewrite_stores`); the arguments the new stores rely on."""
+    the loop's end (`_rewrite_stores`); the arguments the new stores rely on. A rewrite adds a block
+    between a loop's header and its exit, which leaves every other block's dominators as they were
+    (the loops' `dominators` only miss the new block, which defines nothing the others use)."""
     used: set[BlockArgument] = set()
-    done: set[Block] = set()
-    while True:  # one loop at a time: a rewrite adds blocks (and the dominators change)
-        loops = [lp for lp in static_loops(list(region.blocks)) if lp.body not in done]
-        if not loops:
-            return used
-        loop = loops[0]
-        done.add(loop.body)
+    for loop in loops:
         if not all(_defer_safe(o) for o in loop.body.ops):
             continue
         users: dict[BlockArgument, list[Operation]] = {}
@@ -575,6 +585,7 @@ def vectorize_stores(region: Region, written: dict[BlockArgument, int], divisors
                 used |= {mem, *proof.used}
         if groups:
             _rewrite_stores(loop, groups)
+    return used
 
 
 def _zero(t: Attribute) -> arith.ConstantOp:
@@ -600,11 +611,12 @@ class _TailBuilder:
     def invariant(self, value: SSAValue) -> SSAValue:
         return _hoist(value, self.loop, self.hoisted)
 
-    def at(self, value: SSAValue, k: int, block: Block, memo: dict[SSAValue, SSAValue]) -> SSAValue:
-        """`value` as the iteration `q = k` computes it (`_clonable` values only), in `block`."""
+    def at(self, value: SSAValue, k: int | SSAValue, block: Block, memo: dict[SSAValue, SSAValue]) -> SSAValue:
+        """`value` as the iteration `q = k` computes it (`_clonable` values only), in `block`; `k` a
+        constant or a value (another loop's variable)."""
         if value is self.loop.q:
             if value not in memo:
-                memo[value] = self.add(block, arith.ConstantOp(IntegerAttr(k, value.type)))  # pyright: ignore[reportArgumentType]
+                memo[value] = k if isinstance(k, SSAValue) else self.add(block, arith.ConstantOp(IntegerAttr(k, value.type)))  # pyright: ignore[reportArgumentType]
             return memo[value]
         if _loop_invariant(value, self.loop):
             return self.invariant(value)
@@ -703,7 +715,7 @@ def _rewrite_stores(loop: StaticLoop, groups: list[StoreGroup]) -> None:
         ^hdr(%iv, %v):  cond_br %more, ^body(%iv), ^tail
         ^body(%q): ...  %v' = vector.insert %x, %v[%q];  cf.br ^hdr(%q + 1, %v')
         ^tail: scf.if <every guard holds> { vector.store %v, %c[%base] }
-               else { scf.if <the guard at q = k> { memref.store %v[k], %c[%base + k] } for each k }
+               else { scf.for %k = 0 to N { scf.if <the guard at q = k> { memref.store %v[k], %c[%base + k] } } }
                cf.br ^exit
 
     so every element is written with the value and under the guard the scalar store had; when every
@@ -758,19 +770,25 @@ def _rewrite_stores(loop: StaticLoop, groups: list[StoreGroup]) -> None:
             tail.add_op(vstore)
         else:
             every = _all_guards(tb, g.cond, tail)
-            rare = Block()
-            for k in range(n):
-                ok = tb.at(g.cond, k, rare, {})
-                one = Block()
-                x = tb.add(one, vector.ExtractOp(v_arg, [k], element))
-                at = tb.add(one, arith.AddiOp(base, tb.add(one, arith.ConstantOp(IntegerAttr(k, i64)))))
-                st = memref.StoreOp.get(x, g.mem, [tb.add(one, arith.IndexCastOp(at, IndexType()))])
-                st.location = loc
-                one.add_op(st)
-                one.add_op(scf.YieldOp())
-                inner = scf.IfOp(ok, [], Region(one))
-                inner.location = loc
-                rare.add_op(inner)
+            # the rare path, one element a step: scf.for %k { scf.if <guard at q = k> { c[base + k] = v[k] } }
+            rare, step = Block(), Block(arg_types=[i64])
+            k = step.args[0]
+            ok = tb.at(g.cond, k, step, {})
+            one = Block()
+            x = tb.add(one, vector.ExtractOp(v_arg, [tb.add(one, arith.IndexCastOp(k, IndexType()))], element))
+            at = tb.add(one, arith.AddiOp(base, k))
+            st = memref.StoreOp.get(x, g.mem, [tb.add(one, arith.IndexCastOp(at, IndexType()))])
+            st.location = loc
+            one.add_op(st)
+            one.add_op(scf.YieldOp())
+            inner = scf.IfOp(ok, [], Region(one))
+            inner.location = loc
+            step.add_op(inner)
+            step.add_op(scf.YieldOp())
+            bounds = [tb.add(rare, arith.ConstantOp(IntegerAttr(b, i64))) for b in (0, n, 1)]
+            each = scf.ForOp(*bounds, [], Region(step))
+            each.location = loc
+            rare.add_op(each)
             rare.add_op(scf.YieldOp())
             fast = Block([vstore, scf.YieldOp()])
             outer = scf.IfOp(every, [], Region(fast), Region(rare))

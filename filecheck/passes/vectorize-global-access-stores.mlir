@@ -2,8 +2,8 @@
 
 // A row view's four guarded stores c[4 * t + q] (kernel-to-gpu's "out of range: not written"): the
 // values travel through the loop in a vector<4xf32>; at the loop's end one 16-byte vector.store when
-// every guard holds (base + 3 < len(c), with 0 <= base <= 2^62 so nothing wraps), else each element
-// under its own guard, computed again for q = k. llvm.align stays on %c (the store relies on it).
+// every guard holds (base + 3 < len(c), with 0 <= base <= 2^62 so nothing wraps), else a loop over
+// the elements, each under its own guard computed again for q = k. llvm.align stays on %c (the store relies on it).
 
 // CHECK-LABEL: gpu.func @row_store(
 // CHECK-SAME:    %[[C:[a-z]+]]: memref<?xf32, 1 : i32> {llvm.noalias, llvm.align = 16 : i64}
@@ -27,11 +27,13 @@
 // CHECK:       scf.if %[[ALL]] {
 // CHECK-NEXT:    vector.store %[[V]], %[[C]][%[[START]]] {alignment = 16 : i64} : memref<?xf32, 1 : i32>, vector<4xf32>
 // CHECK-NEXT:  } else {
-// CHECK:         %[[OK0:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i64
-// CHECK:         scf.if %[[OK0]] {
-// CHECK-NEXT:      %[[E0:.*]] = vector.extract %[[V]][0] : f32 from vector<4xf32>
-// CHECK:           memref.store %[[E0]], %[[C]][%{{.*}}] : memref<?xf32, 1 : i32>
-// CHECK:         vector.extract %[[V]][3] : f32 from vector<4xf32>
+// CHECK:         scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i64 {
+// CHECK-NEXT:      %[[AT:.*]] = arith.addi %[[BASE]], %[[K]] : i64
+// CHECK-NEXT:      %[[OK:.*]] = arith.cmpi ult, %[[AT]], %{{.*}} : i64
+// CHECK-NEXT:      scf.if %[[OK]] {
+// CHECK-NEXT:        %[[KI:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK-NEXT:        %[[E:.*]] = vector.extract %[[V]][%[[KI]]] : f32 from vector<4xf32>
+// CHECK:             memref.store %[[E]], %[[C]][%{{.*}}] : memref<?xf32, 1 : i32>
 // CHECK:       cf.br ^[[EXIT:[a-z0-9_]+]]
 // CHECK:     ^[[EXIT]]:
 // CHECK-NEXT:  gpu.return
