@@ -4,9 +4,10 @@ load; its consecutive writes to an output → one vector store at the loop's end
 A SIMT thread that reads `N` consecutive elements of a slice (`for q in simt.static_range(4):
 ... a[base + q] ...`) issues `N` scalar `ld.global.nc.f32`. When the launch guarantees the slice's
 pointer alignment (the gpu.func argument's `llvm.align`, in bytes: MLIR's argument attribute, set by
-`kernel-to-gpu` for the launch-time specialization, see below) and `base` is provably a multiple of `N`,
-the `N` elements are one naturally aligned 8- or 16-byte block, read by one `ld.global.nc.v2/v4`
-(PTX ISA 9.7.9.8 `ld`: a vector access must be aligned to its full size)::
+`kernel-to-gpu` for the launch-time specialization, see below) and `base` is provably a multiple of
+16 bytes' worth of elements, the `N` elements are naturally aligned 16-byte blocks, read by
+`ld.global.nc.v4` (one for 16 bytes; a `vector<8xf32>` is two, LLVM splitting it; 8-byte blocks and
+`.v2` where only those fit; PTX ISA 9.7.9.8 `ld`: a vector access must be aligned to its full size)::
 
     ^pre:  ...                                     ^pre:  %v = vector.load %a[%base] {alignment = 16}
            cf.br ^hdr(%c0)                                cf.br ^hdr(%c0)
@@ -28,10 +29,11 @@ What makes the rewrite safe:
 - the slice is read-only (`llvm.readonly`: a `simt.Slice`, which nothing writes during the kernel), so
   reading before the loop sees the same values;
 - `base` is loop-invariant (it dominates the preheader, or the body computes it by side-effect-free
-  ops from such values: they are recomputed before the loop) and a multiple of N (`Divisibility`:
-  constants, products and left shifts by a multiple, sums of multiples, integer arguments marked
-  `warpforge.divisibility`, loop variables all of whose incoming values are multiples), and `N`
-  elements fill 8 or 16 bytes: with the pointer `llvm.align`-aligned, the block is aligned to its size;
+  ops from such values: they are recomputed before the loop) and a multiple of W = 16 / size(T) (or
+  8 / size(T); `Divisibility`: constants, products and left shifts by a multiple, sums of multiples,
+  integer arguments marked `warpforge.divisibility`, loop variables all of whose incoming values are
+  multiples), and `N` elements fill whole 16- (8-) byte blocks, at most 64 bytes (`access_alignment`):
+  with the pointer `llvm.align`-aligned, each block is aligned to its size;
 - bounds: in checked mode only the loads of a check's fast path are unguarded, and `hoist-checks` /
   `fuse-checks` guard that path by the check of the last element `base + N - 1` (the loop's range is
   proven at once); checked loads still inside an `scf.if` are left alone, so the slow path re-checks
@@ -60,8 +62,7 @@ guards let through, with their values. What makes moving the stores to the loop'
   that reports (a `RawSlice` write) only when `hoist-checks` made its condition `true` (the fast copy),
   so a write that can fail is reported element by element in order, exactly as before;
 - `base` is a sum of loop-invariant values (`x + (y + q)`: a tile view's `row * n + (8 * col + j)`),
-  each a multiple of 16 / size(T) (or 8 / size(T) for 8-byte stores), N · size(T) a multiple of that
-  width and at most 64 bytes (`vector<8xf32>` is two `st.global.v4`, LLVM splitting it).
+  each a multiple of W as for loads (`access_alignment`: `vector<8xf32>` is two `st.global.v4`).
 
 The launch-time specialization: `llvm.align` on a slice argument and `warpforge.divisibility` on an
 integer one are promises the launch keeps. The pass removes both from every argument it did not use, so what remains is exactly what the code
@@ -72,6 +73,7 @@ direct launch of the compiled kernel refuses it (`LaunchError`) rather than faul
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -404,19 +406,37 @@ def vectorize_function(fn: gpu.FuncOp) -> set[BlockArgument]:
                     groups.setdefault((op.memref, split[0]), []).append((op, split[1]))
             for (mem, base), loads in groups.items():
                 assert isinstance(mem, BlockArgument) and isinstance(mem.type, MemRefType)
-                size = _element_bytes(mem.type)
-                nbytes = size * loop.trip_count if size is not None else 0
                 proof = Divisibility(divisors, set())
-                if nbytes not in VECTOR_BYTES or aligned[mem] < nbytes or not proof.multiple_of(base, loop.trip_count):
+                width = access_alignment(mem.type, loop.trip_count, aligned[mem], lambda w: proof.multiple_of(base, w))
+                if width is None:
                     continue
-                _rewrite(loop, mem, base, loads, nbytes)
+                _rewrite(loop, mem, base, loads, width)
                 used |= {mem, *proof.used}
         if written:
             used |= vectorize_stores(loops, written, divisors)
     return used
 
 
-def _rewrite(loop: StaticLoop, mem: BlockArgument, base: SSAValue, loads: list[tuple[memref.LoadOp, SSAValue]], nbytes: int) -> None:
+MAX_VECTOR_BYTES = 64
+"""The most bytes one group of a loop's consecutive accesses becomes (a `vector<8xf32>` is two 16-byte
+accesses, LLVM splitting it; every element is live from the load / until the store)."""
+
+
+def access_alignment(t: MemRefType, n: int, align: int, base_multiple_of: Callable[[int], bool]) -> int | None:
+    """The alignment in bytes (16 or 8, the widest that fits) of one access to `n` consecutive elements
+    of `t` at a base `base_multiple_of(w)` proves a multiple of `w` elements, the pointer `align`-byte
+    aligned: `n` elements fill whole accesses of that width, at most MAX_VECTOR_BYTES; None if none."""
+    size = _element_bytes(t)
+    if size is None or n < 2:
+        return None
+    nbytes = size * n
+    for a in sorted(VECTOR_BYTES, reverse=True):
+        if size <= a <= align and nbytes % a == 0 and nbytes <= MAX_VECTOR_BYTES and base_multiple_of(a // size):
+            return a
+    return None
+
+
+def _rewrite(loop: StaticLoop, mem: BlockArgument, base: SSAValue, loads: list[tuple[memref.LoadOp, SSAValue]], width: int) -> None:
     assert isinstance(mem.type, MemRefType)
     element = mem.type.element_type
     vt = VectorType(element, [loop.trip_count])
@@ -424,7 +444,7 @@ def _rewrite(loop: StaticLoop, mem: BlockArgument, base: SSAValue, loads: list[t
     at = InsertPoint.before(loop.preheader.last_op)  # pyright: ignore[reportArgumentType]
     start = arith.IndexCastOp(base, IndexType())
     load = vector.LoadOp(mem, [start.result], vt)
-    load.attributes["alignment"] = IntegerAttr(nbytes, i64)
+    load.attributes["alignment"] = IntegerAttr(width, i64)
     first = loads[0][0]
     start.location = load.location = first.location
     Rewriter.insert_op([start, load], at)
@@ -442,11 +462,6 @@ def _rewrite(loop: StaticLoop, mem: BlockArgument, base: SSAValue, loads: list[t
 
 
 # --------------------------------------------------------------------------- stores
-
-MAX_STORE_BYTES = 64
-"""The largest group of consecutive stores made one vector (LLVM splits it into 16-byte `st.global.v4`s;
-every element stays live until the loop's end)."""
-
 
 def _written_args(fn: gpu.FuncOp) -> dict[BlockArgument, int]:
     """The kernel's 1-D outputs the launch promises aligned: `llvm.align` and `llvm.noalias` (the runtime
@@ -550,15 +565,11 @@ def _store_group(loop: StaticLoop, mem: BlockArgument, align: int, users: list[O
         return None
     split = _split_affine(cast.input, loop)
     assert isinstance(mem.type, MemRefType)
-    size = _element_bytes(mem.type)
-    if split is None or size is None or loop.trip_count < 2:
+    if split is None:
         return None
     parts, pos = split
-    nbytes = size * loop.trip_count
-    for a in VECTOR_BYTES[::-1]:
-        if a <= align and a >= size and nbytes % a == 0 and nbytes <= MAX_STORE_BYTES and all(proof.multiple_of(p, a // size) for p in parts):
-            return StoreGroup(mem, st, guard, cond, parts, pos, a)
-    return None
+    width = access_alignment(mem.type, loop.trip_count, align, lambda w: all(proof.multiple_of(p, w) for p in parts))
+    return None if width is None else StoreGroup(mem, st, guard, cond, parts, pos, width)
 
 
 def vectorize_stores(loops: list[StaticLoop], written: dict[BlockArgument, int], divisors: dict[BlockArgument, int]) -> set[BlockArgument]:

@@ -438,3 +438,49 @@ def test_sgemm_epilogue_writes_128_bits_at_once(tmp_path: Path):
         proc = subprocess.run([ptxas, "-v", "-arch=sm_90", str(src), "-o", str(tmp_path / "k.cubin")], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         assert "0 bytes spill stores, 0 bytes spill loads" in proc.stderr.split("Function properties for sgemm")[1].splitlines()[1], proc.stderr
+
+
+@simt.kernel(contract=simt.Contract(domain=1, block=(64, 1, 1)))
+def row8(a: simt.Slice[f32], c: simt.DisjointSlice[f32]):
+    """c[8t + q] = 2 a[8t + q]: 32 bytes read and written per thread."""
+    idx = simt.index_1d()
+    i = idx.get() * 8
+    mine = c.row(idx, 8)
+    for q in simt.static_range(8):
+        mine[q] = a[i + q] * wf.f32(2.0)
+
+
+row8_unchecked = simt.kernel(row8.fn, contract=row8.contract, checks=False)
+
+
+@pytest.mark.parametrize("kern", [row8, row8_unchecked], ids=["checked", "unchecked"])
+def test_ptx_moves_32_bytes_in_two_vectors(kern, tmp_path: Path):
+    """Eight consecutive f32 are a vector<8xf32> (16-byte aligned): two ld.global.nc.v4 and two
+    st.global.v4 in the code the launch runs; ptxas assembles it."""
+    compiled = kern.compile("sm_90")
+    runs = kern.proven_specialization().compile("sm_90") if compiled.launch_condition else compiled
+    assert len(V4.findall(runs.ptx)) == 2 and len(ST4.findall(runs.ptx)) == 2, runs.ptx
+    assert "vector<8xf32>" in kern.ir("gpu")
+    _ptxas(runs.ptx, tmp_path)
+    _ptxas(compiled.ptx, tmp_path)
+
+
+@pytest.mark.parametrize("kind", list(_devices()))
+@pytest.mark.parametrize("kern", [row8, row8_unchecked], ids=["checked", "unchecked"])
+@pytest.mark.parametrize("n", [4096, 4091])
+def test_row8_is_numpys(kind, kern, n):
+    """Random inputs, poisoned output; n = 4091 leaves the last thread 3 elements (the output's guards
+    hold for them only; unchecked, the input is padded so nothing reads past it)."""
+    dev = _device(kind)
+    stream = dev.create_stream()
+    rng = np.random.default_rng(1510 + n)
+    pad = 0 if kern.checks else (-n) % 8
+    a_host = rng.standard_normal(n + pad).astype(np.float32)
+    a = wf.DeviceBuffer.from_host(stream, a_host)
+    c = wf.DeviceBuffer.from_host(stream, np.full(n, np.nan, np.float32))
+    kern.launch(stream, kern.prepare(wf.LaunchConfig(grid=-(-n // 8 // 64), block=64), device=dev), a, c)
+    if kern.checks and n % 8:
+        with pytest.raises(wf.KernelError, match=r"index 4091 not in \[0, 4091\)"):
+            c.to_host(stream)
+        return
+    np.testing.assert_array_equal(c.to_host(stream), (2 * a_host)[:n])
