@@ -275,9 +275,10 @@ class SimtKernel:
     bindings: tuple[tuple[str, Any], ...] | None = None
     """For a specialization of a generic kernel: each incomplete parameter's binding."""
     assume_aligned: bool = True
-    """The launch-time alignment specialization: compiled assuming every `Slice` pointer is 16-byte
-    aligned and every 32/64-bit integer scalar a multiple of 16 (`vectorize-global-access` may then read
-    64/128 bits at once); a launch with an argument that breaks what the compiled code relies on runs
+    """The launch-time alignment specialization: compiled assuming every `Slice`, `DisjointSlice` and
+    `RawSlice` pointer is 16-byte aligned and every 32/64-bit integer scalar a multiple of 16
+    (`vectorize-global-access` may then read and write 64/128 bits at once); a launch with an argument
+    that breaks what the compiled code relies on runs
     the scalar specialization (`assume_aligned=False`)."""
     checks_hold: bool = False
     """The launch-time specialization of the checks: compiled for launches whose hoisted bounds checks

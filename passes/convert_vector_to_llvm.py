@@ -11,7 +11,7 @@ alignment (the backend then splits the access).
 |---|---|
 | `vector.load %m[%i…]` / `vector.store %v, %m[%i…]` | the memref descriptor's GEP (as `finalize-memref-to-llvm`), `llvm.load`/`llvm.store` of the vector (`vector<Nxi1>`: bytes, compared `!= 0` / zero-extended) |
 | `vector.extract %v[k]` (static k; or a run-time index `%k`) | `llvm.extractelement %v[k : i32]` (`%k` as i64) |
-| `vector.insert %s, %v[k]` (static k) | `llvm.insertelement %s, %v[k : i32]` |
+| `vector.insert %s, %v[k]` (static k; or a run-time index `%k`) | `llvm.insertelement %s, %v[k : i32]` (`%k` as i64) |
 | `vector.broadcast %s : T to vector<NxT>` | `llvm.mlir.undef` and N `llvm.insertelement` |
 
 Only 1-D vectors with static positions (a diagnostic otherwise). Runs anywhere before
@@ -103,6 +103,10 @@ class ConvertInsertOp(RewritePattern):
         _vector_type(op, op.dest)
         if isinstance(op.source.type, VectorType):
             fail(op, "inserts scalars only")
+        if len(op.dynamic_position) == 1 and len(op.static_position) == 1:  # a run-time position (an index)
+            cast = arith.IndexCastOp(op.dynamic_position[0], i64)
+            replace_op(rewriter, op, [cast, xllvm.InsertElementOp(op.dest, op.source, cast.result)])
+            return
         k = _position(op, op.get_mixed_position())
         replace_op(rewriter, op, [k, xllvm.InsertElementOp(op.dest, op.source, k.result)])
 

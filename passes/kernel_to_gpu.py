@@ -190,7 +190,8 @@ class FunctionLowering:
         self.checks = src.checks
         in_types = [convert_type(t) for t in src.function_type.inputs]
         arg_attrs: list[DictionaryAttr] = []
-        # the launch-time specialization's promise (vectorize-global-access): slice pointers so aligned,
+        # the launch-time specialization's promise (vectorize-global-access): slice pointers (read-only
+        # and written, atomic ones aside) so aligned,
         # 32/64-bit integer scalars multiples of DIVISIBILITY (the pass drops what it does not use)
         align = src.attributes.get("kernel.assume_align")
         for t in src.function_type.inputs:
@@ -201,7 +202,10 @@ class FunctionLowering:
                 arg_attrs.append(DictionaryAttr(flags))
             elif isinstance(t, kernel.DisjointSliceType | kernel.AtomicSliceType | kernel.RawSliceType):
                 # the runtime refuses a writable argument overlapping any other: noalias holds
-                arg_attrs.append(DictionaryAttr({"llvm.noalias": UnitAttr()}))
+                out: dict[str, Attribute] = {"llvm.noalias": UnitAttr()}
+                if isinstance(align, IntegerAttr) and not isinstance(t, kernel.AtomicSliceType):  # vector stores
+                    out["llvm.align"] = IntegerAttr(align.value.data, i64)
+                arg_attrs.append(DictionaryAttr(out))
             elif isinstance(align, IntegerAttr) and isinstance(lowered := convert_type(t), IntegerType) and lowered.width.data in (32, 64):
                 arg_attrs.append(DictionaryAttr({"warpforge.divisibility": IntegerAttr(DIVISIBILITY, i64)}))
             else:

@@ -30,8 +30,9 @@ TENSOR_MAP_BYTES = 128
 """A `tensor_map` parameter is one 128-byte, 64-byte aligned `.param` (a `__grid_constant__` CUtensorMap)."""
 
 ALIGN_BYTES = 16
-"""The pointer alignment a SIMT kernel's launch-time specialization assumes of its `Slice` arguments
-(bytes: one 128-bit `ld.global.nc.v4`; every warpforge allocation is 256-byte aligned)."""
+"""The pointer alignment a SIMT kernel's launch-time specialization assumes of its `Slice`,
+`DisjointSlice` and `RawSlice` arguments (bytes: one 128-bit `ld.global.nc.v4` / `st.global.v4`; every
+warpforge allocation is 256-byte aligned)."""
 
 RECORD_WORDS = 8
 """Words (int64) in a checked launch's error record."""
@@ -73,7 +74,7 @@ class ParamSpec:
     box: tuple[int, ...] = ()
     swizzle: str = ""
     align: int = 0
-    """What the compiled code relies on (its vector loads, `vectorize-global-access`): for a slice the
+    """What the compiled code relies on (its vector loads and stores, `vectorize-global-access`): for a slice the
     pointer's alignment in bytes, for an integer scalar a divisor of its value; 0 when nothing. The
     launch refuses an argument without it."""
     tma: tuple[tuple[tuple[int, ...], str], ...] = ()

@@ -412,8 +412,9 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
             v = as_device_view(a, s, param=p, device=dev, kernel_name=k.name)
             if p.align and v.ptr % p.align:
                 raise LaunchError(
-                    f"{k.name}: argument '{p.name}' at {v.ptr:#x} is not {p.align}-byte aligned, and this compiled kernel reads it "
-                    f"with {p.align}-byte vector loads (vectorize-global-access): launch through the kernel "
+                    f"{k.name}: argument '{p.name}' at {v.ptr:#x} is not {p.align}-byte aligned, and this compiled kernel "
+                    f"{'writes it with' if p.writable else 'reads it with'} {p.align}-byte vector {'stores' if p.writable else 'loads'} "
+                    "(vectorize-global-access): launch through the kernel "
                     "(kernel.launch / kernel[grid, block]), which runs its scalar specialization for such pointers"
                 )
             views.append(v)

@@ -359,6 +359,12 @@ class SimStats:
 _MISSING = object()
 
 
+def select(x: Any, sel: np.ndarray) -> Any:
+    """`x` for the threads `sel` (positions): a per-thread array's elements, a vector's (a tuple of
+    per-thread or uniform elements) element by element; a uniform value as it is."""
+    return tuple(e[sel] if type(e) is np.ndarray else e for e in x) if type(x) is tuple else x
+
+
 class SimInterpreter(Interpreter):
     """xDSL's `Interpreter`, extended with the state of one simulated launch: the block being run,
     the active `frame`, shared memory, and the scheduler."""
@@ -446,9 +452,9 @@ class SimInterpreter(Interpreter):
         vals: dict[int, Any] = dict(code.constants)
         for k in code.inputs:
             x = outer[k]
-            vals[k] = x[sel] if type(x) is np.ndarray else x
+            vals[k] = x[sel] if type(x) is np.ndarray else (select(x, sel) if type(x) is tuple else x)
         for k, x in zip(code.args, args):
-            vals[k] = x[sel] if type(x) is np.ndarray else x
+            vals[k] = x[sel] if type(x) is np.ndarray else (select(x, sel) if type(x) is tuple else x)
         tids = sel if frame.tids is None else frame.tids[sel]
         self.frame = Frame(vals, len(sel), tids)
         try:
@@ -504,6 +510,15 @@ class SimInterpreter(Interpreter):
             owned.discard(key)
             return
         cur = storage.get(key, _MISSING)
+        if type(x) is tuple:  # a vector: each element as a value of its own (never written in place)
+            elements: list[Any] = []
+            for i, xi in enumerate(x):
+                one: dict[int, Any] = {} if cur is _MISSING else {0: cur[i]}
+                self.store(one, set(), 0, xi, g)
+                elements.append(one[0])
+            storage[key] = tuple(elements)
+            owned.discard(key)
+            return
         if cur is _MISSING:
             if type(x) is np.ndarray:
                 full = np.empty(self.T, x.dtype)
@@ -543,7 +558,7 @@ class SimInterpreter(Interpreter):
                 n = len(g)
                 for k in seg.inputs:
                     x = storage[k]
-                    vals[k] = x[g] if type(x) is np.ndarray else x
+                    vals[k] = x[g] if type(x) is np.ndarray else (select(x, g) if type(x) is tuple else x)
         except KeyError:
             raise SimulatorError(f"internal error: a value read at {seg.where()} was never defined for these threads") from None
         frame = self.frame
@@ -629,7 +644,7 @@ class SimInterpreter(Interpreter):
                     other = (~cond).nonzero()[0]
                     for sel, block, args in ((taken, tv.then_block, tv.then_args), (other, tv.else_block, tv.else_args)):
                         sub = sel if g is None else g[sel]
-                        self._jump(cfg, groups, block, tuple(a[sel] if type(a) is np.ndarray else a for a in args), sub, storage, owned)
+                        self._jump(cfg, groups, block, tuple(a[sel] if type(a) is np.ndarray else (select(a, sel) if type(a) is tuple else a) for a in args), sub, storage, owned)
             elif type(tv) is ReturnedValues:
                 exited += self._count(g)
                 returned.append((g, tuple(tv.values)))

@@ -68,10 +68,14 @@ class VectorFunctions(InterpreterFunctions):
 
     @impl(vector.InsertOp)
     def run_insert(self, interp: SimInterpreter, op: vector.InsertOp, args: PythonValues) -> PythonValues:
-        if op.dynamic_position:
-            raise op_error(op, "vector.insert at a run-time position is not supported by the simulator")
-        (position,) = op.static_position.get_values()
         source, dest = args[0], list(args[1])
+        if op.dynamic_position:  # vectorize-global-access: position = the static_range variable
+            position = args[2]
+            if type(position) is not np.ndarray:
+                dest[int(position)] = source
+                return (tuple(dest),)
+            return (tuple(np.where(position == k, source, e) for k, e in enumerate(dest)),)
+        (position,) = op.static_position.get_values()
         dest[position] = source
         return (tuple(dest),)
 

@@ -174,3 +174,52 @@ builtin.module {
     }
   }
 }
+
+// -----
+
+// Eight f32 from a base that is a multiple of 4: one vector<8xf32> with 16-byte alignment (LLVM reads
+// it with two ld.global.nc.v4); four f32 from a base only a multiple of 2: 8-byte alignment (two .v2).
+
+// CHECK-LABEL: gpu.func @wide_and_half_aligned(
+// CHECK:       vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<?xf32, 1 : i32>, vector<8xf32>
+// CHECK:       vector.load %{{.*}}[%{{.*}}] {alignment = 8 : i64} : memref<?xf32, 1 : i32>, vector<4xf32>
+// CHECK-NOT:   memref.load %{{.*}} : memref<?xf32, 1 : i32>
+// CHECK:       gpu.return
+builtin.module {
+  gpu.module @m [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
+    gpu.func @wide_and_half_aligned(%a: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly, llvm.align = 16 : i64}, %b: memref<?xf32, 1 : i32> {llvm.noalias, llvm.readonly, llvm.align = 16 : i64}, %c: memref<?xf32, 1 : i32> {llvm.noalias}, %t: i64) kernel {
+      %c4 = arith.constant 4 : i64
+      %c2 = arith.constant 2 : i64
+      %base = arith.muli %t, %c4 : i64
+      %half = arith.muli %t, %c2 : i64
+      %c0 = arith.constant 0 : i64
+      %c1 = arith.constant 1 : i64
+      %c8 = arith.constant 8 : i64
+      cf.br ^hdr(%c0 : i64)
+    ^hdr(%iv: i64):
+      %more = arith.cmpi slt, %iv, %c8 : i64
+      cf.cond_br %more, ^body(%iv : i64), ^exit
+    ^body(%q: i64):
+      %ia = arith.addi %base, %q : i64
+      %xa = arith.index_cast %ia : i64 to index
+      %x = memref.load %a[%xa] : memref<?xf32, 1 : i32>
+      memref.store %x, %c[%xa] : memref<?xf32, 1 : i32>
+      %next = arith.addi %q, %c1 : i64
+      cf.br ^hdr(%next : i64) {llvm.loop_unroll_full}
+    ^exit:
+      cf.br ^hdr2(%c0 : i64)
+    ^hdr2(%iv2: i64):
+      %more2 = arith.cmpi slt, %iv2, %c4 : i64
+      cf.cond_br %more2, ^body2(%iv2 : i64), ^exit2
+    ^body2(%q2: i64):
+      %ib = arith.addi %half, %q2 : i64
+      %xb = arith.index_cast %ib : i64 to index
+      %y = memref.load %b[%xb] : memref<?xf32, 1 : i32>
+      memref.store %y, %c[%xb] : memref<?xf32, 1 : i32>
+      %next2 = arith.addi %q2, %c1 : i64
+      cf.br ^hdr2(%next2 : i64) {llvm.loop_unroll_full}
+    ^exit2:
+      gpu.return
+    }
+  }
+}
