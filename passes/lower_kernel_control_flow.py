@@ -50,6 +50,13 @@ def _constant(v: SSAValue) -> int | None:
     return None
 
 
+def _type_range(t: builtin.IntegerType) -> tuple[int, int]:
+    width = t.width.data
+    if t.signedness.data == builtin.Signedness.UNSIGNED:
+        return 0, 2**width - 1
+    return -(2 ** (width - 1)), 2 ** (width - 1) - 1
+
+
 def _post_order(region: Region) -> list[Operation]:
     """Structured kernel ops under `region`, children before parents."""
     found: list[Operation] = []
@@ -149,6 +156,10 @@ class _Lowering:
         # header: evaluate `i < hi` (step > 0) / `i > hi` (step < 0); a step of 0 runs no iteration
         hdr_iv = header.args[0]
         cond_ops = self._range_condition(hdr_iv, op.upper, op.step)
+        from_below = self._wraps_below_start(op)
+        if from_below is not None:  # a wrapped `i + step` lands before the start: `lo <= i < hi` (s > 0)
+            side = kernel.CmpOp("ge" if from_below else "le", hdr_iv, op.lower)
+            cond_ops += [side, kernel.AndOp(cond_ops[-1].results[0], side.result)]
         cond_br = cf.ConditionalBranchOp(cond_ops[-1].results[0], body_entry, header.args, exit_, header.args[1:])
         header.add_ops([*cond_ops, cond_br])
 
@@ -157,7 +168,7 @@ class _Lowering:
         # Python's range never wraps: where `i + step` can pass the type's end (`range(0, 2**63 - 1,
         # 2**62)` has 2 iterations), a wrapped `next` leaves the loop instead of re-entering it
         nxt = kernel.AddOp(iv, op.step)
-        wrap_ops = self._no_wrap_condition(iv, nxt.result, op)
+        wrap_ops = [] if from_below is not None else self._no_wrap_condition(iv, nxt.result, op)
         if wrap_ops:
             back = cf.ConditionalBranchOp(wrap_ops[-1].results[0], header, [nxt.result, *latch.args], exit_, latch.args)
         else:
@@ -189,23 +200,47 @@ class _Lowering:
         down = kernel.AndOp(neg, gt)
         return [zero, pos, neg, lt, gt, up, down, kernel.OrOp(up, down)]
 
+    def _wraps_below_start(self, op: kernel.ForOp) -> bool | None:
+        """True (False) when `i + step` can wrap and a wrapped sum always lands below (above) the
+        loop's start, so the header's `i >= lo` (`i <= lo`) test ends the loop there: a constant
+        step and a constant start at least `step` from the type's far end (`range(0, n, 8)`: a wrapped
+        value is within 8 of the minimum). None otherwise (the latch tests the sum)."""
+        s, lo, t = _constant(op.step), _constant(op.lower), op.lower.type
+        if s is None or lo is None or s in (-1, 0, 1) or not isinstance(t, builtin.IntegerType):
+            return None
+        if self._cannot_wrap(op, s, t):
+            return None
+        bottom, top = _type_range(t)
+        if s > 0 and lo >= bottom + s:
+            return True
+        if s < 0 and lo <= top + s:
+            return False
+        return None
+
+    def _cannot_wrap(self, op: kernel.ForOp, s: int, t: builtin.IntegerType) -> bool:
+        hi = _constant(op.upper)
+        bottom, top = _type_range(t)
+        return hi is not None and ((s > 0 and hi - 1 + s <= top) or (s < 0 and hi + 1 + s >= bottom))
+
     def _no_wrap_condition(self, iv: SSAValue, nxt: SSAValue, op: kernel.ForOp) -> list[Operation]:
         """Ops whose last result is true when `nxt = iv + step` did not wrap around (the loop may go on),
         or [] when it cannot wrap: a step of ±1 (the latch's `iv` is strictly inside the bounds), or
-        constant bounds whose last `iv + step` fits the type. A wrapped sum lies on the wrong side of
-        `iv` (`step > 0`: `nxt < iv`), so one compare decides it."""
+        constant bounds whose last `iv + step` fits the type. A constant step compares `iv` with the
+        last value the step may start from; a run-time one finds the wrapped sum on the wrong side of
+        `iv` (`step > 0`: `nxt < iv`)."""
         s = _constant(op.step)
         if s is not None:
             if s in (-1, 0, 1):
                 return []
-            hi = _constant(op.upper)
             t = iv.type
-            if hi is not None and isinstance(t, builtin.IntegerType):
-                width = t.width.data
-                bottom, top = (0, 2**width - 1) if t.signedness.data == builtin.Signedness.UNSIGNED else (-(2 ** (width - 1)), 2 ** (width - 1) - 1)
-                if (s > 0 and hi - 1 + s <= top) or (s < 0 and hi + 1 + s >= bottom):
-                    return []
-            return [kernel.CmpOp("gt" if s > 0 else "lt", nxt, iv)]
+            if not isinstance(t, builtin.IntegerType):
+                return [kernel.CmpOp("gt" if s > 0 else "lt", nxt, iv)]
+            if self._cannot_wrap(op, s, t):
+                return []
+            bottom, top = _type_range(t)
+            # `i + s` fits iff `i <= top - s` (s > 0) / `i >= bottom - s` (s < 0): `i` against a constant
+            limit = kernel.ConstantOp(builtin.IntegerAttr(top - s if s > 0 else bottom - s, t))
+            return [limit, kernel.CmpOp("le" if s > 0 else "ge", iv, limit)]
         zero = kernel.ConstantOp(builtin.IntegerAttr(0, op.step.type))  # pyright: ignore[reportArgumentType]
         pos = kernel.CmpOp("gt", op.step, zero)
         neg = kernel.CmpOp("lt", op.step, zero)

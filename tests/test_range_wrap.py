@@ -55,6 +55,28 @@ def trips_down_const(out: simt.DisjointSlice[i64], start: i64, stop: i64):
 
 
 @simt.kernel
+def trips_from_zero(out: simt.DisjointSlice[i64], stop: i64):
+    idx = simt.index_1d()
+    n = 0
+    for j in range(0, stop, 2**61 + 3):  # a constant start: the header's `j >= 0` ends a wrapped loop
+        n += 1
+        if n > CAP:
+            break
+    out[idx] = n
+
+
+@simt.kernel
+def trips_down_from_zero(out: simt.DisjointSlice[i64], stop: i64):
+    idx = simt.index_1d()
+    n = 0
+    for j in range(0, stop, -(2**61) - 5):
+        n += 1
+        if n > CAP:
+            break
+    out[idx] = n
+
+
+@simt.kernel
 def trips_i32(out: simt.DisjointSlice[i32], start: i32, stop: i32, step: i32):
     idx = simt.index_1d()
     n = 0
@@ -144,3 +166,13 @@ def test_range_in_a_tile_kernel_runs_pythons_iterations(backend: Backend, start:
     out = wf.full((1,), -7, i64).partition((1,))
     got = tile_trips(out, start, stop, step).first().unpartition().to_host().sync_on(backend.device.create_stream())
     assert int(got[0]) == _expected(start, stop, step)[0]
+
+
+@pytest.mark.parametrize(("kernel", "stop", "step"), [
+    (trips_from_zero, I64_MAX, 2**61 + 3), (trips_from_zero, I64_MAX - 2**61, 2**61 + 3), (trips_from_zero, 10, 2**61 + 3),
+    (trips_from_zero, -5, 2**61 + 3), (trips_down_from_zero, I64_MIN, -(2**61) - 5), (trips_down_from_zero, -7, -(2**61) - 5),
+])  # fmt: skip
+def test_range_from_a_constant_start_stops_where_the_next_value_wraps(backend: Backend, kernel, stop: int, step: int) -> None:
+    out = np.full(1, -7, np.int64)
+    (got,) = backend.run(kernel, 1, 1, out, stop)
+    assert int(got[0]) == _expected(0, stop, step)[0]

@@ -164,21 +164,39 @@ kernel.func @for_unroll_full(%x: f32) attributes {kernel} {
 
 // -----
 
-// A step that is not ±1: `i + step` may pass the type's end (Python's range never wraps), so the
-// latch leaves the loop when the sum lies on the wrong side of `i`; with ±1, or constant bounds
-// whose last sum fits, the latch is a plain branch.
+// A step that is not ±1: `i + step` may pass the type's end (Python's range never wraps). With a
+// run-time start the latch goes on only while `i` is at most the last value the step fits after;
+// with a constant start far enough from the type's minimum a wrapped sum lands below the start, so
+// the header tests `lo <= i < hi`; with ±1, or constant bounds whose last sum fits, nothing is added.
 // CHECK-LABEL: kernel.func @for_wide_step(
 // CHECK: ^[[HDR:bb[0-9]+]](%{{.*}}: si64):
 // CHECK: ^[[LATCH:bb[0-9]+]]:
 // CHECK-NEXT: %[[NEXT:.*]] = kernel.add %[[K:.*]], %{{.*}} : si64
-// CHECK-NEXT: %[[GREW:.*]] = kernel.cmp gt, %[[NEXT]], %[[K]] : si64
-// CHECK-NEXT: cf.cond_br %[[GREW]], ^[[HDR]](%[[NEXT]] : si64), ^[[EXIT:bb[0-9]+]]
+// CHECK-NEXT: %[[LAST:.*]] = kernel.constant 4611686018427387903 : si64
+// CHECK-NEXT: %[[FITS:.*]] = kernel.cmp le, %[[K]], %[[LAST]] : si64
+// CHECK-NEXT: cf.cond_br %[[FITS]], ^[[HDR]](%[[NEXT]] : si64), ^[[EXIT:bb[0-9]+]]
+// CHECK-LABEL: kernel.func @for_wide_step_from_zero(
+// CHECK: ^{{bb[0-9]+}}(%[[I:.*]]: si64):
+// CHECK-NEXT: %[[LT:.*]] = kernel.cmp lt, %[[I]], %{{.*}} : si64
+// CHECK-NEXT: %[[GE:.*]] = kernel.cmp ge, %[[I]], %{{.*}} : si64
+// CHECK-NEXT: %[[BOTH:.*]] = kernel.and %[[LT]], %[[GE]] : i1
+// CHECK-NEXT: cf.cond_br %[[BOTH]]
+// CHECK: kernel.add %{{.*}}, %{{.*}} : si64
+// CHECK-NEXT: cf.br
 // CHECK-LABEL: kernel.func @for_wide_step_constant_bounds(
 // CHECK: kernel.add %{{.*}}, %{{.*}} : si64
 // CHECK-NEXT: cf.br ^bb{{[0-9]+}}(%{{.*}} : si64)
 kernel.func @for_wide_step(%lo: si64, %hi: si64) attributes {kernel} {
   %s = kernel.constant 4611686018427387904 : si64
   kernel.for %k = %lo to %hi step %s : si64 {
+    kernel.yield
+  }
+  kernel.return
+}
+kernel.func @for_wide_step_from_zero(%hi: si64) attributes {kernel} {
+  %z = kernel.constant 0 : si64
+  %s = kernel.constant 8 : si64
+  kernel.for %k = %z to %hi step %s : si64 {
     kernel.yield
   }
   kernel.return
