@@ -363,12 +363,18 @@ class TileKernel:
 
         signatures = [args] if args else list(self._aot)
         if not signatures:
-            raise TypeError(
+            raise UsageError(
                 f"{self.__qualname__} is a tile kernel: its shapes come from its arguments; pass them "
                 f"({self.__name__}.report(*args)) or register some with {self.__name__}.ahead_of_time(tile.spec(...), ...)"
             )
         reports = [report(self.compile(*sig, chip=chip, features=features).kernel) for sig in signatures]
         return ResourceReport(tuple(k for r in reports for k in r.kernels), "".join(r.log for r in reports))
+
+    def __getitem__(self, config: Any) -> Any:
+        raise UsageError(
+            f"{self.__qualname__} is a tile kernel: it takes no [grid, block] (one tile block per tile of its "
+            f"partitioned output); call it with its arguments: {self.__name__}(out.partition(tile_shape), ...)"
+        )
 
     def bind(self, *args: Any, device: Any = None, chip: str | None = None) -> Any:
         """Prepare one launch on existing device memory, to enqueue again and again without the lazy

@@ -257,3 +257,23 @@ def test_a_literal_argument_is_weak_inside_a_device_function(backend: Backend) -
         expected = np.where(expected > 10, expected - 10, expected)
     np.testing.assert_array_equal(got, expected)
     assert "wrap_down__i32_c10(" in wrapped.ir("kernel")  # compiled for the constant, in x's dtype
+
+
+# --------------------------------------------------------------------------- smaller diagnostics
+
+
+def test_tile_arange_with_a_run_time_start_says_so() -> None:
+    # with dtype= the message was "tile.arange() got multiple values for 'dtype'"
+    @tile.kernel
+    def ramp(z: tile.Tensor[wf.i64, (8,)], s0: wf.i64):
+        z.store(tile.arange(s0, s0 + 8, dtype=wf.i64))
+
+    with pytest.raises(wf.CompileError, match=r"tile\.arange's start must be a constant integer .*tile\.arange\(n\) \+ start"):
+        ramp.ir("kernel", wf.zeros((8,), wf.i64).partition((8,)), 3)
+
+
+def test_tile_kernel_misuse_is_a_usage_error() -> None:
+    with pytest.raises(wf.UsageError, match=r"accumulate is a tile kernel: it takes no \[grid, block\]"):
+        accumulate[1, 32]
+    with pytest.raises(wf.UsageError, match=r"pass them \(accumulate\.report\(\*args\)\)"):
+        accumulate.report()

@@ -299,8 +299,10 @@ class TileCallMixin(TileExpressionMixin):
         """`tile.arange(n, dtype=wf.i32)`: 0 … n − 1; `tile.arange(start, stop, dtype=wf.i32)`: start …
         stop − 1 (NumPy's and Triton's two-argument form). The length is a constant power of two."""
         start = 0
-        if len(args) >= 2 and isinstance(args[1], Literal) or "stop" in kwargs:  # (start, stop[, dtype])
+        if len(args) >= 2 and not isinstance(args[1], DTypeRef | Builtin | NoneValue) or "stop" in kwargs:  # (start, stop[, dtype])
             first, stop, dt = self.params(node, "tile.arange", args, kwargs, [("start", ...), ("stop", ...), ("dtype", None)])
+            if not isinstance(first, Literal):
+                self.error(node, "tile.arange's start must be a constant integer (the length is a constant); for a run-time start add it: tile.arange(n) + start")
             start = self.static_int(first, node, "tile.arange's start (tile.arange(start, stop) or tile.arange(n))")
             count = self.static_int(stop, node, "tile.arange's stop (tile.arange(start, stop) or tile.arange(n))") - start
         else:
