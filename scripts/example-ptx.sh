@@ -7,6 +7,7 @@
 # Runs with an empty disk cache (WARPFORGE_CACHE_DIR), so nothing compiled earlier is reused.
 set -u
 out=${1:?usage: scripts/example-ptx.sh OUTDIR}
+command -v warpforge >/dev/null || { echo "example-ptx.sh: warpforge is not on PATH (activate the venv)" >&2; exit 1; }
 cd "$(dirname "$0")/../examples"
 mkdir -p "$out"
 WARPFORGE_CACHE_DIR=$(mktemp -d)
