@@ -20,6 +20,14 @@ An encoding is the optional last parameter of a tile type: `!tile.tile<64x128xf3
   E is needed because a blocked layout's placement depends on the shape): thread t holds the reduced
   value of every row it held in the parent, in register order (see `warpforge.passes.tile_to_gpu.
   layouts.SliceLayout`), so broadcasting it back along d to the parent is free.
+* `#tile.slice<dim = 1, extent = N, parent = #tile.mma<warps_per_cta = [Wm, 1], …>>` (or a
+  `#tile.wgmma` parent) — the **rows** of an M×N MMA accumulator whose warps split M only: an M (or
+  M×1) tile of which thread (warp w, lane l) holds, in register 2i + h, row w·M/Wm + 16i + 8h + l/4
+  (the accumulator fragment's rows, PTX ISA §9.7.14.5.8; every lane of a quad the same value; warps
+  past Wm replicas). A row reduction of the accumulator lands there after quad shuffles, and the
+  broadcast back over the columns of any accumulator with the same rows (M, Wm) copies registers
+  (`warpforge.passes.lowerings.tile_dot_rows`). The placement does not depend on N: values sharing
+  these registers carry one such slice, of the first accumulator reduced.
 * `#tile.mma<warps_per_cta = [Wm, Wn], instr_shape = [16, 8]>` — the accumulator of `mma.sync`
   m16n8kK (PTX ISA §9.7.14.5.8, "Matrix fragments for mma.m16n8k16"): an M×N tile is covered by
   Wm×Wn warps, each warp holding (M / Wm) × (N / Wn) as 16×8 fragments. M is a multiple of 16·Wm,
@@ -168,7 +176,8 @@ class BlockedEncodingAttr(LayoutEncodingAttr):
 class SliceEncodingAttr(LayoutEncodingAttr):
     """`#tile.slice<dim = 1, extent = 128, parent = #tile.blocked<…>>`: a reduction's result along
     `dim` of a tile in the `parent` layout whose extent along `dim` was `extent`; each thread keeps
-    the rows it held (module doc)."""
+    the rows it held. With a `#tile.mma` / `#tile.wgmma` parent: the rows of that accumulator, held
+    in its fragments' rows (module doc)."""
 
     name = "tile.slice"
 
@@ -190,13 +199,41 @@ class SliceEncodingAttr(LayoutEncodingAttr):
         _print_fields(printer, [("dim", self.dim.data), ("extent", self.extent.data), ("parent", self.parent)])
 
     def verify(self) -> None:
+        if isinstance(self.parent, MmaEncodingAttr | WgmmaEncodingAttr):
+            self._verify_rows()
+            return
         if not isinstance(self.parent, BlockedEncodingAttr):
-            raise VerifyException(f"the parent of #tile.slice is a #tile.blocked layout, got {self.parent}")
+            raise VerifyException(f"the parent of #tile.slice is a #tile.blocked, #tile.mma or #tile.wgmma layout, got {self.parent}")
         if self.dim.data < 0:
             raise VerifyException(f"#tile.slice dim must be >= 0, got {self.dim.data}")
         _check_pow2("#tile.slice extent", self.extent.data)
 
+    @property
+    def rows_of_mma(self) -> bool:
+        """Whether this is the rows slice of an MMA accumulator (parent `#tile.mma` / `#tile.wgmma`)."""
+        return isinstance(self.parent, MmaEncodingAttr | WgmmaEncodingAttr)
+
+    def _verify_rows(self) -> None:
+        parent = self.parent
+        assert isinstance(parent, MmaEncodingAttr | WgmmaEncodingAttr)
+        if self.dim.data != 1:
+            raise VerifyException(f"#tile.slice of {parent.name} is the rows of the accumulator (dim = 1, the columns reduced), got dim = {self.dim.data}")
+        if parent.warps[1] != 1:
+            raise VerifyException(f"#tile.slice of {parent.name} needs warps that split M only (warps_per_cta = [Wm, 1]: each warp owns whole rows), got {list(parent.warps)}")
+        n = parent.instr[1]
+        if self.extent.data < n or self.extent.data % n:
+            raise VerifyException(f"#tile.slice of {parent.name}: extent (the accumulator's N) must be a multiple of the fragment's {n} columns, got {self.extent.data}")
+
     def verify_shape(self, shape: Sequence[int]) -> None:
+        if self.rows_of_mma:
+            parent = self.parent
+            assert isinstance(parent, MmaEncodingAttr | WgmmaEncodingAttr)
+            wm = parent.warps[0]
+            rows = 16 * wm if isinstance(parent, WgmmaEncodingAttr) else None
+            if len(shape) not in (1, 2) or (len(shape) == 2 and shape[1] != 1) or shape[0] % (16 * wm) or (rows is not None and shape[0] != rows):
+                want = f"{rows}" if rows is not None else f"M a multiple of {16 * wm}"
+                raise VerifyException(f"#tile.slice of {parent.name} with {wm} warps along M holds the rows of the accumulator: an M or Mx1 tile, {want}; got {list(shape)}")
+            return
         # keepdims: the parent's shape with extent 1 at dim; without: dim removed. Row-major, both
         # flatten the parent as (elements before dim, extent, elements after dim).
         if self.dim.data > len(shape):

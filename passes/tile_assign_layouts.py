@@ -27,10 +27,22 @@ conversions to the layout a value already has and folds back-to-back ones.
 `tile-to-gpu` lowers them in (`tile_dot.choose_mma_layouts`): `#tile.mma` (`mma.sync` m16n8), or
 `#tile.wgmma` on `sm_90a` for dots whose operands are ring slots of a wgmma shape
 (`tile_dot_wgmma.choose_wgmma_layouts`; option `chip`, as `tile-to-gpu`'s). The splats that start
-them (`tile.zeros` of a K loop) take the encoding too. When a value of another layout meets them at
-an elementwise op, a branch or a dot's accumulator (an epilogue adding a loaded tile) the kernel
-keeps blocked types and `tile-to-gpu` makes the same choice itself, converting where they meet.
-Its operands stay blocked (`tile-to-gpu` stages them in shared memory).
+them (`tile.zeros` of a K loop) take the encoding too. A value of another layout that is an operand
+of an elementwise op of them (an epilogue adding a loaded tile, attention's causal mask at
+`tile.where`) gets a `tile.convert_layout` to the MMA encoding right before that op (where
+`tile-to-gpu` converts such an operand itself); where one meets them at a branch or as a dot's
+accumulator the kernel keeps blocked types and `tile-to-gpu` makes the same choice itself,
+converting where they meet. The dot's operands stay blocked (`tile-to-gpu` stages them in shared
+memory).
+
+**The rows of an accumulator.** Then (`assign_row_encodings`) a row reduction of such an
+accumulator whose warps split M only, and the values that keep its registers — the running
+maximum and sum of an online softmax carried through a loop, elementwise ops of them, the splats
+they start from, reshapes M <-> Mx1 — get the rows slice `#tile.slice<dim = 1, extent = N, parent =
+#tile.mma<…> | #tile.wgmma<…>>` (`tile_dot_rows.choose_row_layouts`, the choice `tile-to-gpu` makes
+itself for IR without it): reduced in registers and across the quad by shuffles, broadcast back
+over the accumulator by register copies. Where such a value meets another layout at an elementwise
+op or a branch, a `tile.convert_layout` right before it.
 """
 
 from __future__ import annotations
@@ -46,7 +58,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, 
 from xdsl.rewriter import Rewriter
 
 from warpforge.dialects import kernel, tile
-from warpforge.dialects.tile_layout import SliceEncodingAttr
+from warpforge.dialects.tile_layout import MmaEncodingAttr, SliceEncodingAttr, WgmmaEncodingAttr
 from warpforge.passes.tile_to_gpu.layouts import canonical_layout, kernel_threads, reduce_plan, slice_layout
 
 AGNOSTIC_SPLATS: tuple[type[Operation], ...] = (tile.FullOp, tile.SplatOp)
@@ -113,6 +125,16 @@ def _branch_edges(op: Operation) -> list[tuple[SSAValue, BlockArgument]]:
     if isinstance(op, cf.ConditionalBranchOp):
         return list(zip(op.then_arguments, op.then_block.args)) + list(zip(op.else_arguments, op.else_block.args))
     return []
+
+
+def _branch_target(op: Operation, index: int) -> BlockArgument | None:
+    """The block argument operand `index` of branch `op` is passed to (None: not a branch argument)."""
+    if isinstance(op, cf.BranchOp):
+        return op.successor.args[index]
+    if isinstance(op, cf.ConditionalBranchOp) and index > 0:
+        then = len(op.then_arguments)
+        return op.then_block.args[index - 1] if index <= then else op.else_block.args[index - 1 - then]
+    return None
 
 
 @dataclass
@@ -217,7 +239,7 @@ class _Assignment:
             if v in rows_path and not isinstance(enc, SliceEncodingAttr) and not v.type.has_encoding:  # pyright: ignore[reportAttributeAccessIssue]
                 mine = enc  # the rows path reads its partials straight into the class's layout
             v = self._retype(v, mine if mine is not None else enc, enc)
-            if isinstance(enc, SliceEncodingAttr) and (uses := self._blocked_uses(v, enc)):
+            if isinstance(enc, SliceEncodingAttr) and not enc.rows_of_mma and (uses := self._blocked_uses(v, enc)):
                 t = v.type
                 assert isinstance(t, tile.TileType)
                 self._convert_for(v, t.with_encoding(self.canonical(t.plain)), uses)
@@ -283,9 +305,15 @@ def assign_mma_encodings(func: kernel.FuncOp, threads: int, chip: str) -> None:
     choose_wgmma_layouts(func, threads, chip, layouts)
     encoding: dict[SSAValue, Attribute] = {v: lay.encoding() for v, lay in layouts.items()}
     groups: list[list[SSAValue]] = []
+    meets: list[tuple[Operation, int]] = []  # (elementwise op of an MMA result, operand of another layout)
     for op in func.walk():
         if isinstance(op, SAME_LAYOUT_OPS):
-            groups.append([v for v in (*op.operands, *op.results) if _is_tile(v)])
+            group = [v for v in (*op.operands, *op.results) if _is_tile(v)]
+            if op.results[0] in encoding:
+                met = [i for i, o in enumerate(op.operands) if _is_tile(o) and o not in encoding and not isinstance(o.owner, AGNOSTIC_SPLATS)]
+                meets += [(op, i) for i in met]
+                group = [v for v in group if v not in {op.operands[i] for i in met}]
+            groups.append(group)
         elif isinstance(op, DotOp):
             groups.append([op.acc, op.result])
         elif isinstance(op, tile.ConvertLayoutOp) and op.input in encoding:
@@ -316,6 +344,93 @@ def assign_mma_encodings(func: kernel.FuncOp, threads: int, chip: str) -> None:
         t = v.type
         assert isinstance(t, tile.TileType)
         Rewriter.replace_value_with_new_type(v, t.with_encoding(enc))
+    for op, i in meets:  # converted where it meets the MMA values (as tile-to-gpu converts an operand)
+        v, to = op.operands[i], op.results[0].type
+        assert isinstance(v.type, tile.TileType) and isinstance(to, tile.TileType)
+        conv = tile.ConvertLayoutOp(v, v.type.with_encoding(to.encoding))
+        conv.location = op.location
+        op.parent_block().insert_op_before(conv, op)  # pyright: ignore[reportOptionalMemberAccess]
+        op.operands = [conv.result if j == i else o for j, o in enumerate(op.operands)]
+
+
+def assign_row_encodings(func: kernel.FuncOp, threads: int) -> None:
+    """After `assign_mma_encodings`: give the row reductions of `func`'s `#tile.mma` / `#tile.wgmma`
+    accumulators whose warps own whole rows, and the values sharing their registers (running maxima
+    and sums, loop-carried, elementwise ops of them, reshapes M <-> Mx1), the rows slice
+    `#tile.slice<dim = 1, extent = N, parent = <the accumulator's encoding>>`
+    (`tile_dot_rows.choose_row_layouts`, the choice tile-to-gpu makes itself for IR without it).
+    Conversions between two such values fold away; an elementwise op or a branch argument outside
+    the set reading one gets a `tile.convert_layout` back to its own layout right before it. The
+    broadcasts back over an accumulator are free and keep the accumulator's encoding."""
+    from warpforge.passes.lowerings.tile_dot import _splat_source  # pyright: ignore[reportPrivateUsage]
+    from warpforge.passes.lowerings.tile_dot_rows import choose_row_layouts
+    from warpforge.passes.tile_to_gpu.layouts import layout_of
+
+    known: dict[SSAValue, object] = {}
+    for op in func.walk():
+        for v in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
+            t = v.type
+            if isinstance(t, tile.TileType) and isinstance(t.encoding, MmaEncodingAttr | WgmmaEncodingAttr) and not _splat_source(v):
+                try:
+                    known[v] = layout_of(t, threads)
+                except ValueError:
+                    return  # an MMA encoding for another CTA size: tile-to-gpu's diagnostic, at the value's op
+    if not known:
+        return
+    chosen = choose_row_layouts(func, known)
+    if not chosen:
+        return
+    rows: set[SSAValue] = set()
+    for v, (_, group) in chosen.items():
+        first = group[0].input.type
+        assert isinstance(first, tile.TileType) and isinstance(v.type, tile.TileType)
+        enc = SliceEncodingAttr(1, first.dims[1], first.encoding)
+        old = v.type
+        rows.add(Rewriter.replace_value_with_new_type(v, old.with_encoding(enc)) if old.encoding != enc else v)
+    for op in list(func.walk()):
+        if isinstance(op, tile.ConvertLayoutOp) and op.input in rows and op.result in rows:
+            op.result.replace_all_uses_with(op.input)  # both sides hold the rows: nothing to convert
+            rows.discard(op.result)
+            op.detach()
+            op.erase()
+
+    def rows_site(user: Operation, index: int) -> Attribute | None:
+        """The rows encoding operand `index` of `user` must have (an elementwise op of a rows result,
+        a branch into a rows block argument), else None."""
+        if isinstance(user, SAME_LAYOUT_OPS):
+            target = user.results[0]
+        elif (target := _branch_target(user, index)) is None:
+            return None
+        return target.type.encoding if target in rows else None  # pyright: ignore[reportAttributeAccessIssue]
+
+    # a splat feeding only rows values is made in their layout (free, as every splat)
+    for op in list(func.walk()):
+        if isinstance(op, AGNOSTIC_SPLATS) and _is_tile(op.results[0]) and op.results[0] not in rows:
+            wanted = {rows_site(u.operation, u.index) for u in op.results[0].uses}
+            if len(wanted) == 1 and (enc := next(iter(wanted))) is not None:
+                t = op.results[0].type
+                assert isinstance(t, tile.TileType)
+                rows.add(Rewriter.replace_value_with_new_type(op.results[0], t.with_encoding(enc)))
+    # where a rows value meets another layout at an elementwise op or a branch: a conversion right before
+    for user in list(func.walk()):
+        if not isinstance(user, SAME_LAYOUT_OPS) and not _branch_edges(user):
+            continue
+        for index, v in enumerate(user.operands):
+            if not _is_tile(v) or (isinstance(user, cf.ConditionalBranchOp) and index == 0):
+                continue
+            if isinstance(user, SAME_LAYOUT_OPS):
+                to = user.results[0].type
+            else:
+                arg = _branch_target(user, index)
+                assert arg is not None
+                to = arg.type
+            assert isinstance(to, tile.TileType) and isinstance(v.type, tile.TileType)
+            if v.type.encoding == to.encoding or (v not in rows and to.encoding not in {rows_site(user, index)}):
+                continue
+            conv = tile.ConvertLayoutOp(v, v.type.with_encoding(to.encoding))
+            conv.location = user.location
+            user.parent_block().insert_op_before(conv, user)  # pyright: ignore[reportOptionalMemberAccess]
+            user.operands = [conv.result if i == index else o for i, o in enumerate(user.operands)]
 
 
 @dataclass(frozen=True)
@@ -344,3 +459,4 @@ class TileAssignLayoutsPass(ModulePass):
         for f in list(op.walk()):
             if isinstance(f, kernel.FuncOp) and "tile" in f.attributes and (threads := kernel_threads(f)) is not None:
                 assign_mma_encodings(f, threads, chip)
+                assign_row_encodings(f, threads)

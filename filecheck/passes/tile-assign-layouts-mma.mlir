@@ -51,15 +51,18 @@ kernel.func @k_loop(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?xf1
 
 // -----
 
-// An epilogue that adds a loaded tile (blocked) to the product: the kernel keeps blocked types and
-// tile-to-gpu chooses the MMA layout itself, converting the loaded tile where they meet.
+// An epilogue that adds a loaded tile (blocked) to the product: the loaded tile is converted to the
+// MMA layout right before the add (tile-to-gpu goes through shared memory there, as it converts an
+// elementwise operand); the add and the store are #tile.mma.
 
 // CHECK-LABEL: kernel.func @epilogue_meets_load(
-// CHECK:         %[[D:.*]] = tile.dot {{.*}} -> !tile.tile<32x16xf32, #tile.blocked<vec = 4, owners = 32, replicas = 1>>
-// CHECK-NEXT:    tile.add %[[D]], %{{.*}} : !tile.tile<32x16xf32, #tile.blocked<vec = 4, owners = 32, replicas = 1>>
-// CHECK-NOT:     #tile.mma
+// CHECK:         %[[OLD:.*]] = tile.load {{.*}} -> !tile.tile<32x16xf32, #tile.blocked<vec = 4, owners = 32, replicas = 1>>
+// CHECK:         %[[D:.*]] = tile.dot {{.*}} -> !tile.tile<32x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>
+// CHECK-NEXT:    %[[C:.*]] = tile.convert_layout %[[OLD]] : !tile.tile<32x16xf32, #tile.blocked<vec = 4, owners = 32, replicas = 1>> -> !tile.tile<32x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>
+// CHECK-NEXT:    %[[S:.*]] = tile.add %[[D]], %[[C]] : !tile.tile<32x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>
+// CHECK-NEXT:    tile.store %[[S]]
 // SM90A-LABEL: kernel.func @epilogue_meets_load(
-// SM90A-NOT:     #tile.mma
+// SM90A:         tile.convert_layout {{.*}} -> !tile.tile<32x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>
 kernel.func @epilogue_meets_load(%c: !tile.tensor_view<32x16xf32>, %a: !tile.tensor_view<32x16xf16>, %b: !tile.tensor_view<16x16xf16>) attributes {kernel, tile, tile.num_warps = 1 : i32} {
   %cp = tile.make_partition_view %c : !tile.tensor_view<32x16xf32> -> !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf32>, padding = 0.0 : f32>
   %ap = tile.make_partition_view %a : !tile.tensor_view<32x16xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<32x16xf16>, padding = 0.0 : f16>

@@ -224,3 +224,49 @@ kernel.func @row_max(%c: !tile.tensor_view<16x16xf32>, %a: !tile.tensor_view<16x
   tile.store %d, %cp[%zero, %zero] : !tile.tile<16x16xf32>, !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf32>, padding = 0.0 : f32>, si64, si64
   kernel.return
 }
+
+// -----
+
+// The same kernel as tile-assign-layouts writes it (filecheck/passes/tile-assign-layouts-rows.mlir):
+// the accumulator #tile.mma, the row maxima #tile.slice<dim = 1, …, parent = #tile.mma<…>>. tile-to-gpu
+// reads the rows layout from the types (tile_dot_rows.encoded_row_layouts) and lowers it alike.
+// CHECK-LABEL: gpu.func @row_max_encoded(
+// CHECK:       %[[S0:.*]], %[[S1:.*]], %[[S2:.*]], %[[S3:.*]] = nvgpu.mma.sync "m16n8k16" "f16"
+// CHECK-NEXT:  %[[S4:.*]], %[[S5:.*]], %[[S6:.*]], %[[S7:.*]] = nvgpu.mma.sync "m16n8k16" "f16"
+// CHECK-NEXT:  %[[A:.*]] = arith.maximumf %[[S0]], %[[S1]] : f32
+// CHECK-NEXT:  %[[B:.*]] = arith.maximumf %[[S4]], %[[S5]] : f32
+// CHECK-NEXT:  %[[R:.*]] = arith.maximumf %[[A]], %[[B]] : f32
+// CHECK-NEXT:  %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:  %[[W:.*]] = arith.constant 32 : i32
+// CHECK-NEXT:  %[[X1:.*]], %{{.*}} = gpu.shuffle xor %[[R]], %[[ONE]], %[[W]] : f32
+// CHECK-NEXT:  %[[R1:.*]] = arith.maximumf %[[R]], %[[X1]] : f32
+// CHECK-NEXT:  %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:  %[[X2:.*]], %{{.*}} = gpu.shuffle xor %[[R1]], %[[TWO]], %[[W]] : f32
+// CHECK-NEXT:  %[[ROW0:.*]] = arith.maximumf %[[R1]], %[[X2]] : f32
+// CHECK:       gpu.shuffle xor %{{.*}}, %[[ONE]], %[[W]] : f32
+// CHECK:       gpu.shuffle xor %{{.*}}, %[[TWO]], %[[W]] : f32
+// CHECK-NEXT:  %[[ROW8:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:  arith.subf %[[S0]], %[[ROW0]] : f32
+// CHECK-NEXT:  arith.subf %[[S1]], %[[ROW0]] : f32
+// CHECK-NEXT:  arith.subf %[[S2]], %[[ROW8]] : f32
+// CHECK-NEXT:  arith.subf %[[S3]], %[[ROW8]] : f32
+// CHECK-NEXT:  arith.subf %[[S4]], %[[ROW0]] : f32
+// CHECK-NOT:   gpu.barrier
+// CHECK-NOT:   memref.store
+// CHECK:       gpu.return
+kernel.func @row_max_encoded(%c: !tile.tensor_view<16x16xf32>, %a: !tile.tensor_view<16x16xf16>, %b: !tile.tensor_view<16x16xf16>) attributes {kernel, tile, checks = false, tile.num_warps = 1 : i32, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<16x16xf32> -> !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<16x16xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<16x16xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>
+  %zero = kernel.constant 0 : si64
+  %x = tile.load %ap[%zero, %zero] : !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x16xf16, #tile.blocked<vec = 2, owners = 32, replicas = 1>>
+  %y = tile.load %bp[%zero, %zero] : !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x16xf16, #tile.blocked<vec = 2, owners = 32, replicas = 1>>
+  %acc = tile.full 0.0 : f32 -> !tile.tile<16x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>
+  %s = tile.dot %x, %y, %acc : !tile.tile<16x16xf16, #tile.blocked<vec = 2, owners = 32, replicas = 1>>, !tile.tile<16x16xf16, #tile.blocked<vec = 2, owners = 32, replicas = 1>>, !tile.tile<16x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>> -> !tile.tile<16x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>
+  %m = tile.reduce max %s [1] : !tile.tile<16x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>> -> !tile.tile<16xf32, #tile.slice<dim = 1, extent = 16, parent = #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>>
+  %m1 = tile.reshape %m : !tile.tile<16xf32, #tile.slice<dim = 1, extent = 16, parent = #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>> -> !tile.tile<16x1xf32, #tile.slice<dim = 1, extent = 16, parent = #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>>
+  %mb = tile.broadcast %m1 : !tile.tile<16x1xf32, #tile.slice<dim = 1, extent = 16, parent = #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>> -> !tile.tile<16x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>
+  %d = tile.sub %s, %mb : !tile.tile<16x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>
+  tile.store %d, %cp[%zero, %zero] : !tile.tile<16x16xf32, #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>, !tile.partition_view<[16, 16], !tile.tensor_view<16x16xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}

@@ -19,3 +19,12 @@ kernel.func @mma_too_many_warps(%z: !tile.tensor_view<?x?xf32>) attributes {kern
   %t = tile.full 1.0 : f32 -> !tile.tile<32x64xf32, #tile.mma<warps_per_cta = [2, 4], instr_shape = [16, 8]>>
   kernel.return
 }
+
+// -----
+
+// The rows of a wgmma accumulator over 4 warps (one warpgroup) in a CTA of 8 warps.
+kernel.func @rows_too_few_warps(%z: !tile.tensor_view<?xf32>) attributes {kernel, tile, tile.num_warps = 8 : i64} {
+  // expected-error @+1 {{'tile.full' op tile-to-gpu: !tile.tile<64xf32, #tile.slice<dim = 1, extent = 128, parent = #tile.wgmma<warps_per_cta = [4, 1], instr_shape = [64, 128]>>> holds the rows of an accumulator over 4 warps along M, the CTA has 8 warps}}
+  %t = tile.full 1.0 : f32 -> !tile.tile<64xf32, #tile.slice<dim = 1, extent = 128, parent = #tile.wgmma<warps_per_cta = [4, 1], instr_shape = [64, 128]>>>
+  kernel.return
+}

@@ -25,13 +25,18 @@ that only adds unit leading dimensions, stored into a contiguous parameter, keep
 `MmaLayout.store_tile` writes each thread's 2-column chunks at (b, h, row, col) from the registers
 (`assign_mma_store_layouts`), instead of a round trip through M×N elements of shared scratch.
 
-`assign_mma_row_layouts` (a `LAYOUT_ANALYSES` entry, after the MMA and wgmma ones) picks the values:
-optimistically every M / M×1 value reachable from such a reduction through the free ops above, then
-pruned until each one's operands (and a block argument's incoming values) are in the set too.
+**Which values** (`choose_row_layouts`): optimistically every M / M×1 value reachable from such a
+reduction through the free ops above, then pruned until each one's operands (and a block argument's
+incoming values) are in the set too. `tile-assign-layouts` writes that choice into the IR as the rows
+slice `#tile.slice<dim = 1, extent = N, parent = #tile.mma<…> | #tile.wgmma<…>>` (its
+`assign_row_encodings`), which `layout_of` reads as `MmaRowsLayout`; `assign_mma_row_layouts` (a
+`LAYOUT_ANALYSES` entry, after the MMA and wgmma ones) makes the same choice only for IR without any
+rows slice (`encoded_row_layouts`), e.g. written by hand.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -41,6 +46,7 @@ from xdsl.dialects.builtin import i64
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from warpforge.dialects import tile
+from warpforge.dialects.tile_layout import SliceEncodingAttr
 from warpforge.passes.kernel_to_gpu import Emitter
 from warpforge.passes.lowerings.tile_dot import _ELEMENTWISE, MmaLayout, _add, _edges, _log2  # pyright: ignore[reportPrivateUsage]
 from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, _TILE_LOWERINGS, Dist, _TileFunctionLowering, lowers, reduce_accumulator  # pyright: ignore[reportPrivateUsage]
@@ -133,42 +139,54 @@ def rows_of(lay: object) -> MmaRowsLayout | None:
     return MmaRowsLayout((lay.shape[0],), lay.shape[0], lay.wm, lay.warps)
 
 
-def _reduced_rows(fl: _TileFunctionLowering, op: Operation) -> MmaRowsLayout | None:
+def _reduced_rows(known: Mapping[SSAValue, object], op: Operation) -> MmaRowsLayout | None:
     """The rows layout of `op`'s result when it is a `tile.reduce` along axis 1 of an accumulator
-    whose MMA layout has whole rows per warp; else None."""
+    whose MMA layout (in `known`) has whole rows per warp; else None."""
     if not isinstance(op, tile.ReduceOp) or op.axis.data != 1:
         return None
     t = op.input.type
     if not isinstance(t, tile.TileType) or t.rank != 2:
         return None
-    return rows_of(fl.layout_hints.get(op.input))
+    return rows_of(known.get(op.input))
 
 
-def assign_mma_row_layouts(fl: _TileFunctionLowering) -> None:
-    """Give the rows layout (`MmaRowsLayout`, module doc) to row reductions of MMA accumulators and to
-    the values that keep it for free; sets `fl.layout_hints`."""
-    ops = list(fl.src.walk())
+def choose_row_layouts(func: Operation, known: Mapping[SSAValue, object]) -> dict[SSAValue, tuple[MmaRowsLayout, tuple[tile.ReduceOp, ...]]]:
+    """The values of kernel `func` that get the rows layout (`MmaRowsLayout`, module doc), given the
+    MMA accumulator layouts `known` (and any other value already given a layout there, which keeps
+    it): the row reductions of such accumulators and the values that keep their registers for free.
+    Each value with the reductions of its group (the seeds sharing its (M, warps along M, warps)),
+    first in walk order first. The one choice `tile-assign-layouts` writes into the IR as
+    `#tile.slice<dim = 1, …, parent = #tile.mma<…>>` and `tile-to-gpu` makes itself for IR without it."""
+    ops = list(func.walk())
     seeds: dict[SSAValue, MmaRowsLayout] = {}
+    seed_ops: dict[SSAValue, tile.ReduceOp] = {}
     for op in ops:
-        rows = _reduced_rows(fl, op)
-        if rows is not None and op.results[0] not in fl.layout_hints:
+        rows = _reduced_rows(known, op)
+        if rows is not None and op.results[0] not in known:
+            assert isinstance(op, tile.ReduceOp)
             seeds[op.results[0]] = rows
-    for key in {(r.m, r.wm, r.warps) for r in seeds.values()}:
+            seed_ops[op.results[0]] = op
+    out: dict[SSAValue, tuple[MmaRowsLayout, tuple[tile.ReduceOp, ...]]] = {}
+    keys = list(dict.fromkeys((r.m, r.wm, r.warps) for r in seeds.values()))
+    for key in keys:
         m = key[0]
         shapes = ((m,), (m, 1))
 
         def shaped(v: SSAValue) -> bool:
-            return isinstance(v.type, tile.TileType) and tuple(v.type.dims) in shapes and v not in fl.layout_hints
+            return isinstance(v.type, tile.TileType) and tuple(v.type.dims) in shapes and v not in known
 
         incoming: dict[SSAValue, list[SSAValue]] = {}
         cand: set[SSAValue] = {v for v, r in seeds.items() if (r.m, r.wm, r.warps) == key}
+        group = tuple(seed_ops[v] for v in seeds if v in cand)
         for op in ops:
             for src, arg in _edges(op):
                 incoming.setdefault(arg, []).append(src)
             if isinstance(op, _PASS_THROUGH + (tile.FullOp, tile.SplatOp)) and op.results and shaped(op.results[0]):
                 cand.add(op.results[0])
-        for block in fl.src.body.blocks:
-            cand |= {a for a in block.args if shaped(a) and a in incoming}
+        for op in ops:
+            for region in op.regions:
+                for block in region.blocks:
+                    cand |= {a for a in block.args if shaped(a) and a in incoming}
         changed = True
         while changed:
             changed = False
@@ -193,7 +211,28 @@ def assign_mma_row_layouts(fl: _TileFunctionLowering) -> None:
                     reached.add(v)
                     grow = True
         for v in reached:
-            fl.layout_hints[v] = MmaRowsLayout(tuple(v.type.dims), *key)  # pyright: ignore[reportAttributeAccessIssue]
+            out[v] = (MmaRowsLayout(tuple(v.type.dims), *key), group)  # pyright: ignore[reportAttributeAccessIssue]
+    return out
+
+
+def encoded_row_layouts(fl: _TileFunctionLowering) -> bool:
+    """Whether some value of the kernel carries the rows slice `#tile.slice<dim = 1, …, parent =
+    #tile.mma|#tile.wgmma<…>>` (set by `tile-assign-layouts`; `layout_of` reads it from the type)."""
+    for op in fl.src.walk():
+        for v in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)):
+            t = v.type
+            if isinstance(t, tile.TileType) and isinstance(t.encoding, SliceEncodingAttr) and t.encoding.rows_of_mma:
+                return True
+    return False
+
+
+def assign_mma_row_layouts(fl: _TileFunctionLowering) -> None:
+    """The rows layouts of the kernel: read from the types where `tile-assign-layouts` wrote them
+    (`encoded_row_layouts`), else chosen here (`choose_row_layouts`, into `fl.layout_hints`)."""
+    if encoded_row_layouts(fl):
+        return
+    for v, (rows, _) in choose_row_layouts(fl.src, fl.layout_hints).items():
+        fl.layout_hints[v] = rows
 
 
 def _stored_from_registers(fl: _TileFunctionLowering, op: Operation) -> bool:
@@ -241,7 +280,7 @@ def _reduce_rows(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
     """Along the rows of an MMA accumulator: per row register a tree over the thread's 2·tn values,
     then `shfl.sync.bfly` xor 1 and xor 2 across the quad (module doc)."""
     assert isinstance(op, tile.ReduceOp)
-    target = fl.layout_hints.get(op.result)
+    target = fl.layout_of(op.result, op)  # the rows slice of its type, or tile-to-gpu's choice
     d = fl.values.get(op.input)
     if not isinstance(target, MmaRowsLayout) or not isinstance(d, Dist) or not target.same_placement(rows_of(d.layout)):
         return _register_reduce(fl, op, e)  # pyright: ignore[reportReturnType]
@@ -264,7 +303,7 @@ def _reduce_rows(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist:
 def _keeps_rows(fl: _TileFunctionLowering, op: Operation) -> Dist | None:
     """The operand's registers as the result's, when both are in one rows layout (reshape M ↔ M×1,
     a layout conversion tile-assign-layouts inserted)."""
-    target = fl.layout_hints.get(op.results[0])
+    target = fl.layout_of(op.results[0], op)
     d = fl.values.get(op.operands[0])
     if isinstance(target, MmaRowsLayout) and isinstance(d, Dist) and target.same_placement(d.layout):
         return Dist(target, d.regs, d.elem)

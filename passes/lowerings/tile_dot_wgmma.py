@@ -1,7 +1,7 @@
 """`tile.dot` on Hopper's warpgroup MMA (`wgmma.mma_async`), chosen by `tile-to-gpu` for `sm_90a`.
 
 A dot qualifies when the target chip is `sm_90a`, both operands are `tile-pipeline` ring slots
-(`tile.ring_tile`), the inputs are f16 or bf16 (the same type), the accumulator f32, the CTA has a
+(`tile.ring_tile`; B may be the transpose of an N×K slot, `ring_of_operand`), the inputs are f16 or bf16 (the same type), the accumulator f32, the CTA has a
 multiple of 4 warps (whole warpgroups), M = 16 × warps (one m64 block per warpgroup), N a power of two
 in [16, 256] and K one of 16, 32, 64 (`wgmma_shape`); otherwise the `mma.sync` path
 (`tile_dot.py`) lowers it, as it does for every other chip (sm_90, sm_80, the simulator).
@@ -23,6 +23,10 @@ in [16, 256] and K one of 16, 32, 64 (`wgmma_shape`); otherwise the `mma.sync` p
      N/P column panels of K×P (P = min(N, 64) elements = the swizzle span; `tile_dot._ring`), each
      swizzled; LBO = the panel stride (K·P·2 bytes), SBO = 8 rows of a panel (8·P·2 bytes); k-step i
      starts 16·i rows (16·P·2 bytes) into the slot.
+   - B read transposed (`tile.dot(a, b.T)` of an N×K slot, attention's Q·Kᵀ): rows n of K contiguous
+     elements, i.e. K-major — the same form as A (one panel of K, swizzle = the row bytes, SBO = 8
+     rows, LBO unused), `imm-trans-b` = 0; k-step i starts 32·i bytes into the row. No transposed
+     copy, as `mma.sync` reads such a slot with `ldmatrix` without `.trans`.
 3. **MMAs** per `tile.dot`: `wgmma.fence`, K/16 `wgmma.mma_async` m64nNk16 chained on the accumulator
    registers (carried through the K loop in place, never copied; scale-d = 1 on the zeros the loop
    starts from, set before the loop), `wgmma.commit_group`, `wgmma.wait_group N`. The ring's wait
@@ -47,7 +51,7 @@ from warpforge.dialects import nvvm
 from warpforge.dialects.tile_dot import DotOp, RingTileOp
 from warpforge.dialects.tile_layout import WgmmaEncodingAttr
 from warpforge.passes.kernel_to_gpu import Emitter, signless
-from warpforge.passes.lowerings.tile_dot import RING_ALIGN, MmaLayout, SharedOperand, mma_layout
+from warpforge.passes.lowerings.tile_dot import RING_ALIGN, MmaLayout, SharedOperand, Transposed, mma_layout
 from warpforge.passes.tile_to_gpu.lowering import Dist, _TileFunctionLowering  # pyright: ignore[reportPrivateUsage]
 
 WGMMA_CHIPS = ("sm_90a",)
@@ -69,7 +73,7 @@ def wgmma_shape(chip: str, threads: int, op: DotOp) -> tuple[int, int, int] | No
     """(M, N, K) when `op` lowers to wgmma on `chip` in a CTA of `threads` threads (module doc), else None."""
     if chip not in WGMMA_CHIPS:
         return None
-    if not (isinstance(op.lhs.owner, RingTileOp) and isinstance(op.rhs.owner, RingTileOp)):
+    if not isinstance(op.lhs.owner, RingTileOp) or ring_of_operand(op.rhs) is None:
         return None
     lt, rt, ot = op.lhs.type, op.rhs.type, op.result.type
     ea, eb = signless(lt.element_type), signless(rt.element_type)  # pyright: ignore[reportAttributeAccessIssue]
@@ -80,6 +84,20 @@ def wgmma_shape(chip: str, threads: int, op: DotOp) -> tuple[int, int, int] | No
     if warps % 4 or m != 16 * warps or not (_pow2(n) and 16 <= n <= 256) or k not in (16, 32, 64):
         return None
     return m, n, k
+
+
+def ring_of_operand(v: SSAValue) -> tuple[RingTileOp, bool] | None:
+    """The ring slot B operand `v` reads, and whether it is read transposed: a `tile.ring_tile`
+    (K×N, N-major), or the transpose of one (`b.T` of an N×K slot: K-major, as Q·Kᵀ reads K) that
+    is only this dot's operand (`tile_dot.dot_operand_transpose`); None for anything else."""
+    from warpforge.passes.lowerings.tile_dot import dot_operand_transpose
+
+    owner = v.owner
+    if isinstance(owner, RingTileOp):
+        return owner, False
+    if isinstance(owner, Operation) and dot_operand_transpose(owner) and isinstance(owner.operands[0].owner, RingTileOp):
+        return owner.operands[0].owner, True  # pyright: ignore[reportReturnType]
+    return None
 
 
 @dataclass(frozen=True)
@@ -94,6 +112,9 @@ class WgmmaLayout(MmaLayout):
     def lower_dot(self, fl: _TileFunctionLowering, op: DotOp, e: Emitter) -> Dist:
         """`op` as wgmma (module doc, 2. and 3.); returns the new accumulator registers."""
         sa, sb = fl.values.get(op.lhs), fl.values.get(op.rhs)
+        k_major_b = isinstance(sb, Transposed)  # B = (N×K slot)ᵀ: rows n of K contiguous, like A
+        if isinstance(sb, Transposed):
+            sb = sb.inner
         assert isinstance(sa, SharedOperand) and isinstance(sb, SharedOperand)
         c = fl.to_layout(e, fl.dist(op.acc), self)  # pyright: ignore[reportArgumentType]
         (_, k), (_, n) = op.lhs.type.dims, op.rhs.type.dims  # pyright: ignore[reportAttributeAccessIssue]
@@ -105,11 +126,16 @@ class WgmmaLayout(MmaLayout):
         wg_row = fl.at_entry(("wgmma_row",), lambda x: x(arith.ShLIOp(x(arith.ShRUIOp(tid, x.const(7, i64))), x.const(6, i64))))
         a_row = sa.row(e, wg_row)
         a_addr = e(arith.AddiOp(shared_address(fl, sa.buf), e(arith.MuliOp(a_row, e.const(2 * k, i64)))))
+        if k_major_b:
+            width = k  # the slot's rows are K long: one panel (wgmma_ring_panels)
         b_addr = shared_address(fl, sb.buf)
         if sb.row_base is not None:
             b_addr = e(arith.AddiOp(b_addr, e(arith.MuliOp(sb.row_base, e.const(2 * width, i64)))))
         desc_a = descriptor(e, a_addr, leading=16, stride=8 * 2 * k, swizzle=2 * k)
-        desc_b = descriptor(e, b_addr, leading=2 * k * width, stride=8 * 2 * width, swizzle=2 * width)
+        if k_major_b:  # as A: 8-row core groups SBO apart, LBO unused (PTX ISA, K-major swizzled layouts)
+            desc_b = descriptor(e, b_addr, leading=16, stride=8 * 2 * k, swizzle=2 * k)
+        else:
+            desc_b = descriptor(e, b_addr, leading=2 * k * width, stride=8 * 2 * width, swizzle=2 * width)
         acc = list(c.regs)
         if _zero_splat(acc):
             # D = A·B: scale-d = 0 and no accumulator input (undefined registers). Zeros tied to the
@@ -125,8 +151,10 @@ class WgmmaLayout(MmaLayout):
         e(nvvm.op("nvvm.wgmma.fence.aligned")())  # pyright: ignore[reportCallIssue]
         for i in range(k // 16):
             da = e(arith.AddiOp(desc_a, e.const(32 * i >> 4, i64))) if i else desc_a
-            db = e(arith.AddiOp(desc_b, e.const(16 * 2 * width * i >> 4, i64))) if i else desc_b
-            mma = nvvm.WgmmaMmaAsyncOp(da, db, scale_d if i else first_scale, acc, n=n, type=kind, layout_a="row", layout_b="row")  # B N-major: imm-trans-b = 1
+            b_step = 32 * i if k_major_b else 16 * 2 * width * i  # K-major: 16 elements along the row; N-major: 16 rows
+            db = e(arith.AddiOp(desc_b, e.const(b_step >> 4, i64))) if i else desc_b
+            # B N-major: imm-trans-b = 1 ("row"); K-major: 0 ("col")
+            mma = nvvm.WgmmaMmaAsyncOp(da, db, scale_d if i else first_scale, acc, n=n, type=kind, layout_a="row", layout_b="col" if k_major_b else "row")
             e(mma)
             acc = list(mma.res)
         e(nvvm.op("nvvm.wgmma.commit.group.sync.aligned")())  # pyright: ignore[reportCallIssue]
@@ -203,8 +231,9 @@ def wgmma_ring_panels(func: Operation, threads: int, chip: str) -> dict[int, int
     panels: dict[int, int] = {}
     for entries in _wgmma_dots(func, threads, chip).values():
         for op, (_, n, k) in entries:
-            for operand, width in ((op.lhs, k), (op.rhs, min(n, 64))):
-                owner = operand.owner
-                assert isinstance(owner, RingTileOp)
-                panels[owner.ring.value.data] = width
+            lhs, found = op.lhs.owner, ring_of_operand(op.rhs)
+            assert isinstance(lhs, RingTileOp) and found is not None
+            rhs, k_major = found
+            panels[lhs.ring.value.data] = k
+            panels[rhs.ring.value.data] = k if k_major else min(n, 64)  # a K-major slot is one panel of K, as A
     return panels

@@ -56,7 +56,7 @@ def conversion_scratch(src: Layout | SliceLayout, dst: Layout | SliceLayout) -> 
     """Shared-memory elements converting `src` to `dst` needs (0: free or shuffles)."""
     if src.same_placement(dst) or src.uniform:
         return 0
-    if isinstance(src, Layout) and shuffle_plan(src, dst) is not None:
+    if isinstance(src, Layout) and isinstance(dst, Layout | SliceLayout) and shuffle_plan(src, dst) is not None:
         return 0
     return src.numel
 
@@ -66,7 +66,7 @@ def _convert_layout(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dis
     assert isinstance(op, tile.ConvertLayoutOp)
     d = fl.dist(op.input)
     target = fl.layout_of(op.result.type, op)
-    if not d.layout.same_placement(target) and not d.layout.uniform and isinstance(d.layout, Layout):
+    if not d.layout.same_placement(target) and not d.layout.uniform and isinstance(d.layout, Layout) and isinstance(target, Layout | SliceLayout):
         plan = shuffle_plan(d.layout, target)
         if plan is not None:
             return shuffle_convert(fl, e, d, target, plan)

@@ -52,6 +52,8 @@ class Layout:
         """Whether register k of every thread holds the same row-major element in both layouts."""
         if isinstance(other, SliceLayout):
             return other.same_placement(self)
+        if not isinstance(other, Layout):
+            return False  # an MMA layout (lowerings/tile_dot.py): converted through shared memory
         return (self.vec, self.owners, self.replicas, self.reps) == (other.vec, other.owners, other.replicas, other.reps)
 
     def element(self, t: int, k: int) -> int:
@@ -184,6 +186,15 @@ def layout_of(t: Attribute, threads: int) -> Layout | SliceLayout:
             raise ValueError(f"{t} is laid out for {enc.threads} threads, the CTA has {threads}")
         vec, owners = enc.vec.data, enc.owners.data
         return Layout(shape, vec, owners, enc.replicas.data, prod(shape) // (vec * owners))
+    if isinstance(enc, SliceEncodingAttr) and enc.rows_of_mma:  # the rows of an MMA accumulator (passes/lowerings/tile_dot_rows.py)
+        from warpforge.passes.lowerings.tile_dot_rows import MmaRowsLayout
+
+        parent = enc.parent
+        assert isinstance(parent, MmaEncodingAttr | WgmmaEncodingAttr)
+        wm, warps = parent.warps[0], threads // 32
+        if warps % wm or (isinstance(parent, WgmmaEncodingAttr) and wm != warps):
+            raise ValueError(f"{t} holds the rows of an accumulator over {wm} warps along M, the CTA has {warps} warps")
+        return MmaRowsLayout(shape, shape[0], wm, warps)  # pyright: ignore[reportReturnType]
     if isinstance(enc, SliceEncodingAttr):
         parent = enc.parent
         assert isinstance(parent, BlockedEncodingAttr)

@@ -225,9 +225,39 @@ kernel.func @k(%t: !tile.tile<64x32xf16, #tile.dot_operand<op_idx = 2, parent = 
   kernel.return
 }
 // -----
-// CASE 26: a slice's parent is a blocked layout
-// expected-error @+1 {{the parent of #tile.slice is a #tile.blocked layout, got #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>}}
+// CASE 26: a slice's parent is a blocked layout or an MMA accumulator's
+// expected-error @+1 {{the parent of #tile.slice is a #tile.blocked, #tile.mma or #tile.wgmma layout, got #tile.shared<vec = 8, per_phase = 1, max_phase = 8, order = [0]>}}
+kernel.func @k(%t: !tile.tile<16xf32, #tile.slice<dim = 1, extent = 2, parent = #tile.shared<vec = 8, per_phase = 1, max_phase = 8, order = [0]>>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+// CASE 26b: the slice of an MMA accumulator is its rows (the columns reduced)
+// expected-error @+1 {{#tile.slice of tile.mma is the rows of the accumulator (dim = 1, the columns reduced), got dim = 0}}
+kernel.func @k(%t: !tile.tile<16xf32, #tile.slice<dim = 0, extent = 16, parent = #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+// CASE 26c: the rows of an accumulator whose warps split N are not whole in one warp
+// expected-error @+1 {{#tile.slice of tile.mma needs warps that split M only (warps_per_cta = [Wm, 1]: each warp owns whole rows), got [2, 2]}}
+kernel.func @k(%t: !tile.tile<32xf32, #tile.slice<dim = 1, extent = 16, parent = #tile.mma<warps_per_cta = [2, 2], instr_shape = [16, 8]>>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+// CASE 26d: the extent is the accumulator's N, whole n8 fragments
+// expected-error @+1 {{#tile.slice of tile.mma: extent (the accumulator's N) must be a multiple of the fragment's 8 columns, got 2}}
 kernel.func @k(%t: !tile.tile<16xf32, #tile.slice<dim = 1, extent = 2, parent = #tile.mma<warps_per_cta = [1, 1], instr_shape = [16, 8]>>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+// CASE 26e: the rows slice holds an M or Mx1 tile, 16 rows per warp along M
+// expected-error @+1 {{#tile.slice of tile.mma with 4 warps along M holds the rows of the accumulator: an M or Mx1 tile, M a multiple of 64; got [32]}}
+kernel.func @k(%t: !tile.tile<32xf32, #tile.slice<dim = 1, extent = 16, parent = #tile.mma<warps_per_cta = [4, 1], instr_shape = [16, 8]>>>) attributes {kernel, tile} {
+  kernel.return
+}
+// -----
+// CASE 26f: a wgmma accumulator's rows are its 16 x warps rows
+// expected-error @+1 {{#tile.slice of tile.wgmma with 4 warps along M holds the rows of the accumulator: an M or Mx1 tile, 64; got [128, 1]}}
+kernel.func @k(%t: !tile.tile<128x1xf32, #tile.slice<dim = 1, extent = 128, parent = #tile.wgmma<warps_per_cta = [4, 1], instr_shape = [64, 128]>>>) attributes {kernel, tile} {
   kernel.return
 }
 // -----
