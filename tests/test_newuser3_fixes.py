@@ -277,3 +277,26 @@ def test_tile_kernel_misuse_is_a_usage_error() -> None:
         accumulate[1, 32]
     with pytest.raises(wf.UsageError, match=r"pass them \(accumulate\.report\(\*args\)\)"):
         accumulate.report()
+
+
+# --------------------------------------------------------------------------- print() in a device function on tiles
+
+
+@simt.device
+def shout(x):
+    print("elem", x)
+    return x
+
+
+def test_print_in_a_device_function_on_tiles_prints_every_element_once(backend: Backend, capfd: pytest.CaptureFixture[str]) -> None:
+    # it printed one line per tile block (thread 0's first element)
+    @tile.kernel(num_warps=2)
+    def echo(z: tile.Tensor[f32, ("B",)], x: tile.Tensor[f32, (-1,)]):
+        z.store(shout(tile.load_tile_like(x, z)))
+
+    x = np.random.default_rng(13).permutation(300).astype(np.float32)  # distinct values; a tail tile of 44
+    out = wf.full((300,), np.nan, f32).partition((128,))
+    got = echo(out, wf.from_host(x)).first().unpartition().to_host().sync_on(backend.device.create_stream())
+    np.testing.assert_array_equal(got, x)
+    printed = sorted(float(line.split()[1]) for line in capfd.readouterr().out.splitlines() if line.startswith("elem "))
+    assert printed == sorted(x.tolist())  # each element once, none for the tail's padding

@@ -8,15 +8,16 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from warpforge.dialects import kernel, tile
 from warpforge.passes.kernel_to_gpu import Emitter, PrintPiece, build_printf
-from warpforge.passes.tile_to_gpu.lowering import _TileFunctionLowering, lowers
+from warpforge.passes.tile_to_gpu.lowering import UNIFORM, _TileFunctionLowering, lowers
 from warpforge.passes.tile_to_gpu.shape import _unravel
 
 
 
 @lowers(kernel.PrintOp)
 def _print(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
-    """`kernel.print` in a tile kernel. Without a tile of rank > 0 it prints once per tile block, from
-    thread 0 of the CTA (a rank-0 tile, e.g. `t.sum()`, prints its value). With one, every element
+    """`kernel.print` in a tile kernel. Inside a `tile.map` body (a `@simt.device` function applied to
+    tiles) it prints once per element, from the thread holding it. Otherwise, without a tile of rank > 0
+    it prints once per tile block, from thread 0 of the CTA (a rank-0 tile, e.g. `t.sum()`, prints its value). With one, every element
     prints its own line: the tile's field becomes `[i] value` (`[i, j] value` for rank 2, indices in the
     tile, row-major), printed by the thread holding the element (its first replica). Lines of one
     tile block come in no particular order, as on the GPU."""
@@ -53,6 +54,14 @@ def _print(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
             out.append((spec, t, v))
         return out
 
+    if tiled_arg is None and fl.reporting is not None and fl.reporting is not UNIFORM:
+        # inside a `tile.map` body (a device function applied to tiles): this register's element, one
+        # line from the thread that holds it, none for padding past a loaded tensor's end
+        guard = fl.is_writer(fl.reporting)  # pyright: ignore[reportArgumentType]
+        if fl.reporting_inside is not None:
+            guard = fl.reporting_inside if guard is None else e(arith.AndIOp(guard, fl.reporting_inside))
+        fl.when(e, guard, lambda b: build_printf(b, pieces(0, [])))
+        return None
     if tiled_arg is None:
         assert fl.tid is not None
         tid = fl.tid
