@@ -230,3 +230,51 @@ def test_the_ir_grows_linearly_with_the_tile() -> None:
         assert counts[2] - counts[1] <= 2.5 * (counts[1] - counts[0]), counts  # linear: 2x; quadratic: 4x
     ratios = [a / g for a, g in zip(llvm, gpu)]
     assert max(ratios) <= 1.5 * min(ratios), (gpu, llvm)
+
+
+def _libdevice_kernel_ll() -> list[str]:
+    """LLVM IR of kernels that call libdevice: a SIMT kernel of f32 and f64 math functions, and the
+    softmax example's tile kernel."""
+    import math
+
+    import warpforge as wf
+    import warpforge.compile as C
+    from warpforge import simt
+    from warpforge.driver.cli import _kernels, _load_file
+    from warpforge.tile_compile import frontend
+
+    def body(x: simt.Slice[wf.f32], y: simt.Slice[wf.f64], out: simt.DisjointSlice[wf.f32]):
+        idx = simt.index_1d()
+        v = x[idx.get()]
+        w = y[idx.get()]
+        out[idx] = math.exp(v) + math.sin(v) * math.log(abs(v) + 1.0) + wf.f32(math.tanh(w) + math.cos(w))
+
+    texts = [simt.kernel(body).ir("ll")]
+    for kernel in _kernels(_load_file(str(ROOT / "examples" / "softmax.py"))).values():
+        kir = frontend(kernel, kernel.specialize(kernel._aot[0]))
+        texts.append(C.lower(kir.module, "ll", model="tile", module_name=kir.symbol + "_module"))
+    return texts
+
+
+def test_dropping_unused_libdevice_before_o3_keeps_the_ptx(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`nvptx.DROP_UNUSED_LIBDEVICE` runs GlobalDCE on the module libdevice was linked into before O3
+    (a compile-time cut): the PTX must be the one O3 alone gives, and go through ptxas."""
+    from warpforge.backend import nvptx
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    assert nvptx.DROP_UNUSED_LIBDEVICE
+    texts = _libdevice_kernel_ll()
+    assert len(texts) == 2
+    for ll in texts:
+        assert nvptx._NV_CALL.search(ll), "the kernel should call libdevice"
+        for chip in ("sm_80", "sm_90"):
+            options = nvptx.NVPTXOptions(chip=chip)
+            dropped = nvptx.compile_ptx(ll, options)
+            monkeypatch.setattr(nvptx, "DROP_UNUSED_LIBDEVICE", False)
+            kept = nvptx.compile_ptx(ll, options)
+            monkeypatch.setattr(nvptx, "DROP_UNUSED_LIBDEVICE", True)
+            assert ".entry" in dropped
+            assert _code(dropped) == _code(kept)
+            assert "__nv_" not in dropped  # every libdevice call inlined, nothing left external
+            if find_ptxas() is not None:
+                run_ptxas(dropped, chip, verbose=False)
