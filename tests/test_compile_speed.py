@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from warpforge import f32, tile  # the growth test's kernel (annotations are read from this module's globals)
+from warpforge import f32, simt, tile  # the growth and gc tests' kernels (annotations are read from this module's globals)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -278,3 +278,62 @@ def test_dropping_unused_libdevice_before_o3_keeps_the_ptx(monkeypatch: pytest.M
             assert "__nv_" not in dropped  # every libdevice call inlined, nothing left external
             if find_ptxas() is not None:
                 run_ptxas(dropped, chip, verbose=False)
+
+
+def test_compiles_pause_the_garbage_collector_and_restore_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`compile.gc_paused`: the collector is off while a kernel compiles (a miss of the disk cache),
+    nested and concurrent pauses end with the last one, and it is back in the state the caller left
+    it in (on, or off when the program turned it off itself)."""
+    import gc
+    import threading
+
+    import warpforge.compile as C
+
+    monkeypatch.setenv("WARPFORGE_CACHE", "0")
+    seen: list[bool] = []
+    real = C._compile_simt
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(C, "_compile_simt", spy)
+
+    def body(x: simt.Slice[f32], out: simt.DisjointSlice[f32]):
+        idx = simt.index_1d()
+        out[idx] = x[idx.get()] * 2.0
+
+    assert gc.isenabled()
+    ptx = simt.kernel(body).compile("sm_90").ptx
+    assert seen == [False] and gc.isenabled() and ".entry" in ptx
+
+    gc.disable()  # the program's own choice is kept
+    try:
+        simt.kernel(body).compile("sm_90")
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
+
+    inside = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with C.gc_paused():
+            inside.set()
+            release.wait(10)
+
+    other = threading.Thread(target=hold)
+    other.start()
+    assert inside.wait(10)
+    with C.gc_paused():
+        with C.gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert not gc.isenabled()  # the other thread's compile still runs
+    release.set()
+    other.join(10)
+    assert gc.isenabled()
+
+    with pytest.raises(RuntimeError), C.gc_paused():
+        raise RuntimeError("a compile that fails")
+    assert gc.isenabled()
