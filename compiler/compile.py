@@ -121,8 +121,24 @@ def lower(
     Returns the (verified) module for MLIR stages and text for `ll` and `ptx`. `ftz`: flush f32
     denormals in libdevice too (fast-math kernels). Raises `ValueError` for an unknown stage, and what
     the passes raise (`CompileError`, `LoweringError`) for kernels they cannot lower. `verify=False`
-    skips verifying the MLIR stage where it stops.
+    skips verifying the MLIR stage where it stops. Runs with the garbage collector paused (`gc_paused`).
     """
+    with gc_paused():
+        return _lower(module, until, target, model=model, module_name=module_name, start=start, ftz=ftz, verify=verify, require_unrolled=require_unrolled)
+
+
+def _lower(
+    module: ModuleOp,
+    until: str,
+    target: Target,
+    *,
+    model: str,
+    module_name: str,
+    start: str,
+    ftz: bool,
+    verify: bool,
+    require_unrolled: bool,
+) -> ModuleOp | str:
     stages = MODEL_STAGES.get(model)
     if stages is None:
         raise UsageError(f"unknown programming model {model!r}: expected one of {', '.join(MODEL_STAGES)}")

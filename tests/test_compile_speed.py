@@ -281,8 +281,8 @@ def test_dropping_unused_libdevice_before_o3_keeps_the_ptx(monkeypatch: pytest.M
 
 
 def test_compiles_pause_the_garbage_collector_and_restore_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`compile.gc_paused`: the collector is off while a kernel compiles (a miss of the disk cache),
-    nested and concurrent pauses end with the last one, and it is back in the state the caller left
+    """`compile.gc_paused`: the collector is off while a kernel compiles (a miss of the disk cache)
+    and while `compile.lower` runs, nested and concurrent pauses end with the last one, and it is back in the state the caller left
     it in (on, or off when the program turned it off itself)."""
     import gc
     import threading
@@ -306,6 +306,17 @@ def test_compiles_pause_the_garbage_collector_and_restore_it(monkeypatch: pytest
     assert gc.isenabled()
     ptx = simt.kernel(body).compile("sm_90").ptx
     assert seen == [False] and gc.isenabled() and ".entry" in ptx
+
+    lowered: list[bool] = []
+    real_lower = C._lower
+
+    def spy_lower(*args, **kwargs):
+        lowered.append(gc.isenabled())
+        return real_lower(*args, **kwargs)
+
+    monkeypatch.setattr(C, "_lower", spy_lower)
+    assert "gpu.func" in simt.kernel(body).ir("gpu")  # `lower` alone (the simulator's path, `.ir(stage)`) pauses it too
+    assert lowered == [False] and gc.isenabled()
 
     gc.disable()  # the program's own choice is kept
     try:
