@@ -360,28 +360,31 @@ def main() -> None:
           f"{os.cpu_count()} cores; seconds unless marked; 'cold/kern' is cold / kernels, the goal is issue 13's", flush=True)
     results: dict[str, Any] = {}
     skipped: list[str] = []
+    # one pool for both: the slowest examples, then the peers (a Triton process imports torch and
+    # initializes CUDA: seconds), then the rest; the budget cuts the small ones, which finish in seconds
+    slow_count = sum(p.stem in slow for p in examples)
+    peers = [] if args.no_peers else [n for n in PEERS if peer_importable(n)]
+    peers_absent = [] if args.no_peers else [n for n in PEERS if n not in peers]
+    tasks: list[tuple[str, Any]] = [("example", p) for p in examples[:slow_count]] + [("peer", n) for n in peers] + [("example", p) for p in examples[slow_count:]]
 
-    def timed(path: Path) -> tuple[str, dict[str, float] | None]:
+    def timed(task: tuple[str, Any]) -> tuple[str, str, dict[str, float] | None]:
+        kind, what = task
+        name = what.stem if kind == "example" else what
         if time.monotonic() - started > args.budget:
-            skipped.append(path.stem)
-            return path.stem, {"skipped": 1.0}
-        return path.stem, bench_example(path, args.chip, args.runs)
+            skipped.append(name)
+            return kind, name, {"skipped": 1.0}
+        return kind, name, bench_example(what, args.chip, args.runs) if kind == "example" else bench_peer(what, args.runs)
 
     print(EXAMPLE_HEADER, flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for name, r in pool.map(timed, examples):
+        for kind, name, r in pool.map(timed, tasks):
             if r is not None and "skipped" in r:
                 continue
             results[name] = r
-            print(example_row(name, r), flush=True)
-    peers_ran: list[str] = []
-    if not args.no_peers:
-        for name in PEERS:
-            if time.monotonic() - started > args.budget:
-                skipped.append(name)
-                continue
-            results[name] = bench_peer(name, args.runs) if peer_importable(name) else None
-            peers_ran.append(name)
+            print(example_row(name, r) if kind == "example" else peer_row(name, r, results.get(PEERS[name][1])), flush=True)
+    for name in peers_absent:
+        results[name] = None
+    peers_ran = [n for n in PEERS if n in results]
     if args.growth:
         rows = bench_growth(args.runs)
         results["growth"] = rows
