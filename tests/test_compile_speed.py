@@ -348,3 +348,30 @@ def test_compiles_pause_the_garbage_collector_and_restore_it(monkeypatch: pytest
     with pytest.raises(RuntimeError), C.gc_paused():
         raise RuntimeError("a compile that fails")
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("example", ["sgemm.py", "softmax.py"])
+def test_remembered_debug_locations_give_the_same_llvm_ir(monkeypatch: pytest.MonkeyPatch, example: str) -> None:
+    """The exporter asks llvmlite for each `DILocation` once per function (`_FunctionState.locations`):
+    the LLVM IR (its `!dbg` numbering included) must be the one asking every time gives."""
+    import warpforge.backend.export as export
+    import warpforge.compile as C
+    from warpforge.driver.cli import _kernels, _load_file
+    from warpforge.tile_compile import frontend
+
+    class Forgetful(dict):  # a memo that remembers nothing
+        def __setitem__(self, key, value) -> None:
+            pass
+
+    real = export._FunctionState
+    for kernel in _kernels(_load_file(str(ROOT / "examples" / example))).values():
+        if type(kernel).__name__ == "TileKernel":
+            kir, model = frontend(kernel, kernel.specialize(kernel._aot[0])), "tile"
+        else:
+            kir, model = kernel.kernel_ir(), "simt"
+        module = C.lower(kir.module, "llvm", model=model, module_name=kir.symbol + "_module")
+        remembered = str(export.export_llvm_ir(module))
+        monkeypatch.setattr(export, "_FunctionState", lambda *a, **k: real(*a, **k, locations=Forgetful()))
+        asked = str(export.export_llvm_ir(module))
+        monkeypatch.setattr(export, "_FunctionState", real)
+        assert "!DILocation" in remembered and remembered == asked
