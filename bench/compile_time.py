@@ -24,7 +24,8 @@ cache). Seconds, median of `--runs` (default 3), and the ratio of warpforge's `c
 
 The table goes to stdout as rows finish, and again in name order at the end with the list of goals
 met (the end is what a remote run's output tail keeps). `--jobs` examples are timed at once (default
-half the cores, at most 8: a 16-core machine runs every example in about 3 minutes); after
+half the cores, at most 8: on a 16-core machine every example and peer should take about 3 minutes, estimated from
+round 4's figures there, not yet measured; `--jobs 1` for figures the other jobs do not disturb); after
 `--budget` seconds (270) nothing new is started and what was measured is printed. The `.pyc` files
 of warpforge, xDSL and llvmlite are written first (`--no-byte-compile` to skip), as a default pip
 install has them.
