@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from warpforge import f32, tile  # the growth test's kernel (annotations are read from this module's globals)
+from warpforge import f32, simt, tile  # the growth and gc tests' kernels (annotations are read from this module's globals)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -230,3 +230,148 @@ def test_the_ir_grows_linearly_with_the_tile() -> None:
         assert counts[2] - counts[1] <= 2.5 * (counts[1] - counts[0]), counts  # linear: 2x; quadratic: 4x
     ratios = [a / g for a, g in zip(llvm, gpu)]
     assert max(ratios) <= 1.5 * min(ratios), (gpu, llvm)
+
+
+def _libdevice_kernel_ll() -> list[str]:
+    """LLVM IR of kernels that call libdevice: a SIMT kernel of f32 and f64 math functions, and the
+    softmax example's tile kernel."""
+    import math
+
+    import warpforge as wf
+    import warpforge.compile as C
+    from warpforge import simt
+    from warpforge.driver.cli import _kernels, _load_file
+    from warpforge.tile_compile import frontend
+
+    def body(x: simt.Slice[wf.f32], y: simt.Slice[wf.f64], out: simt.DisjointSlice[wf.f32]):
+        idx = simt.index_1d()
+        v = x[idx.get()]
+        w = y[idx.get()]
+        out[idx] = math.exp(v) + math.sin(v) * math.log(abs(v) + 1.0) + wf.f32(math.tanh(w) + math.cos(w))
+
+    texts = [simt.kernel(body).ir("ll")]
+    for kernel in _kernels(_load_file(str(ROOT / "examples" / "softmax.py"))).values():
+        kir = frontend(kernel, kernel.specialize(kernel._aot[0]))
+        texts.append(C.lower(kir.module, "ll", model="tile", module_name=kir.symbol + "_module"))
+    return texts
+
+
+def test_dropping_unused_libdevice_before_o3_keeps_the_ptx(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`nvptx.DROP_UNUSED_LIBDEVICE` runs GlobalDCE on the module libdevice was linked into before O3
+    (a compile-time cut): the PTX must be the one O3 alone gives, and go through ptxas."""
+    from warpforge.backend import nvptx
+    from warpforge.backend.toolkit import find_ptxas, run_ptxas
+
+    assert nvptx.DROP_UNUSED_LIBDEVICE
+    texts = _libdevice_kernel_ll()
+    assert len(texts) == 2
+    for ll in texts:
+        assert nvptx._NV_CALL.search(ll), "the kernel should call libdevice"
+        for chip in ("sm_80", "sm_90"):
+            options = nvptx.NVPTXOptions(chip=chip)
+            dropped = nvptx.compile_ptx(ll, options)
+            monkeypatch.setattr(nvptx, "DROP_UNUSED_LIBDEVICE", False)
+            kept = nvptx.compile_ptx(ll, options)
+            monkeypatch.setattr(nvptx, "DROP_UNUSED_LIBDEVICE", True)
+            assert ".entry" in dropped
+            assert _code(dropped) == _code(kept)
+            assert "__nv_" not in dropped  # every libdevice call inlined, nothing left external
+            if find_ptxas() is not None:
+                run_ptxas(dropped, chip, verbose=False)
+
+
+def test_compiles_pause_the_garbage_collector_and_restore_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`compile.gc_paused`: the collector is off while a kernel compiles (a miss of the disk cache)
+    and while `compile.lower` runs, nested and concurrent pauses end with the last one, and it is back in the state the caller left
+    it in (on, or off when the program turned it off itself)."""
+    import gc
+    import threading
+
+    import warpforge.compile as C
+
+    monkeypatch.setenv("WARPFORGE_CACHE", "0")
+    seen: list[bool] = []
+    real = C._compile_simt
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(C, "_compile_simt", spy)
+
+    def body(x: simt.Slice[f32], out: simt.DisjointSlice[f32]):
+        idx = simt.index_1d()
+        out[idx] = x[idx.get()] * 2.0
+
+    assert gc.isenabled()
+    ptx = simt.kernel(body).compile("sm_90").ptx
+    assert seen == [False] and gc.isenabled() and ".entry" in ptx
+
+    lowered: list[bool] = []
+    real_lower = C._lower
+
+    def spy_lower(*args, **kwargs):
+        lowered.append(gc.isenabled())
+        return real_lower(*args, **kwargs)
+
+    monkeypatch.setattr(C, "_lower", spy_lower)
+    assert "gpu.func" in simt.kernel(body).ir("gpu")  # `lower` alone (the simulator's path, `.ir(stage)`) pauses it too
+    assert lowered == [False] and gc.isenabled()
+
+    gc.disable()  # the program's own choice is kept
+    try:
+        simt.kernel(body).compile("sm_90")
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
+
+    inside = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with C.gc_paused():
+            inside.set()
+            release.wait(10)
+
+    other = threading.Thread(target=hold)
+    other.start()
+    assert inside.wait(10)
+    with C.gc_paused():
+        with C.gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert not gc.isenabled()  # the other thread's compile still runs
+    release.set()
+    other.join(10)
+    assert gc.isenabled()
+
+    with pytest.raises(RuntimeError), C.gc_paused():
+        raise RuntimeError("a compile that fails")
+    assert gc.isenabled()
+
+
+@pytest.mark.parametrize("example", ["sgemm.py", "softmax.py"])
+def test_remembered_debug_locations_give_the_same_llvm_ir(monkeypatch: pytest.MonkeyPatch, example: str) -> None:
+    """The exporter asks llvmlite for each `DILocation` once per function (`_FunctionState.locations`):
+    the LLVM IR (its `!dbg` numbering included) must be the one asking every time gives."""
+    import warpforge.backend.export as export
+    import warpforge.compile as C
+    from warpforge.driver.cli import _kernels, _load_file
+    from warpforge.tile_compile import frontend
+
+    class Forgetful(dict):  # a memo that remembers nothing
+        def __setitem__(self, key, value) -> None:
+            pass
+
+    real = export._FunctionState
+    for kernel in _kernels(_load_file(str(ROOT / "examples" / example))).values():
+        if type(kernel).__name__ == "TileKernel":
+            kir, model = frontend(kernel, kernel.specialize(kernel._aot[0])), "tile"
+        else:
+            kir, model = kernel.kernel_ir(), "simt"
+        module = C.lower(kir.module, "llvm", model=model, module_name=kir.symbol + "_module")
+        remembered = str(export.export_llvm_ir(module))
+        monkeypatch.setattr(export, "_FunctionState", lambda *a, **k: real(*a, **k, locations=Forgetful()))
+        asked = str(export.export_llvm_ir(module))
+        monkeypatch.setattr(export, "_FunctionState", real)
+        assert "!DILocation" in remembered and remembered == asked

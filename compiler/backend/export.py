@@ -220,6 +220,11 @@ class _FunctionState:
     subprogram: Any = None
     scopes: dict[str, Any] = field(default_factory=dict[str, Any])
     last_loc: Any = None
+    func_file: str | None = None
+    """The file of the function's own location (an op located elsewhere gets a lexical block file)."""
+    locations: dict[tuple[int, int, int], Any] = field(default_factory=dict[tuple[int, int, int], Any])
+    """(line, column, id of the scope) -> its `DILocation`, so each is asked of llvmlite once per
+    function (`add_debug_info` hashes the whole scope chain on every call: a sixth of the export)."""
 
 
 STATIC_LOOP_MARK = "warpforge.static_range"
@@ -400,7 +405,7 @@ class LLVMExporter:
     def _export_function(self, op: xllvm.FuncOp) -> None:
         fn = self.llmod.get_global(op.sym_name.data)
         assert isinstance(fn, ir.Function)
-        state = _FunctionState(fn, ir.IRBuilder())
+        state = _FunctionState(fn, ir.IRBuilder(), func_file=_file_of(op.location))
         if self.debug_info:
             state.subprogram = self._subprogram(op, fn)
             fn.set_metadata("dbg", state.subprogram)
@@ -499,15 +504,17 @@ class LLVMExporter:
         if isinstance(loc, builtin.FileLineColLoc):
             path = loc.filename.data
             scope = state.subprogram
-            if path != (_file_of(_func_of(op)) or path):
+            if path != (state.func_file or path):
                 if path not in state.scopes:
                     state.scopes[path] = self.llmod.add_debug_info(
                         "DILexicalBlockFile", {"scope": state.subprogram, "file": self._difile(path), "discriminator": 0}
                     )
                 scope = state.scopes[path]
-            state.last_loc = self.llmod.add_debug_info(
-                "DILocation", {"line": loc.line.data, "column": loc.column.data, "scope": scope}
-            )
+            key = (loc.line.data, loc.column.data, id(scope))  # the scope is held by `state`
+            found = state.locations.get(key)
+            if found is None:
+                found = state.locations[key] = self.llmod.add_debug_info("DILocation", {"line": key[0], "column": key[1], "scope": scope})
+            state.last_loc = found
         elif state.last_loc is None:
             line, _ = _line_col(_func_of(op))
             state.last_loc = self.llmod.add_debug_info("DILocation", {"line": line, "column": 0, "scope": state.subprogram})
