@@ -300,3 +300,41 @@ def test_print_in_a_device_function_on_tiles_prints_every_element_once(backend: 
     np.testing.assert_array_equal(got, x)
     printed = sorted(float(line.split()[1]) for line in capfd.readouterr().out.splitlines() if line.startswith("elem "))
     assert printed == sorted(x.tolist())  # each element once, none for the tail's padding
+
+
+# --------------------------------------------------------------------------- fast math flushes f32 subnormals on both backends
+
+
+@simt.kernel(fastmath=True)
+def scale_fast(a: simt.Slice[f32], c: simt.DisjointSlice[f32], r: simt.DisjointSlice[wf.bool_]):
+    idx = simt.index_1d()
+    i = idx.get()
+    if i < len(a):
+        y = a[i] * 1e-30
+        c[idx] = y
+        r[idx] = y > 0.0  # a compare reads a flushed operand: setp.ftz
+
+
+@simt.kernel
+def scale_exact(a: simt.Slice[f32], c: simt.DisjointSlice[f32], r: simt.DisjointSlice[wf.bool_]):
+    idx = simt.index_1d()
+    i = idx.get()
+    if i < len(a):
+        y = a[i] * 1e-30
+        c[idx] = y
+        r[idx] = y > 0.0
+
+
+def test_fastmath_flushes_f32_subnormals_on_both_backends(backend: Backend) -> None:
+    # the simulator kept 1e-40 where the GPU's mul.ftz.f32 gives 0 (README: fast math flushes them)
+    a = np.array([1e-10, -1e-10, 1.0, 3e-9, -2.0, 1e-12, 5e-10, 7.0], np.float32)
+    sub = np.abs(a * np.float32(1e-30)) < np.finfo(np.float32).tiny
+    for kernel, flushed in ((scale_fast, True), (scale_exact, False)):
+        c, r = np.full(8, np.nan, np.float32), np.zeros(8, np.bool_)
+        (_, got, pos) = backend.run(kernel, 1, 32, a, c, r)
+        expected = a * np.float32(1e-30)
+        if flushed:
+            expected = np.where(sub, np.copysign(np.float32(0), expected), expected)
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+        np.testing.assert_array_equal(pos, expected > 0)

@@ -22,7 +22,7 @@ from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_
 from xdsl.ir import Operation
 
 from warpforge.dialects.arith import IndexCastUIOp
-from warpforge.simulator.engine import Impl, SimInterpreter, install
+from warpforge.simulator.engine import Impl, SimInterpreter, ftz_aware, install
 from warpforge.simulator.values import UNSIGNED, as_unsigned, bit_width, dtype_of, op_error
 
 BOOL = np.dtype(np.bool_)
@@ -391,6 +391,7 @@ class ArithFunctions(InterpreterFunctions):
         return (cmp(a, b),)
 
     @impl(arith.CmpfOp)
+    @ftz_aware
     def run_cmpf(self, interp: SimInterpreter, op: arith.CmpfOp, args: PythonValues) -> PythonValues:
         return (interp.static(op, lambda o: CMPF[o.predicate.value.data])(args[0], args[1]),)
 
@@ -402,6 +403,7 @@ class ArithFunctions(InterpreterFunctions):
         return (a if c else b,)
 
     @impl(arith.NegfOp)
+    @ftz_aware
     def run_negf(self, interp: SimInterpreter, op: arith.NegfOp, args: PythonValues) -> PythonValues:
         return (np.negative(args[0]),)
 
@@ -409,9 +411,9 @@ class ArithFunctions(InterpreterFunctions):
 for _op, (_fn, _mode) in INT_BINARY.items():
     install(ArithFunctions, _op, _int_binary(_fn, _mode))
 for _op, _ffn in FLOAT_BINARY.items():
-    install(ArithFunctions, _op, _float_binary(_ffn))
+    install(ArithFunctions, _op, ftz_aware(_float_binary(_ffn)))
 for _op, _cfn in CASTS.items():
-    install(ArithFunctions, _op, _cast(_cfn))
+    install(ArithFunctions, _op, ftz_aware(_cast(_cfn)) if _op in (arith.ExtFOp, arith.TruncFOp) else _cast(_cfn))
 install(ArithFunctions, arith.ShRSIOp, _shrsi)
 register_impls(ArithFunctions)
 

@@ -83,6 +83,54 @@ def install(cls: type[InterpreterFunctions], op_type: type[Operation], run: Impl
     setattr(cls, "run_" + op_type.name.replace(".", "_"), impl(op_type)(run))
 
 
+def flushes_f32_subnormals(op: Operation) -> bool:
+    """Whether `op` computes in f32 inside a function compiled with fast math, whose f32 subnormal
+    operands and results the GPU flushes to sign-preserving zero (the `gpu.func` attribute
+    `llvm.denormal_fp_math_f32 = "preserve-sign"` becomes LLVM's `denormal-fp-math-f32`, and PTX's
+    `.ftz` on f32 arithmetic, comparisons and conversions: PTX ISA §9.7.3, "subnormal numbers")."""
+    from xdsl.dialects.builtin import Float32Type, StringAttr
+
+    if not any(isinstance(v.type, Float32Type) for v in (*op.operands, *op.results)):
+        return False
+    parent = op.parent_op()
+    while parent is not None:
+        value = parent.attributes.get(DENORMAL_F32)
+        if value is not None:
+            return isinstance(value, StringAttr) and value.data == "preserve-sign"
+        parent = parent.parent_op()
+    return False
+
+
+DENORMAL_F32 = "llvm.denormal_fp_math_f32"
+"""The function attribute `kernel-to-gpu` sets on fast-math kernels (`passes.kernel_to_gpu.DENORMAL_ATTR`)."""
+_F32_TINY = np.float32(np.finfo(np.float32).tiny)
+
+
+def _flush(x: Any) -> Any:
+    """f32 values with subnormals replaced by zeros of their sign; anything else as it is."""
+    if getattr(x, "dtype", None) != np.float32:
+        return x
+    flushed = np.where(np.abs(x) < _F32_TINY, np.copysign(np.float32(0), x), x).astype(np.float32)
+    return flushed[()] if np.ndim(x) == 0 else flushed
+
+
+def ftz_aware(run: Impl) -> Impl:
+    """`run`, with f32 subnormal operands and results flushed to ±0 where the GPU flushes them
+    (`flushes_f32_subnormals`, decided once per op)."""
+
+    def wrapped(ft: Any, interp: Any, op: Operation, args: PythonValues) -> PythonValues:
+        table = interp.compiler.static
+        key = ("ftz", id(op))
+        flush = table.get(key)
+        if flush is None:
+            flush = table[key] = flushes_f32_subnormals(op)
+        if not flush:
+            return run(ft, interp, op, args)
+        return tuple(_flush(r) for r in run(ft, interp, op, tuple(_flush(a) for a in args)))
+
+    return wrapped
+
+
 def install_external(cls: type[InterpreterFunctions], symbol: str, run: Impl) -> None:
     """Add `run` to `cls` as the `@impl_external` of the function `symbol`."""
     setattr(cls, "call_" + symbol, impl_external(symbol)(run))

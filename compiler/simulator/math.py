@@ -23,7 +23,7 @@ from xdsl.dialects import math
 from xdsl.interpreter import InterpreterFunctions, PythonValues, register_impls
 from xdsl.ir import Operation
 
-from warpforge.simulator.engine import Impl, SimInterpreter, install, install_external
+from warpforge.simulator.engine import Impl, SimInterpreter, ftz_aware, install, install_external
 from warpforge.simulator.values import UNSIGNED, bit_width
 
 F64 = np.dtype(np.float64)
@@ -211,11 +211,11 @@ class MathFunctions(InterpreterFunctions):
 
 
 for _op, _fn in FLOAT_UNARY.items():
-    install(MathFunctions, _op, _unary(_in_f64(_fn)))
+    install(MathFunctions, _op, ftz_aware(_unary(_in_f64(_fn))))
 for _op, _fn2 in FLOAT_BINARY.items():
-    install(MathFunctions, _op, _unary(_in_f64(_fn2)))
+    install(MathFunctions, _op, ftz_aware(_unary(_in_f64(_fn2))))
 for _op, _fn3 in FLOAT_TERNARY.items():
-    install(MathFunctions, _op, _unary(_in_f64(_fn3)))
+    install(MathFunctions, _op, ftz_aware(_unary(_in_f64(_fn3))))
 for _op, _ifn in INT_UNARY.items():
     install(MathFunctions, _op, _unary(_ifn))
 install(MathFunctions, math.IPowIOp, _unary(_ipowi))
