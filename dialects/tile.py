@@ -85,6 +85,7 @@ from warpforge.dialects._common import (
 )
 from warpforge.dialects.tile_layout import LAYOUT_ATTRS, LayoutEncodingAttr
 from warpforge.dialects import kernel
+from warpforge.dialects.element_types import kind_letter
 from warpforge.dialects.kernel import SI64, check_scalar, is_float_type, is_int_type, is_signed
 from warpforge.dialects.math_catalog import ALLOWED_KINDS, TILE_FORMS, Builtin
 
@@ -117,13 +118,8 @@ def check_tile_shape(shape: Sequence[int], what: str = "a tile", spelled: str | 
         raise VerifyException(f"{what} {spelled} has {prod(shape)} elements; a tile has at most {MAX_TILE_ELEMENTS} (MAX_TILE_ELEMENTS)")
 
 
-def kind_of(t: Attribute) -> str:
-    """`b` (bool), `i` (signed), `u` (unsigned) or `f` (float)."""
-    if t == i1:
-        return "b"
-    if is_float_type(t):
-        return "f"
-    return "i" if is_signed(t) else "u"
+kind_of = kind_letter
+"""`b` (bool), `i` (signed), `u` (unsigned) or `f` (float): `element_types.kind_letter`."""
 
 
 # --------------------------------------------------------------------------- types
