@@ -51,13 +51,9 @@ def _nvgpu() -> Dialect:
 
 
 def _tile() -> Dialect:
-    from warpforge.dialects.tile import Tile
-    from warpforge.dialects.tile_dot import extend_tile  # tile.dot (tensor cores)
-    from warpforge.dialects.tile_map import extend_tile as with_map  # tile.map (device functions on tiles)
-    from warpforge.dialects.tile_scan import extend_tile as with_scans  # tile.argmax/argmin/cumsum
-    from warpforge.dialects.tile_tma import extend_tile as with_tma  # the TMA + mbarrier ring (tile-tma-ring)
+    from warpforge.dialects.tile import Tile  # with tile.dot, tile.map, the scans and the TMA ring (tile._dialect)
 
-    return with_tma(with_map(with_scans(extend_tile(Tile))))
+    return Tile
 
 
 OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {

@@ -143,6 +143,22 @@ class StridedShapedType(ShapedType):
         printer.print_string(">")
 
 
+def parse_tile_shape_and_type(parser: AttrParser) -> tuple[list[int], Attribute]:
+    """Parse `<[128, 64], T` — the opening of a partition type (`!kernel.partition`,
+    `!tile.partition_view`): its static tile shape and the tensor type it cuts; the caller parses what
+    follows and the closing `>`."""
+    parser.parse_punctuation("<")
+    dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_shape_dimension)
+    parser.parse_punctuation(",")
+    return dims, parser.parse_type()
+
+
+def print_tile_shape_and_type(printer: Printer, dims: Sequence[int], t: Attribute) -> None:
+    """Print `<[128, 64], T` (what `parse_tile_shape_and_type` reads)."""
+    printer.print_string("<[" + ", ".join(map(str, dims)) + "], ")
+    printer.print_attribute(t)
+
+
 # --------------------------------------------------------------------------- `pred, %lhs, %rhs : T`
 
 

@@ -79,8 +79,10 @@ from warpforge.dialects._common import (
     parse_axis_query,
     parse_compare,
     parse_shape_and_type,
+    parse_tile_shape_and_type,
     print_axis_query,
     print_compare,
+    print_tile_shape_and_type,
     shape_text,
 )
 from warpforge.dialects.tile_layout import LAYOUT_ATTRS, LayoutEncodingAttr
@@ -246,10 +248,7 @@ class PartitionViewType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        parser.parse_punctuation("<")
-        dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_shape_dimension)
-        parser.parse_punctuation(",")
-        tensor = parser.parse_type()
+        dims, tensor = parse_tile_shape_and_type(parser)
         parser.parse_punctuation(",")
         parser.parse_keyword("padding")
         parser.parse_punctuation("=")
@@ -258,8 +257,7 @@ class PartitionViewType(ParametrizedAttribute, TypeAttribute):
         return [int_array(dims), tensor, padding]
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<[" + ", ".join(str(d) for d in self.dims) + "], ")
-        printer.print_attribute(self.tensor)
+        print_tile_shape_and_type(printer, self.dims, self.tensor)
         printer.print_string(", padding = ")
         printer.print_attribute(self.padding)
         printer.print_string(">")
@@ -1377,9 +1375,7 @@ ELEMENTWISE_UNARY: tuple[type[ElementwiseUnaryOp], ...] = (
     NegOp, AbsOp, InvertOp, NotOp, *(op for op in BUILTIN_OPS.values() if issubclass(op, ElementwiseUnaryOp)),
 )  # fmt: skip
 
-Tile = Dialect(
-    "tile",
-    [
+_OWN_OPS: tuple[type[IRDLOperation], ...] = (
         *ELEMENTWISE_BINARY,
         *ELEMENTWISE_UNARY,
         AtomicRMWOp,
@@ -1408,7 +1404,28 @@ Tile = Dialect(
         StoreOp,
         TransposeOp,
         WhereOp,
-    ],
-    [*LAYOUT_ATTRS, PartitionViewType, TensorViewType, TileType],
 )
+"""The ops defined in this file (the `tile` table adds those kept in their own files)."""
+
+
+def _dialect() -> Dialect:
+    """The whole `tile` dialect: every op and type, sorted by class name (`tests/test_dialect_tables.py`
+    checks it). `tile.dot` and its ring (`tile_dot.py`), `tile.map` (`tile_map.py`), the index
+    reductions and scans (`tile_scan.py`) and the TMA ring (`tile_tma.py`) are `tile` ops kept in their
+    own files, which build on this one: they are imported when the table is first needed."""
+    from warpforge.dialects.tile_dot import TILE_DOT_OPS
+    from warpforge.dialects.tile_map import TILE_MAP_OPS
+    from warpforge.dialects.tile_scan import TILE_SCAN_OPS
+    from warpforge.dialects.tile_tma import TILE_TMA_OPS
+
+    ops = sorted({*_OWN_OPS, *TILE_DOT_OPS, *TILE_MAP_OPS, *TILE_SCAN_OPS, *TILE_TMA_OPS}, key=lambda op: op.__name__)
+    types = sorted([*LAYOUT_ATTRS, PartitionViewType, TensorViewType, TileType], key=lambda t: t.__name__)
+    return Dialect("tile", ops, types)
+
+
+def __getattr__(name: str) -> object:
+    if name == "Tile":  # `tile.Tile`: the dialect table, built once on first use
+        globals()["Tile"] = table = _dialect()
+        return table
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import IntegerAttr, i64
-from xdsl.ir import Dialect, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def, opt_operand_def, prop_def, var_operand_def
 from xdsl.utils.exceptions import VerifyException
 
@@ -161,10 +161,3 @@ class TmaRingEndOp(IRDLOperation):
 
 
 TILE_TMA_OPS = (TmaBarrierOp, TmaCopyOp, TmaExpectOp, TmaReleaseOp, TmaRingEndOp, TmaWaitOp)
-
-
-def extend_tile(tile_dialect: Dialect) -> Dialect:
-    """The `tile` dialect with the TMA ring ops added (the registry's `tile` factory)."""
-    ops = list(tile_dialect.operations)
-    ops += [op for op in TILE_TMA_OPS if op not in ops]
-    return Dialect(tile_dialect.name, ops, list(tile_dialect.attributes))
