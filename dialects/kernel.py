@@ -106,7 +106,9 @@ from warpforge.dialects._common import (
     ShapedType,  # noqa: F401 (re-exported: kernel.COMPARE_PREDICATES)
     SameTypeBinaryOp,
     SameTypeUnaryOp,
+    SelectLikeOp,
     check_compare_predicate,
+    lazy_dialect_table,
     parse_colon_types,
     parse_compare,
     print_attrs_and_types,
@@ -612,24 +614,15 @@ class CastOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SelectOp(IRDLOperation):
+class SelectOp(SelectLikeOp):
     """`%r = kernel.select %c, %a, %b : T`: both sides already evaluated (the frontend uses `kernel.if`
     for Python's lazy `a if c else b`)."""
 
     name = "kernel.select"
 
-    T: ClassVar = VarConstraint("T", AnyAttr())
     cond = operand_def(i1)
-    true_value = operand_def(T)
-    false_value = operand_def(T)
-    result = result_def(T)
-
-    traits = traits_def(Pure())
 
     assembly_format = "$cond `,` $true_value `,` $false_value attr-dict `:` type($result)"
-
-    def __init__(self, cond: SSAValue | Operation, a: SSAValue | Operation, b: SSAValue | Operation):
-        super().__init__(operands=[cond, a, b], result_types=[SSAValue.get(a).type])
 
 
 # --------------------------------------------------------------------------- thread ids
@@ -2161,11 +2154,7 @@ def _dialect() -> Dialect:
     return Dialect("kernel", ops, types)
 
 
-def __getattr__(name: str) -> object:
-    if name == "Kernel":  # `kernel.Kernel`: the dialect table, built once on first use
-        globals()["Kernel"] = table = _dialect()
-        return table
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_dialect_table(__name__, "Kernel", _dialect)  # `kernel.Kernel`: the table, built once on first use
 
 
 LOOP_OPS = (ForOp, WhileOp)

@@ -71,11 +71,13 @@ from warpforge.dialects._common import (
     COMPARE_PREDICATES,  # noqa: F401 (re-exported: tile.COMPARE_PREDICATES)
     SameTypeBinaryOp,
     SameTypeUnaryOp,
+    SelectLikeOp,
     ShapedType,
     StridedShapedType,
     check_compare_predicate,
     int_array,
     int_tuple,
+    lazy_dialect_table,
     parse_axis_query,
     parse_compare,
     parse_shape_and_type,
@@ -1209,23 +1211,14 @@ class CmpOp(IRDLOperation):
 
 
 @irdl_op_definition
-class WhereOp(IRDLOperation):
+class WhereOp(SelectLikeOp):
     """`%r = tile.where %c, %a, %b : !tile.tile<128xi1>, !tile.tile<128xf32>`: `numpy.where`."""
 
     name = "tile.where"
 
-    T: ClassVar = VarConstraint("T", AnyAttr())
     cond = operand_def(TileType)
-    true_value = operand_def(T)
-    false_value = operand_def(T)
-    result = result_def(T)
-
-    traits = traits_def(Pure())
 
     assembly_format = "$cond `,` $true_value `,` $false_value attr-dict `:` type($cond) `,` type($result)"
-
-    def __init__(self, cond: SSAValue | Operation, a: SSAValue | Operation, b: SSAValue | Operation):
-        super().__init__(operands=[cond, a, b], result_types=[SSAValue.get(a).type])
 
     def verify_(self) -> None:
         t = self.result.type
@@ -1423,9 +1416,5 @@ def _dialect() -> Dialect:
     return Dialect("tile", ops, types)
 
 
-def __getattr__(name: str) -> object:
-    if name == "Tile":  # `tile.Tile`: the dialect table, built once on first use
-        globals()["Tile"] = table = _dialect()
-        return table
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_dialect_table(__name__, "Tile", _dialect)  # `tile.Tile`: the table, built once on first use
 

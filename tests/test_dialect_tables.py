@@ -54,7 +54,16 @@ def test_the_tile_table_is_complete() -> None:
     assert get_all_dialects()["tile"]() is Tile
 
 
-@pytest.mark.parametrize("name", ["kernel", "tile"])
+def test_the_nvgpu_table_is_complete() -> None:
+    from warpforge.dialects.nvgpu import NVGPU
+
+    ops, attrs = _defined(["warpforge.dialects.nvgpu", "warpforge.dialects.nvgpu_hopper"], "nvgpu.")
+    assert set(NVGPU.operations) == ops
+    assert set(NVGPU.attributes) == attrs
+    assert get_all_dialects()["nvgpu"]() is NVGPU
+
+
+@pytest.mark.parametrize("name", ["kernel", "tile", "nvgpu"])
 def test_the_table_is_sorted_by_class_name(name: str) -> None:
     dialect = get_all_dialects()[name]()
     for entries in (list(dialect.operations), list(dialect.attributes)):
