@@ -1,4 +1,5 @@
-"""What the benchmarks share: CUDA-event timing on one stream, and the GB/s rows, table, ratios to peers and JSON.
+"""What the benchmarks share: CUDA-event timing on one stream, the torch/Triton peers' setup and checked
+TFLOP/s rows, and the GB/s rows, table, ratios to peers and JSON.
 
 Imported by the scripts in bench/ as a sibling module (`python bench/<name>.py` puts bench/ on the path).
 """
@@ -38,6 +39,56 @@ class EventTimer:
         for e in events:
             drv.cuEventDestroy(e)
         return statistics.median(times)
+
+
+class TorchPeers:
+    """What a benchmark against torch (and optionally Triton) sets up: warpforge's device 0, one stream
+    of it, an `EventTimer` on that stream, the torch `ExternalStream` wrapping it (so torch's kernels
+    queue behind ours), and the Triton kernel `make_triton()` returns with the `triton` module
+    (`kernel` and `triton` are None with `no_triton`, or when making it fails: that is printed, and
+    the benchmark goes on without Triton)."""
+
+    def __init__(self, no_triton: bool, make_triton: Callable[[], tuple[Any, Any]]):
+        import torch
+
+        import warpforge as wf
+
+        self.device = wf.Device(0)
+        self.stream = self.device.create_stream()
+        self.timer = EventTimer(self.stream.handle)
+        self.ext = torch.cuda.ExternalStream(self.stream.handle)
+        self.triton_kernel: Any = None
+        self.triton: Any = None
+        if not no_triton:
+            try:
+                self.triton_kernel, self.triton = make_triton()
+            except Exception as e:  # report, go on
+                print(f"Triton: skipped ({type(e).__name__}: {e})")
+
+    def tflops_timer(
+        self, row: dict[str, dict[str, float]], shown: str, where: str, flops: float, reference: Any, tol: float, name_width: int, ms_width: int, warmup: int, runs: int = 25
+    ) -> Callable[[str, Callable[[], None], Callable[[], Any]], None]:
+        """`timed(name, fn, got)`: runs `fn` once on the stream (a failure is printed, the row gets no
+        entry), compares the torch tensor `got()` with `reference` (max |got - reference| <= `tol`, else
+        SystemExit naming `where`), times `fn` (median ms of `runs` after `warmup`) and keeps
+        `row[name] = {ms, TFLOP/s (from `flops`), max_abs_err_vs_torch}`, printing a line that starts with
+        `shown` (the name padded to `name_width`, the ms to `ms_width`)."""
+
+        def timed(name: str, fn: Callable[[], None], got: Callable[[], Any]) -> None:
+            try:
+                fn()
+                self.stream.sync()
+            except Exception as e:  # report, go on with the others
+                print(f"  {shown} {name:{name_width}} FAILED to run: {type(e).__name__}: {e}", flush=True)
+                return
+            err = float((got().float() - reference).abs().max())
+            if not err <= tol:
+                raise SystemExit(f"{name}: WRONG RESULT at {where}: max |ours - torch| = {err} (allowed {tol})")
+            ms = self.timer.median_ms(fn, warmup=warmup, runs=runs)
+            row[name] = {"ms": ms, "TFLOP/s": flops / (ms / 1e3) / 1e12, "max_abs_err_vs_torch": err}
+            print(f"  {shown} {name:{name_width}} {ms:{ms_width}.3f} ms {row[name]['TFLOP/s']:7.1f} TFLOP/s", flush=True)
+
+        return timed
 
 
 def best_warpforge(results: Mapping[str, Mapping[str, Any]]) -> str:

@@ -32,7 +32,7 @@ from warpforge import f16
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 import attention as wf_attention  # noqa: E402
-from _harness import EventTimer  # noqa: E402
+from _harness import TorchPeers  # noqa: E402
 
 BATCH, HEADS = 4, 32
 SEQS = (1024, 4096, 16384)
@@ -113,16 +113,8 @@ def main() -> None:
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    dev = wf.Device(0)
-    stream = dev.create_stream()
-    timer = EventTimer(stream.handle)
-    ext = torch.cuda.ExternalStream(stream.handle)
-    triton_kernel = None
-    if not args.no_triton:
-        try:
-            triton_kernel, triton = triton_attention()
-        except Exception as e:  # report, go on
-            print(f"Triton: skipped ({type(e).__name__}: {e})")
+    peers = TorchPeers(args.no_triton, triton_attention)
+    dev, stream, ext, triton_kernel, triton = peers.device, peers.stream, peers.ext, peers.triton_kernel, peers.triton
     results: dict[str, dict[str, dict[str, float]]] = {}
     compile_s: dict[str, float] = {}
     b, h = args.batch, args.heads
@@ -142,20 +134,7 @@ def main() -> None:
                 stream.sync()
                 tol = 4 * 2.0**-10 * float(reference.abs().max()) + 2e-3  # f16 roundings of P and O
                 row: dict[str, dict[str, float]] = {}
-
-                def timed(name: str, fn: Any, got: Any) -> None:
-                    try:
-                        fn()
-                        stream.sync()
-                    except Exception as e:  # report, go on with the others
-                        print(f"  {key:22} {name:34} FAILED to run: {type(e).__name__}: {e}", flush=True)
-                        return
-                    err = float((got().float() - reference).abs().max())
-                    if not err <= tol:
-                        raise SystemExit(f"{name}: WRONG RESULT at {key}: max |ours - torch| = {err} (allowed {tol})")
-                    ms = timer.median_ms(fn, warmup=2, runs=args.runs)
-                    row[name] = {"ms": ms, "TFLOP/s": flops / (ms / 1e3) / 1e12, "max_abs_err_vs_torch": err}
-                    print(f"  {key:22} {name:34} {ms:9.3f} ms {row[name]['TFLOP/s']:7.1f} TFLOP/s", flush=True)
+                timed = peers.tflops_timer(row, f"{key:22}", key, flops, reference, tol, name_width=34, ms_width=9, warmup=2, runs=args.runs)
 
                 for name, backend in (("torch SDPA flash", SDPBackend.FLASH_ATTENTION), ("torch SDPA cuDNN", SDPBackend.CUDNN_ATTENTION)):
                     held: list[Any] = [None]  # SDPA allocates its output (torch's caching allocator: no cudaMalloc per run)

@@ -32,7 +32,7 @@ from warpforge import bf16, f16, f32, tile
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 import hgemm_simt  # noqa: E402
-from _harness import EventTimer  # noqa: E402
+from _harness import TorchPeers  # noqa: E402
 
 SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (128, 8192, 8192))
 TILE_CONFIGS = (
@@ -136,16 +136,8 @@ def main() -> None:
 
     import torch
 
-    dev = wf.Device(0)
-    stream = dev.create_stream()
-    timer = EventTimer(stream.handle)
-    ext = torch.cuda.ExternalStream(stream.handle)
-    triton_kernel = None
-    if not args.no_triton:
-        try:
-            triton_kernel, triton = triton_matmul()
-        except Exception as e:  # report, go on
-            print(f"Triton: skipped ({type(e).__name__}: {e})")
+    peers = TorchPeers(args.no_triton, triton_matmul)
+    dev, stream, ext, triton_kernel, triton = peers.device, peers.stream, peers.ext, peers.triton_kernel, peers.triton
     results: dict[str, dict[str, dict[str, float]]] = {}
     compile_s: dict[str, float] = {}
     regs: dict[str, str] = {}
@@ -166,20 +158,6 @@ def main() -> None:
             torch.cuda.synchronize()
             row: dict[str, dict[str, float]] = {}
 
-            def timed(name: str, fn: Any, got: Any) -> None:
-                try:
-                    fn()
-                    stream.sync()
-                except Exception as e:  # report, go on with the others
-                    print(f"  {dname} {shape:18} {name:44} FAILED to run: {type(e).__name__}: {e}", flush=True)
-                    return
-                err = float((got().float() - reference).abs().max())
-                if not err <= tol:
-                    raise SystemExit(f"{name}: WRONG RESULT at {dname} {shape}: max |ours - torch| = {err} (allowed {tol})")
-                ms = timer.median_ms(fn, warmup=3)
-                row[name] = {"ms": ms, "TFLOP/s": flops / (ms / 1e3) / 1e12, "max_abs_err_vs_torch": err}
-                print(f"  {dname} {shape:18} {name:44} {ms:8.3f} ms {row[name]['TFLOP/s']:7.1f} TFLOP/s", flush=True)
-
             def torch_mm() -> None:
                 with torch.cuda.stream(ext):
                     torch.matmul(ta, tb, out=tc)
@@ -188,6 +166,7 @@ def main() -> None:
             stream.sync()
             reference = tc.float()
             tol = 0.02 * float(reference.abs().max()) + 1e-3  # f16/bf16 output rounding of torch's result
+            timed = peers.tflops_timer(row, f"{dname} {shape:18}", f"{dname} {shape}", flops, reference, tol, name_width=44, ms_width=8, warmup=3)
             timed("torch.matmul (cuBLAS)", torch_mm, lambda: tc)
             if triton_kernel is not None:
                 tt = torch.empty((m, n), device="cuda", dtype=tdt)

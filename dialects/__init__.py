@@ -4,6 +4,7 @@
 xDSL's upstream set with `arith`, `gpu` and `llvm` replaced by ours and `kernel`, `nvvm`, `tile` added.
 """
 
+import importlib
 from collections.abc import Callable
 
 from xdsl.ir import Dialect
@@ -13,61 +14,26 @@ from warpforge.printing import install as _install_printer_fix
 _install_printer_fix()  # SSA names that never collide when printed (see warpforge.printing)
 
 
-def _llvm() -> Dialect:
-    from warpforge.dialects.llvm import LLVM
+def _table(module: str, name: str) -> Callable[[], Dialect]:
+    """The factory of the dialect table `name` of `warpforge.dialects.<module>`, imported on first use
+    (the `kernel`, `nvgpu` and `tile` tables list the ops kept in their family files too: each
+    module's `_dialect()`)."""
 
-    return LLVM
+    def load() -> Dialect:
+        return getattr(importlib.import_module(f"warpforge.dialects.{module}"), name)
 
-
-def _gpu() -> Dialect:
-    from warpforge.dialects.gpu import GPU
-
-    return GPU
-
-
-def _nvvm() -> Dialect:
-    from warpforge.dialects.nvvm import NVVM
-
-    return NVVM
-
-
-def _arith() -> Dialect:
-    from warpforge.dialects.arith import Arith
-
-    return Arith
-
-
-def _kernel() -> Dialect:
-    from warpforge.dialects.kernel import Kernel  # the whole dialect, its tile-kernel and tensor-core ops too
-
-    return Kernel
-
-
-def _nvgpu() -> Dialect:
-    from warpforge.dialects.nvgpu import NVGPU
-    from warpforge.dialects.nvgpu_hopper import extend_nvgpu  # mbarriers, TMA
-
-    return extend_nvgpu(NVGPU)
-
-
-def _tile() -> Dialect:
-    from warpforge.dialects.tile import Tile
-    from warpforge.dialects.tile_dot import extend_tile  # tile.dot (tensor cores)
-    from warpforge.dialects.tile_map import extend_tile as with_map  # tile.map (device functions on tiles)
-    from warpforge.dialects.tile_scan import extend_tile as with_scans  # tile.argmax/argmin/cumsum
-    from warpforge.dialects.tile_tma import extend_tile as with_tma  # the TMA + mbarrier ring (tile-tma-ring)
-
-    return with_tma(with_map(with_scans(extend_tile(Tile))))
+    load.__name__ = load.__qualname__ = f"_{module}"
+    return load
 
 
 OUR_DIALECTS: dict[str, Callable[[], Dialect]] = {
-    "arith": _arith,
-    "gpu": _gpu,
-    "kernel": _kernel,
-    "llvm": _llvm,
-    "nvgpu": _nvgpu,
-    "nvvm": _nvvm,
-    "tile": _tile,
+    "arith": _table("arith", "Arith"),
+    "gpu": _table("gpu", "GPU"),
+    "kernel": _table("kernel", "Kernel"),
+    "llvm": _table("llvm", "LLVM"),
+    "nvgpu": _table("nvgpu", "NVGPU"),
+    "nvvm": _table("nvvm", "NVVM"),
+    "tile": _table("tile", "Tile"),
 }
 """warpforge's own dialects (and the two that replace xDSL's registrations)."""
 

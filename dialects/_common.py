@@ -6,11 +6,12 @@ Not a dialect: each dialect's ops and its `Dialect(...)` table stay in `dialects
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import AnyAttr, IRDLOperation, VarConstraint, operand_def, result_def, traits_def
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
@@ -143,6 +144,37 @@ class StridedShapedType(ShapedType):
         printer.print_string(">")
 
 
+def parse_tile_shape_and_type(parser: AttrParser) -> tuple[list[int], Attribute]:
+    """Parse `<[128, 64], T` — the opening of a partition type (`!kernel.partition`,
+    `!tile.partition_view`): its static tile shape and the tensor type it cuts; the caller parses what
+    follows and the closing `>`."""
+    parser.parse_punctuation("<")
+    dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_shape_dimension)
+    parser.parse_punctuation(",")
+    return dims, parser.parse_type()
+
+
+def print_tile_shape_and_type(printer: Printer, dims: Sequence[int], t: Attribute) -> None:
+    """Print `<[128, 64], T` (what `parse_tile_shape_and_type` reads)."""
+    printer.print_string("<[" + ", ".join(map(str, dims)) + "], ")
+    printer.print_attribute(t)
+
+
+def lazy_dialect_table(module: str, name: str, build: Callable[[], Dialect]) -> Callable[[str], object]:
+    """A module `__getattr__` that gives `module.<name>`, the dialect table `build()` makes, built once
+    on first use and then kept as the module's global (the `kernel`, `tile` and `nvgpu` tables import
+    the family files that build on their module, so they cannot be built at its import)."""
+
+    def __getattr__(attr: str) -> object:
+        if attr == name:
+            table = build()
+            setattr(sys.modules[module], name, table)
+            return table
+        raise AttributeError(f"module {module!r} has no attribute {attr!r}")
+
+    return __getattr__
+
+
 # --------------------------------------------------------------------------- `pred, %lhs, %rhs : T`
 
 
@@ -237,6 +269,22 @@ class SameTypeUnaryOp(IRDLOperation):
 
     def __init__(self, operand: SSAValue | Operation):
         super().__init__(operands=[operand], result_types=[SSAValue.get(operand).type])
+
+
+class SelectLikeOp(IRDLOperation):
+    """`%r = <dialect>.<op> %c, %a, %b : …` — the value of `%a` where `%c` holds, else of `%b`; `%a`, `%b`
+    and the result have one type T (`kernel.select`, `tile.where`). Fields after the condition,
+    traits and builder: each op declares `cond` (its constraint) and its `assembly_format`."""
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    true_value = operand_def(T)
+    false_value = operand_def(T)
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, cond: SSAValue | Operation, a: SSAValue | Operation, b: SSAValue | Operation):
+        super().__init__(operands=[cond, a, b], result_types=[SSAValue.get(a).type])
 
 
 class ResultOnlyOp(IRDLOperation):

@@ -43,6 +43,13 @@ def scalar_kind(t: Attribute) -> ScalarKind | None:
     return None
 
 
+def kind_letter(t: Attribute) -> str:
+    """The letter the lowering tables key on: `b` (bool, `i1`), `f` (float), `i` (signed integer) or
+    `u` (any other integer: unsigned, signless, `index`)."""
+    kind = scalar_kind(t)
+    return "b" if kind == "bool" else "f" if kind == "float" else "i" if kind == "signed" else "u"
+
+
 def is_float(t: Attribute) -> bool:
     """`f16`, `bf16`, `f32`, `f64` (any xDSL float type)."""
     return isinstance(t, AnyFloat)

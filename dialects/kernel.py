@@ -87,7 +87,18 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from warpforge.dialects.gpu import FenceScope, FenceScopeAttr, ShuffleMode, ShuffleModeAttr
+from warpforge.dialects.gpu import (
+    BarrierReductionAttr,
+    Dimension,
+    DimensionAttr,
+    FenceScope,
+    FenceScopeAttr,
+    ReductionKind,
+    ShuffleMode,
+    ShuffleModeAttr,
+    VoteKind,
+    VoteKindAttr,
+)
 from warpforge.dialects.element_types import bit_width, is_float, is_integer, is_signed, scalar_kind
 from warpforge.dialects._common import (
     COMPARE_PREDICATES,
@@ -95,7 +106,9 @@ from warpforge.dialects._common import (
     ShapedType,  # noqa: F401 (re-exported: kernel.COMPARE_PREDICATES)
     SameTypeBinaryOp,
     SameTypeUnaryOp,
+    SelectLikeOp,
     check_compare_predicate,
+    lazy_dialect_table,
     parse_colon_types,
     parse_compare,
     print_attrs_and_types,
@@ -601,56 +614,33 @@ class CastOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SelectOp(IRDLOperation):
+class SelectOp(SelectLikeOp):
     """`%r = kernel.select %c, %a, %b : T`: both sides already evaluated (the frontend uses `kernel.if`
     for Python's lazy `a if c else b`)."""
 
     name = "kernel.select"
 
-    T: ClassVar = VarConstraint("T", AnyAttr())
     cond = operand_def(i1)
-    true_value = operand_def(T)
-    false_value = operand_def(T)
-    result = result_def(T)
-
-    traits = traits_def(Pure())
 
     assembly_format = "$cond `,` $true_value `,` $false_value attr-dict `:` type($result)"
-
-    def __init__(self, cond: SSAValue | Operation, a: SSAValue | Operation, b: SSAValue | Operation):
-        super().__init__(operands=[cond, a, b], result_types=[SSAValue.get(a).type])
 
 
 # --------------------------------------------------------------------------- thread ids
 
 
 class _SpecialOp(IRDLOperation):
-    """`%r = kernel.<op> x|y|z : si64` — a raw CUDA id or dimension, widened to i64."""
+    """`%r = kernel.<op> x|y|z : si64` — a raw CUDA id or dimension, widened to i64. The dimension is
+    `gpu.dim` (`gpu.DimensionAttr`), as on `gpu.thread_id` and its kin."""
 
-    dimension = prop_def(StringAttr)
-    result = result_def()
+    dimension = prop_def(DimensionAttr)
+    result = result_def(SI64)
 
     traits = traits_def(Pure())
 
+    assembly_format = "$dimension attr-dict `:` type($result)"
+
     def __init__(self, dim: str):
-        super().__init__(properties={"dimension": StringAttr(dim)}, result_types=[SI64])
-
-    def verify_(self) -> None:
-        if self.dimension.data not in ("x", "y", "z"):
-            raise VerifyException(f"dimension must be x, y or z, got '{self.dimension.data}'")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> _SpecialOp:
-        dim = parser.parse_keyword_in(("x", "y", "z"), " (dimension)")
-        attrs = parser.parse_optional_attr_dict()
-        parse_colon_types(parser, 1)
-        op = cls(dim)
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.dimension.data}")
-        print_attrs_and_types(printer, self, [self.result.type])
+        super().__init__(properties={"dimension": DimensionAttr(Dimension(dim))}, result_types=[SI64])
 
 
 @irdl_op_definition
@@ -1370,7 +1360,7 @@ class BarrierOp(IRDLOperation):
         super().__init__()
 
 
-BARRIER_REDUCTIONS = ("popc", "and", "or")
+BARRIER_REDUCTIONS = tuple(ReductionKind)  # popc, and, or: the reductions of gpu.barrier_reduce
 
 
 @irdl_op_definition
@@ -1380,36 +1370,19 @@ class BarrierReduceOp(IRDLOperation):
 
     name = "kernel.barrier_reduce"
 
-    kind = prop_def(StringAttr)
+    kind = prop_def(BarrierReductionAttr)
     predicate = operand_def(i1)
     result = result_def()
 
+    assembly_format = "$kind $predicate attr-dict `:` type($result)"
+
     def __init__(self, kind: str, predicate: SSAValue | Operation):
+        k = ReductionKind(kind)
         super().__init__(
             operands=[predicate],
-            result_types=[IntegerType(32, Signedness.SIGNED) if kind == "popc" else i1],
-            properties={"kind": StringAttr(kind)},
+            result_types=[IntegerType(32, Signedness.SIGNED) if k == ReductionKind.POPC else i1],
+            properties={"kind": BarrierReductionAttr(k)},
         )
-
-    def verify_(self) -> None:
-        if self.kind.data not in BARRIER_REDUCTIONS:
-            raise VerifyException(f"unknown barrier reduction '{self.kind.data}', expected one of {', '.join(BARRIER_REDUCTIONS)}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> BarrierReduceOp:
-        kind = parser.parse_keyword_in(BARRIER_REDUCTIONS, " (barrier reduction)")
-        pred = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parse_colon_types(parser, 1)
-        (p,) = parser.resolve_operands([pred], [i1], parser.pos)
-        op = cls(kind, p)
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data} ")
-        printer.print_operand(self.predicate)
-        print_attrs_and_types(printer, self, [self.result.type])
 
 
 FENCE_SCOPES = tuple(FenceScope)  # block, device, system: the scopes of gpu.thread_fence
@@ -1561,29 +1534,14 @@ class VoteOp(IRDLOperation):
 
     name = "kernel.vote"
 
-    kind = prop_def(StringAttr)
+    kind = prop_def(VoteKindAttr)
     predicate = operand_def(i1)
     result = result_def(i1)
 
+    assembly_format = "$kind $predicate attr-dict"
+
     def __init__(self, kind: str, predicate: SSAValue | Operation):
-        super().__init__(operands=[predicate], result_types=[i1], properties={"kind": StringAttr(kind)})
-
-    def verify_(self) -> None:
-        if self.kind.data not in ("any", "all"):
-            raise VerifyException(f"kernel.vote is any or all, got '{self.kind.data}'")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> VoteOp:
-        kind = parser.parse_keyword_in(("any", "all"), " (vote)")
-        (p,) = parser.resolve_operands([parser.parse_unresolved_operand()], [i1], parser.pos)
-        op = cls(kind, p)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data} ")
-        printer.print_operand(self.predicate)
-        printer.print_op_attributes(self.attributes)
+        super().__init__(operands=[predicate], result_types=[i1], properties={"kind": VoteKindAttr(VoteKind(kind))})
 
 
 UI32 = IntegerType(32, Signedness.UNSIGNED)
@@ -2196,11 +2154,7 @@ def _dialect() -> Dialect:
     return Dialect("kernel", ops, types)
 
 
-def __getattr__(name: str) -> object:
-    if name == "Kernel":  # `kernel.Kernel`: the dialect table, built once on first use
-        globals()["Kernel"] = table = _dialect()
-        return table
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_dialect_table(__name__, "Kernel", _dialect)  # `kernel.Kernel`: the table, built once on first use
 
 
 LOOP_OPS = (ForOp, WhileOp)

@@ -49,7 +49,9 @@ from warpforge.dialects._common import (
     int_tuple,
     parse_axis_query,
     parse_colon_types,
+    parse_tile_shape_and_type,
     print_axis_query,
+    print_tile_shape_and_type,
 )
 from warpforge.dialects.kernel import SI64, check_scalar, is_int_type
 from warpforge.dialects.tile import MAX_TENSOR_RANK, TileType, check_tile_shape
@@ -97,16 +99,12 @@ class PartitionType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        parser.parse_punctuation("<")
-        dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_shape_dimension)
-        parser.parse_punctuation(",")
-        tensor = parser.parse_type()
+        dims, tensor = parse_tile_shape_and_type(parser)
         parser.parse_punctuation(">")
         return [int_array(dims), tensor]
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<[" + ", ".join(map(str, self.dims)) + "], ")
-        printer.print_attribute(self.tensor)
+        print_tile_shape_and_type(printer, self.dims, self.tensor)
         printer.print_string(">")
 
     def verify(self) -> None:

@@ -53,6 +53,7 @@ from xdsl.irdl import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from warpforge.dialects._common import lazy_dialect_table
 from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.nvvm_catalog import MMA_SHAPES, MMAShape, mma_shape
 
@@ -277,4 +278,14 @@ class DeviceAsyncWaitOp(IRDLOperation):
             raise VerifyException(f"cp.async.wait_group takes a count >= 0, got {self.numGroups.value.data}")
 
 
-NVGPU = Dialect("nvgpu", [MmaSyncOp, LdMatrixOp, DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp], [])
+def _dialect() -> Dialect:
+    """The whole `nvgpu` dialect, sorted by class name (`tests/test_dialect_tables.py` checks it): the
+    ops here and Hopper's mbarrier and TMA ops and the TMA descriptor type (`nvgpu_hopper.py`, imported
+    when the table is first needed)."""
+    from warpforge.dialects.nvgpu_hopper import NVGPU_HOPPER_OPS, NVGPU_HOPPER_TYPES
+
+    ops = sorted({MmaSyncOp, LdMatrixOp, DeviceAsyncCopyOp, DeviceAsyncCreateGroupOp, DeviceAsyncWaitOp, *NVGPU_HOPPER_OPS}, key=lambda op: op.__name__)
+    return Dialect("nvgpu", ops, sorted(NVGPU_HOPPER_TYPES, key=lambda t: t.__name__))
+
+
+__getattr__ = lazy_dialect_table(__name__, "NVGPU", _dialect)  # `nvgpu.NVGPU`: the table, built once on first use

@@ -28,7 +28,7 @@ from math import prod
 from typing import TypeVar
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerType, MemRefType, StringAttr, i1
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import IRDLAttrConstraint, IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, result_def, var_operand_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -227,12 +227,3 @@ class TmaAsyncStoreOp(IRDLOperation):
 
 NVGPU_HOPPER_OPS = (MBarrierInitOp, MBarrierArriveOp, MBarrierArriveExpectTxOp, MBarrierTryWaitParityOp, TmaAsyncLoadOp, TmaAsyncStoreOp)
 NVGPU_HOPPER_TYPES = (TensorMapDescriptorType,)
-
-
-def extend_nvgpu(nvgpu_dialect: Dialect) -> Dialect:
-    """The `nvgpu` dialect with these ops and types added (the registry's `nvgpu` factory)."""
-    ops = list(nvgpu_dialect.operations)
-    ops += [op for op in NVGPU_HOPPER_OPS if op not in ops]
-    attrs = list(nvgpu_dialect.attributes)
-    attrs += [a for a in NVGPU_HOPPER_TYPES if a not in attrs]
-    return Dialect(nvgpu_dialect.name, ops, attrs)

@@ -71,20 +71,25 @@ from warpforge.dialects._common import (
     COMPARE_PREDICATES,  # noqa: F401 (re-exported: tile.COMPARE_PREDICATES)
     SameTypeBinaryOp,
     SameTypeUnaryOp,
+    SelectLikeOp,
     ShapedType,
     StridedShapedType,
     check_compare_predicate,
     int_array,
     int_tuple,
+    lazy_dialect_table,
     parse_axis_query,
     parse_compare,
     parse_shape_and_type,
+    parse_tile_shape_and_type,
     print_axis_query,
     print_compare,
+    print_tile_shape_and_type,
     shape_text,
 )
 from warpforge.dialects.tile_layout import LAYOUT_ATTRS, LayoutEncodingAttr
 from warpforge.dialects import kernel
+from warpforge.dialects.element_types import kind_letter
 from warpforge.dialects.kernel import SI64, check_scalar, is_float_type, is_int_type, is_signed
 from warpforge.dialects.math_catalog import ALLOWED_KINDS, TILE_FORMS, Builtin
 
@@ -117,13 +122,8 @@ def check_tile_shape(shape: Sequence[int], what: str = "a tile", spelled: str | 
         raise VerifyException(f"{what} {spelled} has {prod(shape)} elements; a tile has at most {MAX_TILE_ELEMENTS} (MAX_TILE_ELEMENTS)")
 
 
-def kind_of(t: Attribute) -> str:
-    """`b` (bool), `i` (signed), `u` (unsigned) or `f` (float)."""
-    if t == i1:
-        return "b"
-    if is_float_type(t):
-        return "f"
-    return "i" if is_signed(t) else "u"
+kind_of = kind_letter
+"""`b` (bool), `i` (signed), `u` (unsigned) or `f` (float): `element_types.kind_letter`."""
 
 
 # --------------------------------------------------------------------------- types
@@ -250,10 +250,7 @@ class PartitionViewType(ParametrizedAttribute, TypeAttribute):
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
-        parser.parse_punctuation("<")
-        dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_shape_dimension)
-        parser.parse_punctuation(",")
-        tensor = parser.parse_type()
+        dims, tensor = parse_tile_shape_and_type(parser)
         parser.parse_punctuation(",")
         parser.parse_keyword("padding")
         parser.parse_punctuation("=")
@@ -262,8 +259,7 @@ class PartitionViewType(ParametrizedAttribute, TypeAttribute):
         return [int_array(dims), tensor, padding]
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<[" + ", ".join(str(d) for d in self.dims) + "], ")
-        printer.print_attribute(self.tensor)
+        print_tile_shape_and_type(printer, self.dims, self.tensor)
         printer.print_string(", padding = ")
         printer.print_attribute(self.padding)
         printer.print_string(">")
@@ -1215,23 +1211,14 @@ class CmpOp(IRDLOperation):
 
 
 @irdl_op_definition
-class WhereOp(IRDLOperation):
+class WhereOp(SelectLikeOp):
     """`%r = tile.where %c, %a, %b : !tile.tile<128xi1>, !tile.tile<128xf32>`: `numpy.where`."""
 
     name = "tile.where"
 
-    T: ClassVar = VarConstraint("T", AnyAttr())
     cond = operand_def(TileType)
-    true_value = operand_def(T)
-    false_value = operand_def(T)
-    result = result_def(T)
-
-    traits = traits_def(Pure())
 
     assembly_format = "$cond `,` $true_value `,` $false_value attr-dict `:` type($cond) `,` type($result)"
-
-    def __init__(self, cond: SSAValue | Operation, a: SSAValue | Operation, b: SSAValue | Operation):
-        super().__init__(operands=[cond, a, b], result_types=[SSAValue.get(a).type])
 
     def verify_(self) -> None:
         t = self.result.type
@@ -1381,9 +1368,7 @@ ELEMENTWISE_UNARY: tuple[type[ElementwiseUnaryOp], ...] = (
     NegOp, AbsOp, InvertOp, NotOp, *(op for op in BUILTIN_OPS.values() if issubclass(op, ElementwiseUnaryOp)),
 )  # fmt: skip
 
-Tile = Dialect(
-    "tile",
-    [
+_OWN_OPS: tuple[type[IRDLOperation], ...] = (
         *ELEMENTWISE_BINARY,
         *ELEMENTWISE_UNARY,
         AtomicRMWOp,
@@ -1412,7 +1397,24 @@ Tile = Dialect(
         StoreOp,
         TransposeOp,
         WhereOp,
-    ],
-    [*LAYOUT_ATTRS, PartitionViewType, TensorViewType, TileType],
 )
+"""The ops defined in this file (the `tile` table adds those kept in their own files)."""
+
+
+def _dialect() -> Dialect:
+    """The whole `tile` dialect: every op and type, sorted by class name (`tests/test_dialect_tables.py`
+    checks it). `tile.dot` and its ring (`tile_dot.py`), `tile.map` (`tile_map.py`), the index
+    reductions and scans (`tile_scan.py`) and the TMA ring (`tile_tma.py`) are `tile` ops kept in their
+    own files, which build on this one: they are imported when the table is first needed."""
+    from warpforge.dialects.tile_dot import TILE_DOT_OPS
+    from warpforge.dialects.tile_map import TILE_MAP_OPS
+    from warpforge.dialects.tile_scan import TILE_SCAN_OPS
+    from warpforge.dialects.tile_tma import TILE_TMA_OPS
+
+    ops = sorted({*_OWN_OPS, *TILE_DOT_OPS, *TILE_MAP_OPS, *TILE_SCAN_OPS, *TILE_TMA_OPS}, key=lambda op: op.__name__)
+    types = sorted([*LAYOUT_ATTRS, PartitionViewType, TensorViewType, TileType], key=lambda t: t.__name__)
+    return Dialect("tile", ops, types)
+
+
+__getattr__ = lazy_dialect_table(__name__, "Tile", _dialect)  # `tile.Tile`: the table, built once on first use
 

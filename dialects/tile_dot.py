@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerAttr, IntegerType, UnitAttr, i64
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue, Use
+from xdsl.ir import Attribute, Operation, SSAValue, Use
 from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
@@ -215,10 +215,3 @@ class RingTileOp(IRDLOperation):
 
 
 TILE_DOT_OPS = (AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp)
-
-
-def extend_tile(tile_dialect: Dialect) -> Dialect:
-    """The `tile` dialect with `tile.dot` added (the registry's `tile` factory)."""
-    ops = list(tile_dialect.operations)
-    ops += [op for op in TILE_DOT_OPS if op not in ops]
-    return Dialect(tile_dialect.name, ops, list(tile_dialect.attributes))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, region_def, result_def, traits_def, var_operand_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -117,10 +117,3 @@ def map_body(elem_types: Sequence[Attribute]) -> tuple[Region, Block]:
     """An empty `tile.map` region whose entry block takes `elem_types`."""
     block = Block(arg_types=list(elem_types))
     return Region(block), block
-
-
-def extend_tile(tile_dialect: Dialect) -> Dialect:
-    """The `tile` dialect with `tile.map`/`tile.yield` added."""
-    ops = list(tile_dialect.operations)
-    ops += [op for op in TILE_MAP_OPS if op not in ops]
-    return Dialect(tile_dialect.name, ops, list(tile_dialect.attributes))

@@ -22,7 +22,7 @@ Found in TOSA as `tosa.argmax` (axis attribute, first index on ties); MLIR has n
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IntAttr, UnitAttr
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -140,10 +140,3 @@ class CumSumOp(IRDLOperation):
 
 
 TILE_SCAN_OPS: tuple[type[IRDLOperation], ...] = (ArgMaxOp, ArgMinOp, CumSumOp)
-
-
-def extend_tile(tile_dialect: Dialect) -> Dialect:
-    """The `tile` dialect with the index reductions and the scan added."""
-    ops = list(tile_dialect.operations)
-    ops += [op for op in TILE_SCAN_OPS if op not in ops]
-    return Dialect(tile_dialect.name, ops, list(tile_dialect.attributes))

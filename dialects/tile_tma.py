@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import IntegerAttr, i64
-from xdsl.ir import Dialect, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_op_definition, operand_def, opt_operand_def, prop_def, var_operand_def
 from xdsl.utils.exceptions import VerifyException
 
@@ -38,6 +38,14 @@ def _props(pipeline: int, stages: int, **more: int) -> dict[str, IntegerAttr]:
 
 
 class _RingOp(IRDLOperation):
+    """An op of ring pipeline `pipeline` with `stages` (at least 2) slots: the two properties every
+    ring op carries, in its attribute dictionary."""
+
+    pipeline = prop_def(IntegerAttr)
+    stages = prop_def(IntegerAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+
     def verify_(self) -> None:
         stages = self.properties["stages"]
         assert isinstance(stages, IntegerAttr)
@@ -58,11 +66,8 @@ class TmaExpectOp(_RingOp):
     slot = operand_def()
     valid = operand_def()
     parity = opt_operand_def()
-    pipeline = prop_def(IntegerAttr)
-    stages = prop_def(IntegerAttr)
     bytes = prop_def(IntegerAttr)
 
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$slot `,` $valid (`,` $parity^)? attr-dict `:` type($slot) `,` type($valid) (`,` type($parity)^)?"
 
     def __init__(self, slot: SSAValue, valid: SSAValue, parity: SSAValue | None, pipeline: int, stages: int, nbytes: int):
@@ -85,11 +90,9 @@ class TmaCopyOp(_RingOp):
     coords = var_operand_def()
     slot = operand_def()
     valid = operand_def()
-    pipeline = prop_def(IntegerAttr)
     ring = prop_def(IntegerAttr)
-    stages = prop_def(IntegerAttr)
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)  # and _RingOp's ParsePropInAttrDict
     assembly_format = "$desc `,` $view `[` $coords `]` `into` $slot `,` $valid attr-dict `:` type($desc) `,` type($view) `,` type($slot) `,` type($valid) `,` type($coords)"
 
     def __init__(self, desc: SSAValue, view: SSAValue, coords: Sequence[SSAValue], slot: SSAValue, valid: SSAValue, pipeline: int, ring: int, stages: int):
@@ -122,10 +125,7 @@ class TmaWaitOp(_RingOp):
 
     slot = operand_def()
     phase = operand_def()
-    pipeline = prop_def(IntegerAttr)
-    stages = prop_def(IntegerAttr)
 
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$slot `,` $phase attr-dict `:` type($slot) `,` type($phase)"
 
     def __init__(self, slot: SSAValue, phase: SSAValue, pipeline: int, stages: int):
@@ -143,10 +143,7 @@ class TmaReleaseOp(_RingOp):
 
     slot = operand_def()
     valid = opt_operand_def()
-    pipeline = prop_def(IntegerAttr)
-    stages = prop_def(IntegerAttr)
 
-    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$slot (`,` $valid^)? attr-dict `:` type($slot) (`,` type($valid)^)?"
 
     def __init__(self, slot: SSAValue, valid: SSAValue | None, pipeline: int, stages: int):
@@ -164,10 +161,3 @@ class TmaRingEndOp(IRDLOperation):
 
 
 TILE_TMA_OPS = (TmaBarrierOp, TmaCopyOp, TmaExpectOp, TmaReleaseOp, TmaRingEndOp, TmaWaitOp)
-
-
-def extend_tile(tile_dialect: Dialect) -> Dialect:
-    """The `tile` dialect with the TMA ring ops added (the registry's `tile` factory)."""
-    ops = list(tile_dialect.operations)
-    ops += [op for op in TILE_TMA_OPS if op not in ops]
-    return Dialect(tile_dialect.name, ops, list(tile_dialect.attributes))

@@ -72,7 +72,7 @@ from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, kernel, kernel_hopper, nvgpu_hopper
 from warpforge.dialects.math_catalog import BUILTINS, CeilDivOp
-from warpforge.dialects.element_types import bit_width, byte_size, signless  # noqa: F401 (signless, byte_size: used by tile-to-gpu too)
+from warpforge.dialects.element_types import bit_width, byte_size, kind_letter, signless  # noqa: F401 (signless, byte_size: used by tile-to-gpu too)
 from warpforge.dialects.nvvm import NVVMTargetAttr
 from warpforge.rewriting import inherit_location
 
@@ -371,12 +371,7 @@ def lowers(*ops: type[Operation]):
     return register
 
 
-def _kind(t: Attribute) -> str:
-    if t == i1:
-        return "b"
-    if isinstance(t, AnyFloat):
-        return "f"
-    return "i" if kernel.is_signed(t) else "u"
+_kind = kind_letter
 
 
 @lowers(kernel.ConstantOp)
@@ -1300,7 +1295,7 @@ def _raw_store(fl: FunctionLowering, op: kernel.StoreOp, emit: Emitter) -> None:
 # --------------------------------------------------------------------------- atomics
 
 _K = AtomicRMWKind
-_ATOMIC_RMW_KIND: dict[tuple[str, str], AtomicRMWKind] = {
+ATOMIC_RMW_KIND: dict[tuple[str, str], AtomicRMWKind] = {
     ("add", "i"): _K.addi, ("add", "u"): _K.addi, ("add", "f"): _K.addf,
     ("sub", "i"): _K.addi, ("sub", "u"): _K.addi, ("sub", "f"): _K.addf,
     ("max", "i"): _K.maxs, ("max", "u"): _K.maxu, ("max", "f"): _K.maximumf,
@@ -1310,7 +1305,7 @@ _ATOMIC_RMW_KIND: dict[tuple[str, str], AtomicRMWKind] = {
     ("xor", "i"): _K.xori, ("xor", "u"): _K.xori,
     ("exch", "i"): _K.assign, ("exch", "u"): _K.assign, ("exch", "f"): _K.assign,
 }  # fmt: skip
-"""(kernel.atomic kind, element kind) → `memref.atomic_rmw` kind: sub adds the negation (PTX has no
+"""(kernel.atomic / tile.atomic_rmw kind, element kind letter) → `memref.atomic_rmw` kind: sub adds the negation (PTX has no
 atom.sub); float min/max are `minimumf`/`maximumf` (NaN propagates, a CAS loop on sm_90); integer
 min/max follow the signedness."""
 
@@ -1345,7 +1340,7 @@ def _atomic(fl: FunctionLowering, op: Operation, emit: Emitter) -> SSAValue:
     assert isinstance(op, kernel.AtomicOp)
     kind = op.kind.data
     elem = signless(op.value.type)
-    rmw_kind = _ATOMIC_RMW_KIND[(kind, _kind(op.value.type))]
+    rmw_kind = ATOMIC_RMW_KIND[(kind, _kind(op.value.type))]
     value = fl.v(op.value)
     if kind == "sub":
         value = emit(arith.NegfOp(value)) if isinstance(elem, AnyFloat) else emit(arith.SubiOp(emit.const(0, elem), value))

@@ -41,7 +41,29 @@ def test_the_kernel_table_is_complete() -> None:
     assert get_all_dialects()["kernel"]() is Kernel  # the registry registers the table as it is
 
 
-@pytest.mark.parametrize("name", ["kernel"])
+TILE_MODULES = ["warpforge.dialects.tile", "warpforge.dialects.tile_dot", "warpforge.dialects.tile_map", "warpforge.dialects.tile_scan", "warpforge.dialects.tile_tma", "warpforge.dialects.tile_layout"]
+
+
+def test_the_tile_table_is_complete() -> None:
+    # the ops of tile.dot, tile.map, the scans and the TMA ring are in the one table, not patched in
+    from warpforge.dialects.tile import Tile
+
+    ops, attrs = _defined(TILE_MODULES, "tile.")
+    assert set(Tile.operations) == ops
+    assert set(Tile.attributes) == attrs
+    assert get_all_dialects()["tile"]() is Tile
+
+
+def test_the_nvgpu_table_is_complete() -> None:
+    from warpforge.dialects.nvgpu import NVGPU
+
+    ops, attrs = _defined(["warpforge.dialects.nvgpu", "warpforge.dialects.nvgpu_hopper"], "nvgpu.")
+    assert set(NVGPU.operations) == ops
+    assert set(NVGPU.attributes) == attrs
+    assert get_all_dialects()["nvgpu"]() is NVGPU
+
+
+@pytest.mark.parametrize("name", ["kernel", "tile", "nvgpu"])
 def test_the_table_is_sorted_by_class_name(name: str) -> None:
     dialect = get_all_dialects()[name]()
     for entries in (list(dialect.operations), list(dialect.attributes)):

@@ -922,6 +922,9 @@ def test_bad_arguments_are_launch_errors():
         simulator.run(short_circuit, 1, 32, a, a.copy(), 2**70)
     with pytest.raises(wf.LaunchError, match="y = z = 1"):
         simulator.run(vecadd, (1, 2), 256, a, a.copy(), a.copy())
+    # the launch configuration's own check (wf.LaunchConfig), the message a GPU launch gives
+    with pytest.raises(wf.LaunchUsageError, match=re.escape("shmem_size is a number of bytes (an int in [0, 2**32)), got -4")):
+        simulator.run(vecadd, 1, 256, a, a.copy(), a.copy(), shmem_size=-4)
 
 
 def test_simulator_error_is_a_warpforge_error():

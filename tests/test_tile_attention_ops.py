@@ -7,6 +7,8 @@ masks built from `tile.arange` with `[:, None]` / `[None, :]` and `tile.where`, 
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,9 @@ import warpforge as wf
 from warpforge import f16, f32, i32, i64, tile
 
 from kernel_runner import Backend, backend  # noqa: F401 (backend is the fixture)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+import attention as attention_example  # noqa: E402 (its float64 NumPy reference)
 
 rng = np.random.default_rng(2026)
 
@@ -111,16 +116,6 @@ def flash_forward(
     o.store((acc / l[:, None]).reshape((1, 1, FA_BM, FA_D)))
 
 
-def _attention_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.ndarray:
-    q64, k64, v64 = (a.astype(np.float64) for a in (q, k, v))
-    s = q64 @ k64.transpose(0, 1, 3, 2) / math.sqrt(q.shape[-1])
-    if causal:
-        n = q.shape[2]
-        s = np.where(np.arange(n)[:, None] >= np.arange(n)[None, :], s, -np.inf)
-    p = np.exp(s - s.max(-1, keepdims=True))
-    return (p / p.sum(-1, keepdims=True)) @ v64
-
-
 # --------------------------------------------------------------------------- argmax / argmin
 
 
@@ -201,7 +196,7 @@ def test_reference_flash_attention_forward_rank4_against_numpy(backend: Backend,
     out = wf.full((b, h, n, FA_D), np.nan, f32).partition((1, 1, FA_BM, FA_D))
     scale = np.float32(math.log2(math.e) / math.sqrt(FA_D))
     got = flash_forward(out, wf.from_host(q), wf.from_host(k), wf.from_host(v), scale, causal).first().unpartition().to_host().sync_on(_stream(backend))
-    np.testing.assert_allclose(got, _attention_reference(q, k, v, bool(causal)), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got, attention_example.reference(q, k, v, bool(causal)), rtol=1e-4, atol=1e-5)
 
 
 # --------------------------------------------------------------------------- diagnostics and PTX

@@ -294,8 +294,6 @@ def run(
     device = SimulatorDevice(step_limit=step_limit) if step_limit is not None else SimulatorDevice()
     device._raise_pending()  # pyright: ignore[reportPrivateUsage]  (an error of an earlier launch is not ours)
     stream = device.create_stream()
-    if shmem_size < 0:
-        raise LaunchError(f"{getattr(kernel, '__qualname__', kernel)}: shmem_size must be ≥ 0, got {shmem_size}")
     buffers = [SimulatedBuffer._wrap(stream, a) if isinstance(a, np.ndarray) else a for a in args]  # pyright: ignore[reportPrivateUsage]
     prepared = prepare_kernel(kernel, LaunchConfig(grid=grid, block=block, shmem_size=shmem_size), device)
     launch(stream, prepared, tuple(buffers), kernel=prepared.kernel)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from math import log2
+from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, cf, memref, scf
 from xdsl.dialects.builtin import BFloat16Type, FloatAttr, Float16Type, IndexType, IntegerAttr, IntegerType, MemRefType, i64
@@ -45,6 +46,9 @@ from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp,
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, cast_value, signless
 from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, STATIC_SHARED_BYTES, _TILE_LOWERINGS, Dist, PView, View, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
 from warpforge.passes.tile_to_gpu.memory import _coords64, _full_tile  # pyright: ignore[reportPrivateUsage]
+
+if TYPE_CHECKING:
+    from warpforge.dialects.tile_tma import TmaCopyOp
 
 PAD_BYTES = 16
 
@@ -789,12 +793,19 @@ def _slot_rows(e: Emitter, fl: _TileFunctionLowering, slot: SSAValue, rows: int)
     return e(arith.ShLIOp(s, e.const(_log2(rows), i64)))
 
 
+def copied_view(fl: _TileFunctionLowering, op: AsyncCopyOp | TmaCopyOp) -> PView:
+    """The partition view a ring copy (`tile.async_copy`, `tile.tma_copy`) reads from; a
+    `CompileError` at the op when its view is not a partition view of a kernel parameter."""
+    pv = fl.values.get(op.view)
+    if not isinstance(pv, PView):
+        raise error_at(op, f"{op.name}: the view must be a partition view of a kernel parameter")
+    return pv
+
+
 @lowers(AsyncCopyOp)
 def _async_copy(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     assert isinstance(op, AsyncCopyOp)
-    pv = fl.values.get(op.view)
-    if not isinstance(pv, PView):
-        raise error_at(op, "tile.async_copy: the view must be a partition view of a kernel parameter")
+    pv = copied_view(fl, op)
     v = pv.view
     if not (v.limit is None and v.align >= 16 and v.divisible[-1] >= 8 and v.divisible[-1] % 8 == 0 and _zero(pv.padding)):
         raise error_at(op, f"tile.async_copy needs a 16-byte aligned view with rows a multiple of 8 elements and padding 0 (cp.async, 16 bytes, zero-fill); got alignment {v.align}, rows divisible by {v.divisible[-1]}")

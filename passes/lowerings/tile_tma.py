@@ -39,8 +39,8 @@ from warpforge.diagnostics import error_at
 from warpforge.dialects import gpu, kernel, nvgpu_hopper, nvvm
 from warpforge.dialects.tile_tma import TmaBarrierOp, TmaCopyOp, TmaExpectOp, TmaReleaseOp, TmaRingEndOp, TmaWaitOp
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, cast_value, signless
-from warpforge.passes.lowerings.tile_dot import MAX_DYNAMIC_SHARED, RING_ALIGN, _ring, element_bytes  # pyright: ignore[reportPrivateUsage]
-from warpforge.passes.tile_to_gpu.lowering import PView, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.lowerings.tile_dot import MAX_DYNAMIC_SHARED, RING_ALIGN, _ring, copied_view, element_bytes  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu.lowering import _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
 from warpforge.passes.tile_to_gpu.memory import _coords64  # pyright: ignore[reportPrivateUsage]
 
 BARRIER = MemRefType(IntegerType(64), [1], memory_space=SHARED)
@@ -140,9 +140,7 @@ def _expect(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
 @lowers(TmaCopyOp)
 def _copy(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     assert isinstance(op, TmaCopyOp)
-    pv = fl.values.get(op.view)
-    if not isinstance(pv, PView):
-        raise error_at(op, "tile.tma_copy: the view must be a partition view of a kernel parameter")
+    pv = copied_view(fl, op)
     ring = op.ring.value.data
     if ring not in fl.ring_panels:
         raise error_at(op, f"tile.tma_copy: ring {ring} is not read by wgmma (its slots would not have the TMA's swizzled layout)")

@@ -13,9 +13,8 @@ from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, MemRefType, VectorType, i1, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects import kernel, tile
-from warpforge.passes.kernel_to_gpu import Emitter, cast_value, signless
+from warpforge.passes.kernel_to_gpu import ATOMIC_RMW_KIND, Emitter, cast_value, signless
 from warpforge.passes.tile_to_gpu.layouts import Layout, VECTOR_BYTES, canonical_layout
 from warpforge.passes.tile_to_gpu.lowering import Dist, PView, View, _TileFunctionLowering, _bytes, _log2, lowers
 from warpforge.passes.tile_to_gpu.program import _traced
@@ -456,14 +455,6 @@ def _store_masked(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     return None
 
 
-_ATOMIC_KINDS: dict[tuple[str, str], AtomicRMWKind] = {
-    ("add", "f"): AtomicRMWKind.addf, ("add", "i"): AtomicRMWKind.addi, ("add", "u"): AtomicRMWKind.addi,
-    ("max", "f"): AtomicRMWKind.maximumf, ("max", "i"): AtomicRMWKind.maxs, ("max", "u"): AtomicRMWKind.maxu,
-    ("min", "f"): AtomicRMWKind.minimumf, ("min", "i"): AtomicRMWKind.mins, ("min", "u"): AtomicRMWKind.minu,
-}  # fmt: skip
-"""(tile kind, element kind) → `memref.atomic_rmw` kind."""
-
-
 @cache
 def _positionwise() -> tuple[type[Operation], ...]:
     from warpforge.dialects.tile_map import MapOp
@@ -529,7 +520,7 @@ def _atomic(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
         inside = _inside_mask(fl, e, load, shape)
         if inside is not None and len(inside) == len(oks):
             oks = [e(arith.AndIOp(ok, i)) for ok, i in zip(oks, inside)]
-    kind = _ATOMIC_KINDS[(op.kind.data, tile.kind_of(view.elem))]
+    kind = ATOMIC_RMW_KIND[(op.kind.data, tile.kind_of(view.elem))]
     elem = signless(view.elem)
 
     def body(x: Emitter) -> None:

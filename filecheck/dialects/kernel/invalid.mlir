@@ -238,3 +238,27 @@ kernel.func @k(%a: f64) attributes {kernel} {
   %c = kernel.popc %a : f64
   kernel.return
 }
+// -----
+
+// CASE: a thread-id dimension is gpu.dim's x, y or z (an enum attribute, as on gpu.thread_id)
+kernel.func @k() attributes {kernel} {
+  // expected-error @+1 {{Expected `x`, `y`, or `z`}}
+  %t = kernel.thread_idx w : si64
+  kernel.return
+}
+// -----
+
+// CASE: a vote is one of gpu.vote's kinds
+kernel.func @k(%p: i1) attributes {kernel} {
+  // expected-error @+1 {{Expected `any`, or `all`}}
+  %r = kernel.vote none %p
+  kernel.return
+}
+// -----
+
+// CASE: a barrier reduction is one of gpu.barrier_reduce's
+kernel.func @k(%p: i1) attributes {kernel} {
+  // expected-error @+1 {{'kernel.barrier_reduce' op "popc" should be of base attribute gpu.barrier_reduction}}
+  %n = "kernel.barrier_reduce"(%p) <{kind = "popc"}> : (i1) -> si32
+  kernel.return
+}
