@@ -12,6 +12,8 @@ This is the guard DESIGN.md asks for: LLVM's NVPTX backend aborts the whole proc
 (`LLVM ERROR: Cannot select`) on an instruction the chip lacks, so it must never see one. MLIR checks
 the same requirement with the NVVM ops' `NVVMRequiresSM` trait at verification time.
 
+A float type PTX lacks (f80, f128) is refused at the first op using it (`check_types`).
+
 Atomics are checked against the catalog's `ATOM_OPS` rows (the chip and PTX version that first have
 the instruction natively; LLVM would otherwise emulate it with a compare-and-swap loop without
 saying so): `nvvm.atomicrmw` with its `.sem` and `.scope` qualifiers (`ATOM_SEMANTICS`,
@@ -140,6 +142,24 @@ def check_atomics(root: Operation, target: NVVMTargetAttr, what: str) -> None:
             fail(op, f"with ordering '{ordering.data}' needs sm_{ORDERED_ATOMICS_SM}, but {what} targets {target.chip.data} (relaxed only)")
 
 
+def check_types(root: Operation) -> None:
+    """A float type PTX has no form of (f80, f128; also as a memref's or vector's element) is an error
+    at the first op using it: PTX's floating-point types are f16, bf16, f32 and f64 (PTX ISA §5.2.2,
+    "Fundamental Types"); LLVM's NVPTX backend cannot lower them."""
+    from xdsl.dialects.builtin import Float80Type, Float128Type, MemRefType, VectorType
+
+    def bad(t: object) -> object | None:
+        if isinstance(t, MemRefType | VectorType):
+            t = t.element_type
+        return t if isinstance(t, Float80Type | Float128Type) else None
+
+    for op in root.walk():
+        for v in (*op.operands, *op.results):  # (a function argument is caught at the op that uses it)
+            t = bad(v.type)
+            if t is not None:
+                fail(op, f"uses {t}, which PTX has no type for (its floats are f16, bf16, f32 and f64)")
+
+
 class CheckNVVMTargetPass(ModulePass):
     """Reject `nvvm` ops that the `gpu.module`'s `#nvvm.target` chip or PTX version lacks."""
 
@@ -147,6 +167,7 @@ class CheckNVVMTargetPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         modules = [m for m in op.walk() if isinstance(m, gpu.ModuleOp)]
+        check_types(op)
         for module in modules:
             target = module.target if isinstance(module.target, NVVMTargetAttr) else DEFAULT_TARGET
             check_ops(module, target, f"gpu.module @{module.sym_name.data}")

@@ -31,6 +31,7 @@ from typing import Any  # noqa: E402
 import llvmlite.ir as ir  # noqa: E402
 from llvmlite.ir import instructions as llinstr  # noqa: E402
 from llvmlite.ir.values import ArgumentAttributes  # noqa: E402
+from xdsl.utils.exceptions import LLVMTranslationException
 from xdsl.backend.llvm import convert_op as xconvert_op  # noqa: E402
 from xdsl.backend.llvm import convert_type as xconvert_type  # noqa: E402
 from xdsl.dialects import builtin  # noqa: E402
@@ -416,7 +417,8 @@ class LLVMExporter:
         for block in list(op.body.blocks)[1:]:
             state.builder.position_at_end(state.blocks[block])
             for arg in block.args:
-                state.values[arg] = state.builder.phi(convert_type(arg.type))
+                with _translating(block.first_op or op):
+                    state.values[arg] = state.builder.phi(convert_type(arg.type))
         for block in op.body.blocks:
             state.builder.position_at_end(state.blocks[block])
             for inner in block.ops:
@@ -562,6 +564,8 @@ def _translating(op: Operation) -> Iterator[None]:
         raise
     except NotImplementedError as e:
         raise ExportError(f"'{op.name}' has no LLVM IR translation ({e})", op) from None
+    except LLVMTranslationException as e:  # xDSL's type conversion: a type LLVM/NVPTX has no form of (f80)
+        raise ExportError(f"cannot translate '{op.name}' to LLVM IR: {e}", op) from None
     except (KeyError, TypeError, AssertionError, ValueError, IndexError, AttributeError) as e:
         raise ExportError(f"cannot translate '{op.name}' to LLVM IR: {e!r}", op) from None
 

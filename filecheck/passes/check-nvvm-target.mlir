@@ -190,3 +190,15 @@ gpu.module @cp_async_on_turing [#nvvm.target<chip = "sm_75">] {
     func.return
   }
 }
+
+// -----
+
+// A float type PTX has no form of (f80, f128) is refused where it is first used, before the memref
+// and export passes (which would fail without a location).
+gpu.module @x87 [#nvvm.target<chip = "sm_90">] {
+  func.func @f(%a: memref<?xf80, 1 : i32>, %i: index) {
+    // expected-error @+1 {{'memref.load' op uses f80, which PTX has no type for (its floats are f16, bf16, f32 and f64)}}
+    %v = memref.load %a[%i] : memref<?xf80, 1 : i32>
+    func.return
+  }
+}
