@@ -304,6 +304,29 @@ def test_two_stage_cp_async_ring_feeding_wgmma_on_the_simulator(wgmma_calls: lis
     assert wgmma_calls
 
 
+def _dot_from_zeros():
+    from warpforge import tile
+
+    @tile.kernel(num_warps=4, num_stages=3)
+    def gemm_sum(c: tile.Tensor[f32, (64, 64)], a: tile.Tensor[f16, (-1, -1)], b: tile.Tensor[f16, (-1, -1)], k_tiles: wf.i64):
+        acc = tile.zeros((64, 64), f32)
+        for kt in range(k_tiles):
+            acc = acc + tile.dot(tile.load(a, (tile.bid(0), kt), (64, 64)), tile.load(b, (kt, tile.bid(1)), (64, 64)))
+        c.store(acc)
+
+    return gemm_sum
+
+
+def test_a_dot_from_zeros_uses_scale_d_0_on_the_simulator(wgmma_calls: list) -> None:
+    # tile.dot(x, y) without an accumulator: the first wgmma has scale-d = 0 and undefined accumulator
+    # registers (llvm.mlir.undef, NaN on the simulator: a model that read them would give NaN)
+    kernel = _dot_from_zeros()
+    ptx = kernel.compile(*_sig(64, 64, f16, 100, 72, 200), chip="sm_90a").kernel.ptx
+    assert "wgmma.mma_async" in ptx
+    _gemm_on_the_simulator(kernel, 64, 64, 64, f16, 100, 72, 200, SEED + 1)
+    assert wgmma_calls
+
+
 def test_unaligned_rows_fall_back_to_mma_sync_on_the_simulator(wgmma_calls: list) -> None:
     # rows of 38 f16 (76 bytes): no TMA, no cp.async: the dot is mma.sync from plain loads
     kernel = tile_gemm(64, 64, 64, 4, 3)

@@ -1,10 +1,19 @@
 """Hopper ops in the simulator: `nvvm` warpgroup control, and the `nvgpu` mbarrier and TMA ops.
 
-The simulator runs memory operations in program order and has no asynchronous proxy, no register
-allocation and (yet) no wgmma: `fence.proxy.async`, `prefetch.tensormap`, `setmaxnreg.{inc,dec}`,
-the wgmma fence/commit/wait and the bulk async-group commit/wait therefore change nothing observable
-and run as no-ops (`NO_OPS`). `elect.sync` elects the lowest active lane of each warp, as the GPU
-does (PTX ISA §9.7.13.12).
+The simulator runs memory operations in program order and has no asynchronous proxy and no register
+allocation: `fence.proxy.async`, `prefetch.tensormap`, `setmaxnreg.{inc,dec}`, the wgmma
+fence/commit/wait and the bulk async-group commit/wait therefore change nothing observable and run
+as no-ops (`NO_OPS`); `wgmma.mma_async` itself is `warpforge.simulator.wgmma` (executed per
+warpgroup, its result written at once). `elect.sync` elects the lowest active lane of each warp, as
+the GPU does (PTX ISA §9.7.13.12).
+
+**Shared-window addresses** (`memref.extract_aligned_pointer_as_index` of shared memory, which
+wgmma descriptors and `nvvm.mbarrier.wait.parity` carry): the CTA's dynamic shared memory starts at
+`DYNAMIC_SHARED_ADDRESS` (16-byte aligned, not 1024-byte aligned, so a kernel's own alignment of its
+rings is exercised), other shared allocations follow it; `_shared_bytes` maps an address back.
+mbarriers are keyed by that location (allocation, byte offset), so two `memref.view`s of the same
+bytes are one barrier. `nvvm.mbarrier.wait.parity` (the blocking wait) must find its phase complete
+when it runs: one that would block is a `SimulatorError` (nothing else runs while an op runs).
 
 **mbarriers** (`nvgpu.mbarrier.*`, PTX ISA §9.7.13.15) are modelled per CTA: a barrier has its
 expected arrival count, the arrivals still pending in the current phase, a transaction count (bytes)
