@@ -265,6 +265,14 @@ def wgmma_calls(monkeypatch) -> list:
 
 
 def _gemm_on_the_simulator(kernel, bm: int, bn: int, bk: int, dtype, m: int, n: int, k: int, seed: int) -> None:
+    got, exact, bound = _simulated_gemm(kernel, bm, bn, bk, dtype, m, n, k, seed)
+    assert np.isfinite(got).all()
+    err = np.abs(got - exact)
+    assert err.max() <= bound, err.max()
+
+
+def _simulated_gemm(kernel, bm: int, bn: int, bk: int, dtype, m: int, n: int, k: int, seed: int):
+    """(C as the sm_90a kernel computed it on the simulator, A @ B in f64, the f32-accumulation error bound)."""
     dev = wf.Device.simulator(chip="sm_90a")
     assert dev.chip == "sm_90a"
     rng = np.random.default_rng(seed)
@@ -273,9 +281,7 @@ def _gemm_on_the_simulator(kernel, bm: int, bn: int, bk: int, dtype, m: int, n: 
     c = wf.full((m, n), np.nan, f32).partition((bm, bn))  # poisoned: every element must be written
     got = kernel(c, wf.from_host(a), wf.from_host(b), -(-k // bk)).first().unpartition().to_host().sync_on(dev.create_stream())
     exact = a.astype(np.float64) @ b.astype(np.float64)
-    assert np.isfinite(got).all()
-    err = np.abs(got - exact)
-    assert err.max() <= 2.0**-20 * k * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))).max() + 1e-6, err.max()
+    return got, exact, 2.0**-20 * k * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))).max() + 1e-6
 
 
 def _tile_counts(name: str) -> tuple[int, int, int]:
@@ -325,6 +331,20 @@ def test_a_dot_from_zeros_uses_scale_d_0_on_the_simulator(wgmma_calls: list) -> 
     assert "wgmma.mma_async" in ptx
     _gemm_on_the_simulator(kernel, 64, 64, 64, f16, 100, 72, 200, SEED + 1)
     assert wgmma_calls
+
+
+def test_a_ring_left_unaligned_is_caught_on_the_simulator(monkeypatch) -> None:
+    # the cp.async ring swizzles from the ring's start, wgmma by the shared address: they agree only
+    # for a ring 1024-byte aligned (tile_dot_wgmma.aligned_shift). The simulator's dynamic shared
+    # memory is not (DYNAMIC_SHARED_ADDRESS), so a lowering that drops the padding computes garbage
+    from xdsl.dialects.builtin import i64
+
+    from warpforge.passes.lowerings import tile_dot_wgmma
+
+    assert DYNAMIC_SHARED_ADDRESS % 1024
+    monkeypatch.setattr(tile_dot_wgmma, "_pad", lambda e, raw: e.const(0, i64))
+    got, exact, bound = _simulated_gemm(tile_gemm(64, 64, 64, 4, 2), 64, 64, 64, f16, 64, 64, 128, SEED)
+    assert np.abs(got - exact).max() > 100 * bound
 
 
 def test_unaligned_rows_fall_back_to_mma_sync_on_the_simulator(wgmma_calls: list) -> None:

@@ -22,12 +22,13 @@ size e bytes and a swizzle span S bytes (P = S/e elements):
   SBO, panels of P along MN at LBO: `(mn % P)·e + (mn / P)·LBO + (k % 8)·S + (k / 8)·SBO`. Not
   swizzled: 16-byte core-matrix rows along K, MN groups of 16 bytes at SBO, K groups of 8 at LBO.
 
-The swizzle is applied to the absolute address, as the hardware does: 16-byte chunk bits 4..4+B XOR
-bits 7..7+B (B = 3, 2, 1 for 128/64/32-byte; the pattern `hopper`'s TMA model writes relative to the
-box). The two agree only when the box is aligned to the pattern's repeat (1024 bytes for 128-byte
-swizzle) — what a ring must ensure; the simulator's dynamic shared memory starts at an address that
-is not 1024-byte aligned (`hopper.DYNAMIC_SHARED_ADDRESS`), so a ring that skipped its alignment
-reads a scrambled operand here, as it would on the GPU.
+The swizzle is applied to the shared address: 16-byte chunk bits 4..4+B XOR bits 7..7+B (B = 3, 2, 1
+for 128/64/32-byte), the pattern `hopper`'s TMA model writes relative to its box and tile-dot's
+cp.async ring relative to the ring's start. They agree when the box or ring is aligned to the
+pattern's repeat (1024 bytes for 128-byte swizzle), which the rings ensure; the simulator's dynamic
+shared memory starts at an address that is not 1024-byte aligned (`hopper.DYNAMIC_SHARED_ADDRESS`),
+so a ring that skipped its alignment reads a scrambled operand here (for the cp.async ring, as on the
+GPU; what TMA does with a box off the pattern's repeat is not modelled).
 
 **Accumulator fragment** (§9.7.15.5.1.1, "Register fragments", D of m64nNk16): thread t of the
 warpgroup (warp w = t / 32, lane l = t % 32) holds in register i the element at row
