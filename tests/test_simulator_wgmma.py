@@ -388,3 +388,10 @@ def test_example_matmul_runs_the_sm_90a_path_on_the_simulator() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASSED: matmul" in out.stdout
     assert int(out.stdout.rsplit("wgmma operands read:", 1)[1]) > 0, out.stdout
+
+
+def test_the_sm_90a_gpu_level_ops_are_implemented() -> None:
+    from warpforge import simulator
+
+    needed = {"nvvm.wgmma.mma_async", "nvvm.mbarrier.wait.parity", "memref.extract_aligned_pointer_as_index", "llvm.mlir.undef"}
+    assert needed <= set(simulator.supported_ops())
