@@ -395,3 +395,21 @@ def test_the_sm_90a_gpu_level_ops_are_implemented() -> None:
 
     needed = {"nvvm.wgmma.mma_async", "nvvm.mbarrier.wait.parity", "memref.extract_aligned_pointer_as_index", "llvm.mlir.undef"}
     assert needed <= set(simulator.supported_ops())
+
+
+def test_row_maxima_of_a_wgmma_accumulator_on_the_simulator(wgmma_calls: list) -> None:
+    # tests/test_tile_dot_rows.py's K loop (m64n128k16 on sm_90a, GPU-verified), the rows reduced by
+    # quad shuffles from the wgmma D fragment after the loop's final wait
+    from test_tile_dot_rows import gemm_rowmax
+
+    rng = np.random.default_rng(SEED + 5)
+    a = rng.standard_normal((128, 256)).astype(np.float16)
+    b = rng.standard_normal((256, 256)).astype(np.float16)
+    dev = wf.Device.simulator(chip="sm_90a")
+    c = wf.full((128, 256), np.nan, f32).partition((64, 128))
+    got = gemm_rowmax(c, wf.from_host(a), wf.from_host(b)).first().unpartition().to_host().sync_on(dev.create_stream())
+    s = a.astype(np.float64) @ b.astype(np.float64)
+    want = np.concatenate([h - h.max(axis=1, keepdims=True) for h in (s[:, :128], s[:, 128:])], axis=1)
+    bound = 2.0**-20 * 256 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))).max() + 1e-6
+    assert np.all(np.abs(got - want) <= 2 * bound)
+    assert set(wgmma_calls) == {(64, 16, 2, True), (128, 16, 2, False)}
