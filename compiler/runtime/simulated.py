@@ -190,7 +190,9 @@ def _chip(chip: str | None, limits: DeviceLimits) -> str:
     from_env = chip is None
     if from_env:
         chip = os.environ.get(CHIP_ENV, "").strip() or limits.chip
-    allowed = (limits.chip, limits.chip + "a") if limits.compute_capability >= (9, 0) else (limits.chip,)
+    from warpforge.backend.chips import CHIPS
+
+    allowed = tuple(c for c in (limits.chip, limits.chip + "a") if c in CHIPS) or (limits.chip,)
     if not isinstance(chip, str) or chip not in allowed:
         message = (
             f"the CPU simulator with {limits.name} limits (compute capability {limits.compute_capability[0]}.{limits.compute_capability[1]}) "
