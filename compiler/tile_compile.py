@@ -303,12 +303,13 @@ def forget_simulation_programs(kernel: Any) -> None:
         _sim_cache.pop(key, None)
 
 
-def simulation_program(kernel: Any, spec: Specialization) -> SimulationProgram:
-    """`kernel` for `spec`, lowered for the CPU simulator (cached)."""
-    from warpforge.compile import lower
+def simulation_program(kernel: Any, spec: Specialization, chip: str = "sm_90") -> SimulationProgram:
+    """`kernel` for `spec`, lowered for the CPU simulator (cached) as for `chip` (`sm_90a`: wgmma and
+    the TMA ring, which the simulator runs too)."""
+    from warpforge.compile import Target, lower
     from warpforge.dialects import gpu
 
-    key = (id(kernel), spec.key)
+    key = (id(kernel), spec.key, chip)
     if key in _sim_cache:
         return _sim_cache[key]
     from warpforge.knobs import refuse_overrides_on_simulator
@@ -316,7 +317,7 @@ def simulation_program(kernel: Any, spec: Specialization) -> SimulationProgram:
     kir = frontend(kernel, spec)
     refuse_overrides_on_simulator(kir.symbol)
     module = kir.module
-    lower(module, "gpu", model="tile", module_name=kir.symbol + "_module")
+    lower(module, "gpu", Target(chip=chip), model="tile", module_name=kir.symbol + "_module")
     block = 0
     for op in module.walk():
         if isinstance(op, gpu.FuncOp) and op.sym_name.data == kir.symbol and op.known_block_size is not None:

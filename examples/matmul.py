@@ -10,7 +10,8 @@ H100/H200 the kernels compile for sm_90a, where the same dot runs as `wgmma.mma_
 64 x 128 block per warpgroup) straight from the rings (passes/lowerings/tile_dot_wgmma.py), and the
 rings are filled by TMA (`cp.async.bulk.tensor`, mbarrier waits: passes/tile_tma_ring.py) when both
 operands' rows are multiples of 16 bytes — else neither TMA nor 16-byte cp.async can copy B's rows and
-the dot runs on mma.sync from plain loads; the example runs one shape of each kind (N = 1032, 1030). The simulator and other GPUs keep mma.sync. Two kernels:
+the dot runs on mma.sync from plain loads; the example runs one shape of each kind (N = 1032, 1030). The simulator and other GPUs keep mma.sync
+(`WARPFORGE_SIM_CHIP=sm_90a warpforge run examples/matmul.py --simulate` runs the sm_90a path on the simulator). Two kernels:
 
 - `matmul_f16`: f16 inputs, f32 output;
 - `matmul_bf16_bias_relu`: bf16 inputs and output, with the epilogue fused: the f32 accumulator is

@@ -155,15 +155,17 @@ class Device:
         _current.ordinal = ordinal
 
     @classmethod
-    def simulator(cls, limits: DeviceLimits | None = None, *, step_limit: int | None = None) -> Device:
+    def simulator(cls, limits: DeviceLimits | None = None, *, step_limit: int | None = None, chip: str | None = None) -> Device:
         """The CPU simulator as a device, with this API and `limits` (default `DeviceLimits.H200`,
         so launches are checked as on an H200). Kernels run on `warpforge.simulator`, buffers live in
         host memory. `step_limit`: basic-block executions per CTA before a launch is stopped as a
-        runaway loop (default: `WARPFORGE_SIM_STEP_LIMIT`, else 1,000,000). One object per `limits`
-        and `step_limit`. See `warpforge.runtime.simulated`."""
+        runaway loop (default: `WARPFORGE_SIM_STEP_LIMIT`, else 1,000,000). `chip`: what kernels are
+        compiled for, the limits' chip (default; `WARPFORGE_SIM_CHIP` overrides) or `"sm_90a"` on
+        compute capability 9.0, where tile kernels take the GPU's wgmma + TMA path. One object per
+        `limits`, `step_limit` and `chip`. See `warpforge.runtime.simulated`."""
         from warpforge.runtime.simulated import SimulatorDevice
 
-        return SimulatorDevice(limits, step_limit)
+        return SimulatorDevice(limits, step_limit, chip)
 
     @property
     def label(self) -> str:

@@ -323,7 +323,7 @@ class _Launch(_Op):
                 from warpforge.tile_compile import simulation_program
 
                 # the program takes the error record exactly when the compiled kernel does (none without error sites)
-                program = replace(simulation_program(self.kernel, spec), checked=compiled.kernel.checked)
+                program = replace(simulation_program(self.kernel, spec, tile_chip(device)), checked=compiled.kernel.checked)
                 prepared = prepare_lowered(compiled.kernel, program, config, device)
             else:
                 prepared = prepare(compiled.kernel, config, device)
@@ -929,7 +929,8 @@ def _slice_text(kernel: Any, param: Any) -> str:
 def tile_chip(device: Any) -> str:
     """The chip tile kernels compile for on `device`: its own, except `sm_90a` on a compute capability
     9.0 GPU (H100/H200), so `tile.dot` can use wgmma (as Triton compiles sm_90a for 9.x); the
-    simulator keeps its chip (it interprets the portable `mma.sync` form)."""
+    simulator keeps its chip: `sm_90` (the portable `mma.sync` form) unless it was made with
+    `chip="sm_90a"` (`Device.simulator`, `WARPFORGE_SIM_CHIP`), where it runs wgmma and the TMA ring."""
     if not getattr(device, "simulated", False) and tuple(device.compute_capability) == (9, 0):
         return "sm_90a"
     return device.chip

@@ -49,7 +49,7 @@ from warpforge.runtime.launch import LaunchConfig, PreparedLaunch, check_launch,
 from warpforge.runtime.memory import DeviceBuffer, DeviceView, _Checker, _numpy_refusal  # pyright: ignore[reportPrivateUsage]
 
 _handles = itertools.count(1)
-_simulators: dict[tuple[DeviceLimits, int], SimulatorDevice] = {}
+_simulators: dict[tuple[DeviceLimits, int, str], SimulatorDevice] = {}
 _lock = threading.Lock()
 
 
@@ -63,18 +63,20 @@ class SimulatorDevice(Device):
 
     simulated = True
 
-    def __new__(cls, limits: DeviceLimits | None = None, step_limit: int | None = None) -> SimulatorDevice:
+    def __new__(cls, limits: DeviceLimits | None = None, step_limit: int | None = None, chip: str | None = None) -> SimulatorDevice:
         limits = DeviceLimits.H200 if limits is None else limits  # pyright: ignore[reportAttributeAccessIssue]
         if not isinstance(limits, DeviceLimits):
             raise DeviceError(f"Device.simulator(limits) takes a wf.DeviceLimits, got {type(limits).__name__}")
         step_limit = _step_limit(step_limit)
+        chip = _chip(chip, limits)
         with _lock:
-            dev = _simulators.get((limits, step_limit))
+            dev = _simulators.get((limits, step_limit, chip))
             if dev is None:
                 dev = object.__new__(cls)
                 dev._init(limits)
                 dev.step_limit = step_limit
-                _simulators[(limits, step_limit)] = dev
+                dev._chip = chip
+                _simulators[(limits, step_limit, chip)] = dev
                 with _device._devices_lock:  # pyright: ignore[reportPrivateUsage]
                     _device.simulators.append(dev)
             return dev
@@ -91,7 +93,16 @@ class SimulatorDevice(Device):
 
     @property
     def name(self) -> str:
-        return f"CPU simulator ({self.limits.name} limits)"
+        extra = f", {self._chip}" if self._chip != self.limits.chip else ""
+        return f"CPU simulator ({self.limits.name} limits{extra})"
+
+    @property
+    def chip(self) -> str:
+        """The chip kernels are compiled for: the limits' (`sm_90` for an H200), or the
+        architecture-specific `sm_90a` when made with `Device.simulator(chip="sm_90a")` (or
+        `WARPFORGE_SIM_CHIP=sm_90a`): tile kernels then take the GPU's sm_90a path — `tile.dot` on
+        wgmma, fed by the TMA ring — and the simulator runs that (`warpforge.simulator.wgmma`)."""
+        return self._chip
 
     @property
     def label(self) -> str:
@@ -143,7 +154,7 @@ class SimulatorDevice(Device):
         return f"wf.Device.simulator()  # {self.name}"
 
     def __reduce__(self) -> tuple:
-        return (SimulatorDevice, (self._limits, self.step_limit))
+        return (SimulatorDevice, (self._limits, self.step_limit, self._chip))
 
 
 STEP_LIMIT_ENV = "WARPFORGE_SIM_STEP_LIMIT"
@@ -163,6 +174,37 @@ def _step_limit(step_limit: int | None) -> int:
     if isinstance(step_limit, bool) or not isinstance(step_limit, int) or step_limit < 1:
         raise DeviceError(f"Device.simulator(step_limit=...) takes a positive number of steps, got {step_limit!r}")
     return step_limit
+
+
+CHIP_ENV = "WARPFORGE_SIM_CHIP"
+"""Environment variable: the simulator's chip when `Device.simulator(chip=)` does not set it (e.g.
+`WARPFORGE_SIM_CHIP=sm_90a` with `WARPFORGE_SIMULATE=1`, to run the sm_90a wgmma/TMA path)."""
+
+
+def _chip(chip: str | None, limits: DeviceLimits) -> str:
+    """The simulator's chip: `chip` (else `WARPFORGE_SIM_CHIP`, else the limits' chip), which must be
+    the limits' chip or its architecture-specific form (`sm_90` or `sm_90a` for an H200); else
+    `DeviceError` (`EnvironmentVariableError` for the variable)."""
+    import os
+
+    from_env = chip is None
+    if from_env:
+        chip = os.environ.get(CHIP_ENV, "").strip() or limits.chip
+    from warpforge.backend.chips import CHIPS
+
+    allowed = tuple(c for c in (limits.chip, limits.chip + "a") if c in CHIPS) or (limits.chip,)
+    if not isinstance(chip, str) or chip not in allowed:
+        message = (
+            f"the CPU simulator with {limits.name} limits (compute capability {limits.compute_capability[0]}.{limits.compute_capability[1]}) "
+            f"compiles for {' or '.join(allowed)}, got {chip!r}; another chip needs DeviceLimits of its compute capability "
+            "(wf.DeviceLimits.for_testing(compute_capability=...))"
+        )
+        if from_env:
+            from warpforge.errors import EnvironmentVariableError
+
+            raise EnvironmentVariableError(f"{CHIP_ENV}={chip!r}: {message}")
+        raise DeviceError(f"Device.simulator(chip=...): {message}")
+    return chip
 
 
 def simulator_for_ordinal(ordinal: int) -> Device:
@@ -371,6 +413,11 @@ def launch_simulated(stream: Any, prepared: PreparedLaunch, args: tuple[Any, ...
         else:
             views.append(None)
             values.append(_scalar(p, a, k.name))
+    for p, v, host in zip(k.params, views, list(values)):  # a TMA ring's descriptors (ParamSpec.tma), as the GPU path appends them
+        if p.tma:
+            from warpforge.runtime.tma import simulated_descriptor
+
+            values.extend(simulated_descriptor(v.ptr, host, box, swizzle, k.name, p.name) for box, swizzle in p.tma)  # pyright: ignore[reportOptionalMemberAccess]
     check_aliasing(k.params, views, k.name)
     program = prepared.program
     record = numpy.zeros(RECORD_WORDS, numpy.int64)

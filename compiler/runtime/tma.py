@@ -308,6 +308,20 @@ def tensor_map(buffer: Any, box: tuple[int, ...] | int, swizzle: str = "none") -
         return _CACHE.setdefault(req, made)
 
 
+def simulated_descriptor(address: int, host: Any, box: tuple[int, ...], swizzle: str, kernel_name: str = "", param: str = "") -> TensorMap:
+    """On the CPU simulator, the descriptor of a TMA ring (`ParamSpec.tma`) over the contiguous host
+    array `host` (a simulated buffer at `address`): the GPU path's rules (`LaunchError` naming the
+    kernel and parameter), no driver descriptor; the simulator's TMA copies read `host`."""
+    dt = numpy.dtype(host.dtype)
+    shape = tuple(int(n) for n in host.shape)
+    req = TensorMapRequest(address, shape, _contiguous_strides(shape, dt.itemsize), dt, tuple(box), swizzle)
+    try:
+        check_tma_rules(req)
+    except LaunchError as e:
+        raise LaunchError(f"{kernel_name}: argument '{param}' feeds a TMA ring: {e}") from None
+    return TensorMap(req, bytes(TENSOR_MAP_BYTES), host)
+
+
 _LAUNCH_CACHE: dict[tuple[TensorMapRequest, int], Any] = {}
 _LAUNCH_CACHE_SIZE = 512
 

@@ -12,7 +12,9 @@ simulator.simulate(module, "vecadd", (4, 1, 1), (256, 1, 1), [a, b, c, np.zeros(
 
 Programs use it through the runtime's API instead: `wf.Device.simulator()` (or `wf.Device(0)` with
 `WARPFORGE_SIMULATE=1`, which `warpforge run` sets without a GPU) is a device whose buffers, `prepare`,
-`launch` and `kernel[grid, block]` run here (`warpforge.runtime.simulated`).
+`launch` and `kernel[grid, block]` run here (`warpforge.runtime.simulated`). It compiles for `sm_90`;
+`wf.Device.simulator(chip="sm_90a")` (or `WARPFORGE_SIM_CHIP=sm_90a`) compiles tile kernels as for an
+H100/H200 — `tile.dot` on wgmma fed by the TMA + mbarrier ring — and runs that (`hopper`, `wgmma`).
 
 Design (details in `engine`): op implementations are xDSL interpreter functions (`arith`, `math`
 and libdevice, `memref`, `cf`/`scf`/`func`, `gpu`, `nvvm`), *vectorized*: a value is a NumPy array

@@ -1,10 +1,19 @@
 """Hopper ops in the simulator: `nvvm` warpgroup control, and the `nvgpu` mbarrier and TMA ops.
 
-The simulator runs memory operations in program order and has no asynchronous proxy, no register
-allocation and (yet) no wgmma: `fence.proxy.async`, `prefetch.tensormap`, `setmaxnreg.{inc,dec}`,
-the wgmma fence/commit/wait and the bulk async-group commit/wait therefore change nothing observable
-and run as no-ops (`NO_OPS`). `elect.sync` elects the lowest active lane of each warp, as the GPU
-does (PTX ISA §9.7.13.12).
+The simulator runs memory operations in program order and has no asynchronous proxy and no register
+allocation: `fence.proxy.async`, `prefetch.tensormap`, `setmaxnreg.{inc,dec}`, the wgmma
+fence/commit/wait and the bulk async-group commit/wait therefore change nothing observable and run
+as no-ops (`NO_OPS`); `wgmma.mma_async` itself is `warpforge.simulator.wgmma` (executed per
+warpgroup, its result written at once). `elect.sync` elects the lowest active lane of each warp, as
+the GPU does (PTX ISA §9.7.13.12).
+
+**Shared-window addresses** (`memref.extract_aligned_pointer_as_index` of shared memory, which
+wgmma descriptors and `nvvm.mbarrier.wait.parity` carry): the CTA's dynamic shared memory starts at
+`DYNAMIC_SHARED_ADDRESS` (16-byte aligned, not 1024-byte aligned, so a kernel's own alignment of its
+rings is exercised), other shared allocations follow it; `_shared_bytes` maps an address back.
+mbarriers are keyed by that location (allocation, byte offset), so two `memref.view`s of the same
+bytes are one barrier. `nvvm.mbarrier.wait.parity` (the blocking wait) must find its phase complete
+when it runs: one that would block is a `SimulatorError` (nothing else runs while an op runs).
 
 **mbarriers** (`nvgpu.mbarrier.*`, PTX ISA §9.7.13.15) are modelled per CTA: a barrier has its
 expected arrival count, the arrivals still pending in the current phase, a transaction count (bytes)
@@ -39,9 +48,14 @@ from typing import Any
 import numpy as np
 from xdsl.interpreter import InterpreterFunctions, PythonValues, impl, register_impls
 
+from xdsl.dialects import llvm, memref
+
 from warpforge.dialects import nvgpu_hopper, nvvm
+from warpforge.simulator.arith import CONSTANT_OPS
 from warpforge.simulator.engine import SimInterpreter
-from warpforge.simulator.values import MemRef, op_error
+from warpforge.simulator.values import BF16, MemRef, dtype_of, op_error
+
+SHARED = 3
 
 SPIN_LIMIT = 10_000
 """Failed `try_wait`s in a row on one barrier phase after which the simulator reports a wait that
@@ -100,19 +114,87 @@ class _Barrier:
     failed: int = 0
 
 
-def _barriers(interp: SimInterpreter) -> dict[int, _Barrier]:
-    """This CTA's mbarriers by the identity of their shared memory (new for each block)."""
-    st = getattr(interp, "_mbarriers", None)
+DYNAMIC_SHARED_ADDRESS = 0x410
+"""Where the simulator places a CTA's dynamic shared memory in the shared window (bytes): 16-byte
+aligned, as CUDA guarantees, and deliberately not 1024-byte aligned, so a kernel that needs a
+1024-byte aligned ring (wgmma's and TMA's 128-byte swizzle) must align it itself, as on the GPU."""
+
+
+@dataclass
+class _SharedWindow:
+    """One CTA's shared-memory state: its mbarriers by location, and the shared-window address of
+    each allocation whose address a kernel took (`memref.extract_aligned_pointer_as_index`)."""
+
+    barriers: dict[tuple[int, int], _Barrier]
+    bases: dict[int, tuple[int, np.ndarray]]  # id(root array) -> (address, root bytes)
+    end: int = 0
+
+
+def _window(interp: SimInterpreter) -> _SharedWindow:
+    """This CTA's `_SharedWindow` (new for each block, with its fresh shared memory)."""
+    st = getattr(interp, "_shared_window", None)
     if st is None or st[0] is not interp.shared:
-        st = (interp.shared, {})
-        interp._mbarriers = st  # pyright: ignore[reportAttributeAccessIssue]
+        st = (interp.shared, _SharedWindow({}, {}))
+        interp._shared_window = st  # pyright: ignore[reportAttributeAccessIssue]
     return st[1]
+
+
+def _barriers(interp: SimInterpreter) -> dict[tuple[int, int], _Barrier]:
+    """This CTA's mbarriers by location (`_location`: the same bytes through any view are one barrier)."""
+    return _window(interp).barriers
+
+
+def _root(a: np.ndarray) -> np.ndarray:
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _pointer(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
+def _location(m: MemRef) -> tuple[int, int]:
+    """(identity of the allocation, byte offset in it) of a memref's first element: views of one
+    allocation (`memref.view` of the dynamic shared memory) at the same bytes name the same place."""
+    root = _root(m.data)
+    return id(root), _pointer(m.data) - _pointer(root)
+
+
+def shared_address(interp: SimInterpreter, m: MemRef) -> int:
+    """The shared-window byte address of a shared memref's first element in this CTA: the dynamic
+    shared memory at `DYNAMIC_SHARED_ADDRESS`, other shared allocations after it (16-byte aligned)
+    in the order their address is first taken."""
+    w = _window(interp)
+    root = _root(m.data)
+    entry = w.bases.get(id(root))
+    if entry is None:
+        nbytes = root.size * root.itemsize
+        dynamic = interp.shared.get(("dynamic-shared",))  # pyright: ignore[reportArgumentType]
+        if dynamic is not None and _root(dynamic.data) is root:
+            base = DYNAMIC_SHARED_ADDRESS
+        else:
+            dyn = DYNAMIC_SHARED_ADDRESS + int(interp.dynamic_shared_bytes)
+            base = (max(w.end, dyn) + 15) & ~15
+        w.end = max(w.end, base + nbytes)
+        entry = (base, root.reshape(-1).view(np.uint8))
+        w.bases[id(root)] = entry
+    return entry[0] + _pointer(m.data) - _pointer(root)
+
+
+def _shared_bytes(interp: SimInterpreter, op: Any, address: int, what: str) -> tuple[int, np.ndarray, int]:
+    """The shared allocation holding window `address`: (its identity, its bytes, the address's offset in it)."""
+    for key, (base, raw) in _window(interp).bases.items():
+        if base <= address < base + raw.size:
+            return key, raw, address - base
+    known = ", ".join(f"[{b:#x}, {b + r.size:#x})" for b, r in _window(interp).bases.values()) or "none"
+    raise op_error(op, f"{what} {address:#x} is in no shared allocation of this CTA (block {interp.where_block()}; allocations: {known})")
 
 
 def _barrier(interp: SimInterpreter, op: Any, m: Any) -> _Barrier:
     if not isinstance(m, MemRef):
         raise op_error(op, "the mbarrier differs between threads; the simulator does not support that")
-    b = _barriers(interp).get(id(m.data))
+    b = _barriers(interp).get(_location(m))
     if b is None:
         raise op_error(op, f"uses an mbarrier before simt.mbarrier_init initialized it (block {interp.where_block()}); on the GPU its state is undefined")
     return b
@@ -179,7 +261,7 @@ def _mbarrier_init(self: Any, interp: SimInterpreter, op: Any, args: PythonValue
     counts = np.unique(_per_thread(count, len(_linear(interp))))
     if len(counts) != 1:
         raise op_error(op, f"threads initialize one mbarrier with different counts {counts.tolist()} (block {interp.where_block()})")
-    _barriers(interp)[id(m.data)] = _Barrier(int(counts[0]), int(counts[0]))
+    _barriers(interp)[_location(m)] = _Barrier(int(counts[0]), int(counts[0]))
     return ()
 
 
@@ -197,9 +279,39 @@ def _mbarrier_arrive_expect_tx(self: Any, interp: SimInterpreter, op: Any, args:
 
 
 def _mbarrier_try_wait(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> PythonValues:
-    b = _barrier(interp, op, args[0])
+    return (_try_wait(interp, op, _barrier(interp, op, args[0]), args[1]),)
+
+
+def _mbarrier_wait_parity(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> PythonValues:
+    """`nvvm.mbarrier.wait.parity %addr, %parity`: the blocking wait (a try_wait loop in one op). The
+    threads running it together cannot give way to others inside an op, so the phase must already
+    be complete for every one of them; a wait that would block is a `SimulatorError` (on the GPU it
+    hangs, or only another program point could release it, which the simulator's schedule does not
+    reach from inside the op)."""
     n = len(_linear(interp))
+    addrs = np.unique(_per_thread(args[0], n).astype(np.int64) & 0xFFFFFFFF)
     parity = _per_thread(args[1], n).astype(np.int64) & 1
+    for address in addrs.tolist():
+        key, _, offset = _shared_bytes(interp, op, int(address), "the mbarrier address")
+        b = _barriers(interp).get((key, offset))
+        if b is None:
+            raise op_error(op, f"waits on shared address {int(address):#x}, where simt.mbarrier_init initialized no mbarrier (block {interp.where_block()})")
+        mine = parity[(_per_thread(args[0], n).astype(np.int64) & 0xFFFFFFFF) == address]
+        blocked = mine == (b.phase & 1)
+        if blocked.any():
+            raise op_error(
+                op,
+                f"waits for phase parity {int(mine[blocked][0])} of the mbarrier at {int(address):#x}, in phase {b.phase} ({b.pending} of "
+                f"{b.count} arrivals and {b.tx} transaction bytes outstanding), and nothing the simulator ran before it completes "
+                f"that phase (block {interp.where_block()}): the arrivals or bytes never come (a hang on the GPU), or only threads "
+                "at a later program point provide them, which the simulator cannot run while this wait blocks",
+            )
+    return ()
+
+
+def _try_wait(interp: SimInterpreter, op: Any, b: _Barrier, parity_arg: Any) -> np.ndarray:
+    n = len(_linear(interp))
+    parity = _per_thread(parity_arg, n).astype(np.int64) & 1
     done = parity != (b.phase & 1)
     if done.any():
         b.failed = 0
@@ -213,7 +325,7 @@ def _mbarrier_try_wait(self: Any, interp: SimInterpreter, op: Any, args: PythonV
                 "the expected arrivals or bytes never come, or only a later program point (another branch) provides them, "
                 "which the simulator's lowest-program-point-first schedule cannot reach while this wait spins",
             )
-    return (done,)
+    return done
 
 
 def _tma_box(interp: SimInterpreter, op: Any, desc: Any, coords: PythonValues) -> tuple[np.ndarray, tuple[int, ...], np.ndarray, np.ndarray]:
@@ -258,6 +370,28 @@ def _tma_store(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -
     return ()
 
 
+def _extract_aligned_pointer(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> PythonValues:
+    """`memref.extract_aligned_pointer_as_index`: for shared memory its shared-window address
+    (`shared_address`), which `nvvm.mbarrier.wait.parity` and wgmma descriptors carry; for global
+    memory the host array's address (what the runtime's alignment checks see on the simulator)."""
+    m = args[0]
+    if not isinstance(m, MemRef) or m.per_thread:
+        raise op_error(op, "takes the address of thread-private or per-thread memory; the simulator has no address for it")
+    if m.space == SHARED:
+        return (np.int64(shared_address(interp, m)),)
+    return (np.int64(_pointer(m.data)),)
+
+
+def _undef_value(op: Any) -> Any:
+    """`llvm.mlir.undef`: NaN for floats (an undefined register read by mistake shows), 0 otherwise."""
+    dt = dtype_of(op.res.type)
+    return dt.type(np.nan) if dt.kind == "f" or dt == BF16 else dt.type(0)
+
+
+def _undef(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> PythonValues:
+    return (interp.static(op, _undef_value),)
+
+
 _namespace: dict[str, Any] = {f"run_{name.replace('.', '_')}": impl(nvvm.op(name))(_no_op) for name in NO_OPS}
 _namespace |= {f"run_{name.replace('.', '_')}": impl(nvvm.op(name))(_not_simulated) for name in NOT_SIMULATED}
 _namespace["run_elect_sync"] = impl(nvvm.op("nvvm.elect.sync"))(_elect_sync)
@@ -267,5 +401,9 @@ _namespace["run_mbarrier_arrive_expect_tx"] = impl(nvgpu_hopper.MBarrierArriveEx
 _namespace["run_mbarrier_try_wait"] = impl(nvgpu_hopper.MBarrierTryWaitParityOp)(_mbarrier_try_wait)
 _namespace["run_tma_load"] = impl(nvgpu_hopper.TmaAsyncLoadOp)(_tma_load)
 _namespace["run_tma_store"] = impl(nvgpu_hopper.TmaAsyncStoreOp)(_tma_store)
+_namespace["run_mbarrier_wait_parity"] = impl(nvvm.MBarrierWaitParityOp)(_mbarrier_wait_parity)
+_namespace["run_extract_aligned_pointer"] = impl(memref.ExtractAlignedPointerAsIndexOp)(_extract_aligned_pointer)
+_namespace["run_undef"] = impl(llvm.UndefOp)(_undef)
+CONSTANT_OPS[llvm.UndefOp] = _undef_value
 HopperFunctions = register_impls(type("HopperFunctions", (InterpreterFunctions,), _namespace))
 """`InterpreterFunctions` for the Hopper ops: no-ops (`NO_OPS`), elect.sync, mbarriers and TMA copies."""

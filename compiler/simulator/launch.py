@@ -28,6 +28,7 @@ from warpforge.dialects.nvgpu_hopper import TensorMapDescriptorType
 from warpforge.simulator.hopper import HopperFunctions
 from warpforge.simulator.nvgpu import NvgpuFunctions
 from warpforge.simulator.vector import VectorFunctions
+from warpforge.simulator.wgmma import WgmmaFunctions
 from warpforge.simulator.values import UNSIGNED, MemRef, dtype_of, memory_space
 
 FUNCTIONS: tuple[InterpreterFunctions, ...] = (
@@ -41,6 +42,7 @@ FUNCTIONS: tuple[InterpreterFunctions, ...] = (
     NvvmFunctions(),
     NvgpuFunctions(),
     HopperFunctions(),
+    WgmmaFunctions(),
 )
 """Every implementation the simulator registers (one `InterpreterFunctions` per dialect family)."""
 
