@@ -121,7 +121,10 @@ class ErrorSite:
 def _site_location(op: Operation) -> tuple[str, int, int]:
     loc = op.location
     if isinstance(loc, builtin.FileLineColLoc):
-        return loc.filename.data, loc.line.data, loc.column.data
+        line, col = loc.line.data, loc.column.data
+        if not (0 <= line < 2**31 and 0 <= col < 2**31):  # hand-written IR: no source has such a line
+            return loc.filename.data, 0, 0
+        return loc.filename.data, line, col
     return "<unknown>", 0, 0
 
 

@@ -338,3 +338,27 @@ def test_fastmath_flushes_f32_subnormals_on_both_backends(backend: Backend) -> N
         np.testing.assert_array_equal(got, expected)
         np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
         np.testing.assert_array_equal(pos, expected > 0)
+
+
+# --------------------------------------------------------------------------- a fuzz finding
+
+
+def test_a_location_with_a_line_past_i64_is_no_internal_error(tmp_path) -> None:
+    # the fuzzer's mutant loc("k.py":18446744073709551616:9) on a checked load made kernel-to-gpu build
+    # an out-of-range IntegerAttr for the error site: an unlocated "Integer value ... out of range"
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import re
+
+    lit = (Path(__file__).resolve().parent.parent / "filecheck" / "passes" / "kernel-to-gpu.mlir").read_text()
+    case = re.split(r"^// -----\s*$", lit, flags=re.M)[0]
+    body = "\n".join(line for line in case.splitlines() if not line.lstrip().startswith("//"))
+    assert 'loc("k.py":5:9)' in body
+    src = tmp_path / "k.mlir"
+    src.write_text(body.replace('loc("k.py":5:9)', 'loc("k.py":18446744073709551616:9)'))
+    opt = Path(sys.executable).parent / "warpforge-opt"
+    proc = subprocess.run([str(opt), str(src), "-p", "kernel-to-gpu{module=m}"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert 'file = "k.py", line = 0 : i64, col = 0 : i64' in proc.stdout
