@@ -362,3 +362,17 @@ def test_a_location_with_a_line_past_i64_is_no_internal_error(tmp_path) -> None:
     proc = subprocess.run([str(opt), str(src), "-p", "kernel-to-gpu{module=m}"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert 'file = "k.py", line = 0 : i64, col = 0 : i64' in proc.stdout
+
+
+def test_emitting_ptx_from_kernel_level_ir_names_the_models_pipeline(tmp_path) -> None:
+    # it said "e.g. -p gpu-to-llvm", which does not lower kernel-level IR
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = tmp_path / "k.mlir"
+    src.write_text(inc.ir("kernel"))
+    opt = Path(sys.executable).parent / "warpforge-opt"
+    proc = subprocess.run([str(opt), str(src), "-t", "ptx"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "run the lowering pipeline first: -p simt-to-llvm for a SIMT kernel" in proc.stderr, proc.stderr

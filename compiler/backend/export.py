@@ -288,7 +288,7 @@ class LLVMExporter:
             if not isinstance(op, xllvm.GlobalOp | xllvm.FuncOp):
                 raise ExportError(
                     f"'{op.name}' cannot be exported to LLVM IR: only llvm.func and llvm.mlir.global may appear at "
-                    "module level (run the lowering pipeline first, e.g. -p gpu-to-llvm)",
+                    f"module level (run the lowering pipeline first: {_pipeline_hint(module)})",
                     op,
                 )
         if self.debug_info:
@@ -551,6 +551,16 @@ def _where(op: Operation) -> str:
     from warpforge.rewriting import where
 
     return where(op)
+
+
+def _pipeline_hint(module: builtin.ModuleOp) -> str:
+    """Which `warpforge-opt` pipeline lowers what `module` holds to the `llvm` dialect: a `kernel.func`
+    with `tile` ops or `tile.Tensor` arguments is a tile kernel (`-p tile-to-llvm`), another one a
+    SIMT kernel (`-p simt-to-llvm`), gpu-level IR `-p gpu-to-llvm`."""
+    names = {op.name.split(".", 1)[0] for op in module.walk()}
+    if "kernel" in names:
+        return "-p tile-to-llvm for a tile kernel" if "tile" in names else "-p simt-to-llvm for a SIMT kernel"
+    return "-p gpu-to-llvm"
 
 
 @contextmanager
