@@ -54,26 +54,22 @@ def trips_down_const(out: simt.DisjointSlice[i64], start: i64, stop: i64):
     out[idx] = n
 
 
-@simt.kernel
-def trips_from_zero(out: simt.DisjointSlice[i64], stop: i64):
-    idx = simt.index_1d()
-    n = 0
-    for j in range(0, stop, 2**61 + 3):  # a constant start: the header's `j >= 0` ends a wrapped loop
-        n += 1
-        if n > CAP:
-            break
-    out[idx] = n
+def _from_zero(step: int):
+    @simt.kernel
+    def trips_from(out: simt.DisjointSlice[i64], stop: i64):
+        idx = simt.index_1d()
+        n = 0
+        for j in range(0, stop, step):  # a constant start and step: the header's `j >= 0` ends a wrapped loop
+            n += 1
+            if n > CAP:
+                break
+        out[idx] = n
+
+    return trips_from
 
 
-@simt.kernel
-def trips_down_from_zero(out: simt.DisjointSlice[i64], stop: i64):
-    idx = simt.index_1d()
-    n = 0
-    for j in range(0, stop, -(2**61) - 5):
-        n += 1
-        if n > CAP:
-            break
-    out[idx] = n
+trips_from_zero = _from_zero(2**61 + 3)
+trips_down_from_zero = _from_zero(-(2**61) - 5)
 
 
 @simt.kernel
