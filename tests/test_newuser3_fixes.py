@@ -369,3 +369,11 @@ def test_emitting_ptx_from_kernel_level_ir_names_the_models_pipeline(tmp_path) -
     proc = subprocess.run([str(opt), str(src), "-t", "ptx"], capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0
     assert "run the lowering pipeline first: -p simt-to-llvm for a SIMT kernel" in proc.stderr, proc.stderr
+
+
+def test_wf_from_host_takes_a_big_endian_array_as_device_buffer_does(backend: Backend) -> None:
+    # DeviceBuffer.from_host converted '>i4'; wf.from_host refused it ("dtype >i4 is not supported")
+    x = np.random.default_rng(17).integers(-1000, 1000, 300).astype(">i4")
+    got = wf.from_host(x).to_host().sync_on(backend.device.create_stream())
+    assert got.dtype == np.int32 and got.dtype.isnative
+    np.testing.assert_array_equal(got, x.astype(np.int32))

@@ -735,6 +735,8 @@ def from_host(array: Any) -> LazyTensor:
         host = numpy.array(array, copy=True, order="C")
     except (TypeError, ValueError) as e:  # a ragged list, …
         raise LaunchUsageError(f"wf.from_host: {type(array).__name__} is not an array NumPy can read: {e}") from None
+    if not host.dtype.isnative:  # a big-endian array: its values in the device's (little-endian) order, as DeviceBuffer.from_host
+        host = host.astype(host.dtype.newbyteorder("="))
     return _new(host.shape, host.dtype, "host", host, f"wf.from_host(<{host.dtype} array {host.shape}>)")
 
 
