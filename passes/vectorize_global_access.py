@@ -369,20 +369,25 @@ def _element_bytes(t: MemRefType) -> int | None:
     return width // 8
 
 
-def _arg_facts(fn: gpu.FuncOp, key: str) -> dict[BlockArgument, int]:
-    """The kernel's arguments carrying the integer attribute `key` (llvm.align or warpforge.divisibility)."""
+def _arg_facts(fn: gpu.FuncOp, key: str, keep: Callable[[BlockArgument, DictionaryAttr], bool] | None = None) -> dict[BlockArgument, int]:
+    """The kernel's arguments carrying the integer attribute `key` (llvm.align or warpforge.divisibility),
+    with its value; `keep` filters them by the argument and its attributes (default for `llvm.align`:
+    the 1-D read-only inputs the loads rely on)."""
+    if keep is None and key == ALIGN_ATTR:
+        keep = lambda arg, attrs: _is_1d(arg) and "llvm.readonly" in attrs.data  # noqa: E731
     entry = fn.body.blocks.first
     if entry is None or fn.arg_attrs is None:
         return {}
     out: dict[BlockArgument, int] = {}
     for arg, attrs in zip(entry.args, fn.arg_attrs.data):
         fact = attrs.data.get(key)
-        if isinstance(fact, IntegerAttr):
-            t = arg.type
-            if key == ALIGN_ATTR and not (isinstance(t, MemRefType) and t.get_num_dims() == 1 and "llvm.readonly" in attrs.data):
-                continue
+        if isinstance(fact, IntegerAttr) and (keep is None or keep(arg, attrs)):
             out[arg] = fact.value.data
     return out
+
+
+def _is_1d(arg: BlockArgument) -> bool:
+    return isinstance(arg.type, MemRefType) and arg.type.get_num_dims() == 1
 
 
 def vectorize_function(fn: gpu.FuncOp) -> set[BlockArgument]:
@@ -466,22 +471,9 @@ def _rewrite(loop: StaticLoop, mem: BlockArgument, base: SSAValue, loads: list[t
 def _written_args(fn: gpu.FuncOp) -> dict[BlockArgument, int]:
     """The kernel's 1-D outputs the launch promises aligned: `llvm.align` and `llvm.noalias` (the runtime
     refuses an output overlapping any other argument), not `llvm.readonly` (`DisjointSlice`, `RawSlice`)."""
-    entry = fn.body.blocks.first
-    if entry is None or fn.arg_attrs is None:
-        return {}
-    out: dict[BlockArgument, int] = {}
-    for arg, attrs in zip(entry.args, fn.arg_attrs.data):
-        fact = attrs.data.get(ALIGN_ATTR)
-        t = arg.type
-        if (
-            isinstance(fact, IntegerAttr)
-            and isinstance(t, MemRefType)
-            and t.get_num_dims() == 1
-            and "llvm.noalias" in attrs.data
-            and "llvm.readonly" not in attrs.data
-        ):
-            out[arg] = fact.value.data
-    return out
+    return _arg_facts(
+        fn, ALIGN_ATTR, lambda arg, attrs: _is_1d(arg) and "llvm.noalias" in attrs.data and "llvm.readonly" not in attrs.data
+    )
 
 
 def _defer_safe(op: Operation) -> bool:

@@ -173,8 +173,9 @@ def shifted_copy(a: simt.Slice[i32], c: simt.DisjointSlice[i32], off: i64):
         c[idx] = a[i + off]
 
 
-def test_on_the_simulator_the_next_launch_raises_an_earlier_launchs_error_and_does_not_run() -> None:
-    dev = wf.Device.simulator()
+def _shifted_copies(dev):
+    """A stream of `dev`, random `a` (32 i32), its device copy, a poisoned output `c`, and a launch of
+    `shifted_copy` over them with one block of 32 threads."""
     s = dev.create_stream()
     a = rng.integers(-1000, 1000, size=32, dtype=np.int32)
     src = wf.DeviceBuffer.from_host(s, a)
@@ -183,6 +184,12 @@ def test_on_the_simulator_the_next_launch_raises_an_earlier_launchs_error_and_do
 
     def launch(*args) -> None:
         shifted_copy.launch(s, prepared, *args)
+
+    return s, a, src, c, launch
+
+
+def test_on_the_simulator_the_next_launch_raises_an_earlier_launchs_error_and_does_not_run() -> None:
+    s, a, src, c, launch = _shifted_copies(wf.Device.simulator())
 
     launch(src, c, 5)  # reads a[32..36]: 5 out-of-range reads
     with pytest.raises(wf.KernelError, match=r"read out of range.*; 4 more errors$"):
@@ -195,15 +202,7 @@ def test_on_the_simulator_the_next_launch_raises_an_earlier_launchs_error_and_do
 
 @pytest.mark.gpu
 def test_on_the_gpu_a_sync_point_raises_the_error_once_and_a_relaunch_runs() -> None:
-    dev = wf.Device(0)
-    s = dev.create_stream()
-    a = rng.integers(-1000, 1000, size=32, dtype=np.int32)
-    src = wf.DeviceBuffer.from_host(s, a)
-    c = wf.DeviceBuffer.from_host(s, np.full(32, -7, np.int32))
-    prepared = shifted_copy.prepare(wf.LaunchConfig(grid=1, block=32), device=dev)
-
-    def launch(*args) -> None:
-        shifted_copy.launch(s, prepared, *args)
+    s, a, src, c, launch = _shifted_copies(wf.Device(0))
 
     launch(src, c, 5)
     try:  # the launch's non-blocking check raises the error only when the first launch has completed
