@@ -52,14 +52,14 @@ gpu.module @m [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
     nvvm.wgmma.fence.aligned
     %d:4 = nvvm.wgmma.mma_async %da, %db, %false, (%z, %z, %z, %z) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
     nvvm.wgmma.commit.group.sync.aligned
-    nvvm.wgmma.wait.group.sync.aligned 0
+    %ready:2 = nvvm.wgmma.wait_accumulators %d#0, %d#3 {n = 0 : i64} : f32, f32 -> f32, f32
     nvvm.cp.async.bulk.tensor.global.shared.cta.2d %buf, %tmap, %x, %c0 : !llvm.ptr<3>, !llvm.ptr, i32, i32
     nvvm.cp.async.bulk.commit.group
     nvvm.cp.async.bulk.wait_group.read 0
     nvvm.barrier %c1, %c128 : i32, i32
     nvvm.barrier.arrive %c2, %c64 : i32, i32
     nvvm.setmaxnreg.dec 40
-    %s = llvm.fadd %d#0, %d#3 : f32
+    %s = llvm.fadd %ready#0, %ready#1 : f32
     %w = llvm.zext %done : i1 to i32
     %l = llvm.zext %leader : i1 to i32
     %wf = llvm.uitofp %w : i32 to f32
