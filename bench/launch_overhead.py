@@ -7,7 +7,7 @@ the kernel: this is the figure that tells. Each row is the mean of `--launches` 
 synchronization between them; the queue does not fill: 4096^3 GEMMs take ~0.2 ms each), after 20
 warm-ups; the median of `--repeats` such means.
 
-    python bench/launch_overhead.py [--launches 300] [--repeats 5] [--no-profile]
+    python bench/launch_overhead.py [--launches 300] [--repeats 5] [--no-profile] [--json out.json]
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def main() -> None:
     parser.add_argument("--launches", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-profile", action="store_true")
+    parser.add_argument("--json", help="also write the rows here (name -> host us per launch)")
     args = parser.parse_args()
 
     import torch
@@ -87,6 +88,10 @@ def main() -> None:
     print("\nhost time per launch (us), 4096^3 GEMM, median of means")
     for name, us in rows:
         print(f"  {name:48} {us:8.1f}")
+    if args.json:
+        import json
+
+        Path(args.json).write_text(json.dumps(dict(rows), indent=2))
     if not args.no_profile and profiled is not None:
         prof = cProfile.Profile()
         prof.enable()
