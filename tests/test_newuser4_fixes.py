@@ -1,0 +1,89 @@
+"""The fourth new user's findings (each test fails before its fix)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import warpforge as wf
+from warpforge import i32, simt
+from warpforge.errors import CompileError
+
+from kernel_runner import Backend, backend  # noqa: F401 (backend is the fixture)
+
+# --------------------------------------------------------------------------- DisjointSlice ownership
+
+
+def _two_views(o: simt.DisjointSlice[i32]):
+    idx = simt.index_1d()
+    r = o.row(idx, 4)
+    c = o.row(idx, 2)
+    r[0] = wf.i32(1)
+    c[0] = wf.i32(2)
+
+
+def _index_and_view(o: simt.DisjointSlice[i32]):
+    idx = simt.index_1d()
+    o[idx] = wf.i32(1)
+    v = o.row(idx, 4)
+    v[0] = wf.i32(2)
+
+
+def _block_and_thread(o: simt.DisjointSlice[i32]):
+    idx = simt.index_1d()
+    o[idx] = wf.i32(1)
+    o[simt.block_index_1d()] = wf.i32(2)
+
+
+def _two_index_2d(o: simt.DisjointSlice[i32]):
+    a = simt.index_2d(4)
+    b = simt.index_2d(8)
+    o[a] = wf.i32(1)
+    o[b] = wf.i32(2)
+
+
+@pytest.mark.parametrize("fn, first, second", [
+    (_two_views, "a row view", "a row view"),
+    (_index_and_view, r"a ThreadIndex \(index_1d\)", "a row view"),
+    (_block_and_thread, r"a ThreadIndex \(index_1d\)", r"a BlockIndex"),
+    (_two_index_2d, r"a ThreadIndex \(index_2d\)", r"a ThreadIndex \(index_2d\)"),
+])  # fmt: skip
+def test_two_ownership_maps_on_one_disjoint_slice_are_refused(fn, first: str, second: str) -> None:
+    # each compiled and ran: two threads wrote one element (the simulator kept the last writer's value)
+    k = simt.kernel(fn)
+    with pytest.raises(CompileError, match=rf"'o' is already written through {first}.*\(line \d+\); writing it through {second}.* too could make two threads write one element"):
+        k.ir("kernel")
+
+
+@simt.kernel
+def _same_map_twice(o: simt.DisjointSlice[i32], n: i32):
+    idx = simt.index_1d()
+    again = simt.index_1d()  # the same ThreadIndex, computed twice
+    o[idx] = wf.i32(1)
+    if n > 3:
+        o[again] = o_value(n)
+
+
+@simt.device
+def o_value(n: i32) -> i32:
+    return n * 2
+
+
+@simt.kernel
+def _one_view_many_elements(o: simt.DisjointSlice[i32]):
+    idx = simt.index_1d()
+    r = o.row(idx, 4)
+    same = o.row(idx, 4)
+    for k in range(4):
+        r[k] = wf.i32(10 * k)
+    same[3] = wf.i32(7)
+
+
+def test_one_map_written_many_times_is_accepted(backend: Backend) -> None:  # noqa: F811
+    stream = backend.device.create_stream()
+    out = wf.DeviceBuffer.from_host(stream, np.full(8, -1, np.int32))
+    _same_map_twice[1, 8](out, 5)
+    np.testing.assert_array_equal(out.to_host(stream), np.full(8, 10, np.int32))
+    rows = wf.DeviceBuffer.from_host(stream, np.full(32, -1, np.int32))
+    _one_view_many_elements[1, 8](rows)
+    np.testing.assert_array_equal(rows.to_host(stream), np.tile(np.array([0, 10, 20, 7], np.int32), 8))
