@@ -220,9 +220,10 @@ def pack_scalar(param: ParamSpec, value: Any, kernel_name: str = "") -> Any:
     if dt.kind in "iu":
         if not _is_int(value):
             raise LaunchError(f"{at}scalar {param.name} is {dt.name} (an integer); got {got}: pass an int")
-        v, info = int(value), numpy.iinfo(dt)
-        if not info.min <= v <= info.max:
-            raise LaunchError(f"{at}scalar {param.name}={v} does not fit {dt.name} (range [{info.min}, {info.max}])")
+        v = int(value)
+        lo, hi = _int_range(dt)
+        if not lo <= v <= hi:
+            raise LaunchError(f"{at}scalar {param.name}={v} does not fit {dt.name} (range [{lo}, {hi}])")
         return dt.type(v)
     # float16 / bfloat16 / float32 / float64
     if not isinstance(value, (int, float, numpy.integer, numpy.floating)):
@@ -231,6 +232,8 @@ def pack_scalar(param: ParamSpec, value: Any, kernel_name: str = "") -> Any:
         as_float = float(value)
     except OverflowError:  # an int of 2**1024 or more: no float holds it (it is not infinity)
         raise LaunchError(f"{at}scalar {param.name}={value!r} does not fit {dt.name} (largest finite value {_float_max(dt):g})") from None
+    if -_float_max_cached(dt) <= as_float <= _float_max_cached(dt) and dt.name != "bfloat16":
+        return dt.type(as_float)  # within the finite range: the conversion (round to nearest) cannot overflow
     with numpy.errstate(over="ignore"):
         packed = numpy.array(as_float, dtype=dt)
     if math.isfinite(as_float) and not numpy.isfinite(packed.astype(numpy.float64)):
@@ -238,6 +241,26 @@ def pack_scalar(param: ParamSpec, value: Any, kernel_name: str = "") -> Any:
     if dt.name == "bfloat16":
         return packed.view(numpy.uint16)[()]
     return packed[()]
+
+
+_INT_RANGES: dict[Any, tuple[int, int]] = {}
+_FLOAT_MAX: dict[Any, float] = {}
+
+
+def _int_range(dt: numpy.dtype) -> tuple[int, int]:
+    """(min, max) of an integer dtype (`numpy.iinfo`), cached."""
+    r = _INT_RANGES.get(dt)
+    if r is None:
+        info = numpy.iinfo(dt)
+        r = _INT_RANGES[dt] = (int(info.min), int(info.max))
+    return r
+
+
+def _float_max_cached(dt: numpy.dtype) -> float:
+    m = _FLOAT_MAX.get(dt)
+    if m is None:
+        m = _FLOAT_MAX[dt] = _float_max(dt)
+    return m
 
 
 def _float_max(dt: numpy.dtype) -> float:
@@ -469,10 +492,10 @@ def _pack(k: CompiledKernel, args: tuple[Any, ...], dev: Device, view_stream: An
             if p.strided:  # (ptr, span, extents…, strides but the last…): see ParamSpec.strided
                 strides = v.strides if v.strides is not None else tuple(math.prod(v.shape[i + 1 :]) for i in range(len(v.shape)))
                 packed.append(int64(v.span))
-                packed.extend([int64(n) for n in v.shape])
-                packed.extend([int64(st) for st in strides[:-1]])
+                packed.extend(_int64s(v.shape))
+                packed.extend(_int64s(strides[:-1]))
             else:
-                packed.extend([int64(n) for n in v.shape])
+                packed.extend(_int64s(v.shape))
         elif p.kind == "tensor_map":  # a TMA descriptor, by value (cuda.core's TensorMapDescriptor)
             views.append(None)
             packed.append(_tma().tensor_map_argument(p, a, k.name).launch_argument(dev))
@@ -490,6 +513,20 @@ def _pack(k: CompiledKernel, args: tuple[Any, ...], dev: Device, view_stream: An
             launch_descriptor = _tma().launch_descriptor
             packed.extend(launch_descriptor(v.ptr, tuple(int(n) for n in v.shape), p.dtype, box, swizzle, dev, k.name, p.name) for box, swizzle in p.tma)
     return packed, views
+
+
+_INT64S: dict[tuple[int, ...], tuple[Any, ...]] = {}
+
+
+def _int64s(values: tuple[int, ...]) -> tuple[Any, ...]:
+    """`values` as `numpy.int64`s (the ABI's extents and strides), cached per tuple: a program
+    launches on few shapes, and NumPy scalars are immutable."""
+    got = _INT64S.get(values)
+    if got is None:
+        if len(_INT64S) >= 1024:
+            _INT64S.clear()
+        got = _INT64S[values] = tuple(numpy.int64(n) for n in values)
+    return got
 
 
 def _enqueue(s: Any, prepared: PreparedLaunch, packed: Sequence[Any], keep_alive: Any, homes: list[int]) -> None:
