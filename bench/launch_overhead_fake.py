@@ -166,8 +166,7 @@ def main() -> None:
         pa, pb, pc = (0x7F00_0000_0000 + i * (1 << 30) for i in range(3))  # foreign memory the no-op kernel never touches
         typestr = np.dtype(dt).str
         kinds: dict[str, tuple[Any, Any, Any]] = {}
-        if dname.startswith("f16"):
-            kinds["DeviceBuffer"] = tuple(wf.DeviceBuffer.empty(s, (m, n), np.dtype(dt)) for _ in range(3))  # type: ignore[assignment]
+        kinds["DeviceBuffer"] = tuple(wf.DeviceBuffer.empty(s, (m, n), np.dtype(dt)) for _ in range(3))  # type: ignore[assignment]
             kinds["CAI, own stream"] = tuple(CaiArray(p, (m, n), typestr, s.handle) for p in (pc, pa, pb))  # type: ignore[assignment]
             kinds["CAI, other stream"] = tuple(CaiArray(p, (m, n), typestr, other.handle) for p in (pc, pa, pb))  # type: ignore[assignment]
         if dname != "f16 checked":

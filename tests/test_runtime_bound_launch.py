@@ -355,6 +355,15 @@ def test_tile_bind_precomputes_the_general_launch(tile_sim):
     assert len(tile_sim.launches) == 2
 
 
+def test_tensor_of_a_bfloat16_device_buffer(sim, dev):
+    """`wf.tensor(buf)` reads a DeviceBuffer's own dtype: its `__cuda_array_interface__` spells
+    bfloat16 '<V2' (CAI has no bfloat16), which wf.tensor refused ("dtype |V2 is not supported")."""
+    s = dev.create_stream()
+    buf = DeviceBuffer.from_host(s, np.random.default_rng(1655).standard_normal((4, 8)).astype(wf.bf16.np))
+    t = wf.tensor(buf)
+    assert t.dtype == wf.bf16 and t.shape == (4, 8)
+
+
 def test_tile_bind_on_the_simulator_launches_through_the_general_path():
     dev = wf.Device.simulator()
     s = dev.create_stream()

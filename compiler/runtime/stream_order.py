@@ -18,7 +18,10 @@ The rule (the README's "Stream order"), as CuPy's and torch's users know it:
   kernel's writes. A DLPack-only array of another library has no stream warpforge can name: its
   producer is ordered before the launch (DLPack), but its next user must synchronize itself.
   `wf.tensor(x)` also remembers x's stream when it is called, and the tile chain waits for that
-  one too (torch's current stream may have changed by the time the chain runs).
+  one too (torch's current stream may have changed by the time the chain runs). A bound launch
+  (`runtime.launch.bind_arguments`) made its views once, without a stream: at each launch
+  `order_bound_launch` does what the view did (the launch waits for each array's home stream; a
+  DLPack-only array is exported for the launch stream) and `join_after` follows as above.
 - Nothing is recorded when the streams are the same (the common case), nothing synchronizes the
   host, and each device reuses one event: `cuStreamWaitEvent` waits for the event's state at the
   time of the call, so recording the event again later does not change a wait already enqueued
