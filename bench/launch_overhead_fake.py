@@ -151,7 +151,7 @@ def main() -> None:
     parser.add_argument("--launches", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--profile", action="store_true")
-    parser.add_argument("--only", default="", help="run only the rows whose label contains this")
+    parser.add_argument("--only", default="", help="run (and with --profile, profile) only the rows whose label contains this")
     args = parser.parse_args()
 
     setup()
@@ -167,6 +167,7 @@ def main() -> None:
         typestr = np.dtype(dt).str
         kinds: dict[str, tuple[Any, Any, Any]] = {}
         kinds["DeviceBuffer"] = tuple(wf.DeviceBuffer.empty(s, (m, n), np.dtype(dt)) for _ in range(3))  # type: ignore[assignment]
+        if dname.startswith("f16"):  # CAI has no bfloat16 typestr
             kinds["CAI, own stream"] = tuple(CaiArray(p, (m, n), typestr, s.handle) for p in (pc, pa, pb))  # type: ignore[assignment]
             kinds["CAI, other stream"] = tuple(CaiArray(p, (m, n), typestr, other.handle) for p in (pc, pa, pb))  # type: ignore[assignment]
         if dname != "f16 checked":
@@ -179,7 +180,7 @@ def main() -> None:
             rows.append((f"{label}: bind().launch", host_us(lambda: bound.launch(s), s.sync, args.launches, args.repeats)))
             prepared, arrays, ck = bound.prepared, list(bound.arrays), bound.compiled.kernel
             rows.append((f"{label}: runtime.launch", host_us(lambda: launch(s, prepared, arrays, kernel=ck), s.sync, args.launches, args.repeats)))
-            if kind == "CAI, own stream" or (dname == "bf16" and kind == "DLPack"):
+            if args.only or kind == "CAI, own stream" or (dname == "bf16" and kind == "DLPack"):
                 profiled.append((f"{label} bind().launch", lambda bound=bound: bound.launch(s)))
     print("host time per launch (us) on the fake driver, 4096^3 GEMM 128x256x64 (sm_90a, TMA ring; unchecked but the 'checked' rows), median of means")
     for name, us in rows:
