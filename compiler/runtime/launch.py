@@ -6,6 +6,8 @@ data (`CompiledKernel`, `LaunchConfig`, `DeviceLimits`), so every refusal is tes
 `prepare` runs it against the live device, loads the kernel and returns a `PreparedLaunch`, the token
 `launch(stream, prepared, args)` requires. `launch` checks and packs the arguments per the kernel ABI
 (see `compiled.py`), refuses aliased outputs, attaches the error record and enqueues the kernel.
+`bind_arguments(prepared, args)` does the argument part once for fixed memory and
+`launch_bound(stream, bound)` the per-launch rest (`TileKernel.bind` uses them; see `BoundLaunch`).
 """
 
 from __future__ import annotations
@@ -232,7 +234,7 @@ def pack_scalar(param: ParamSpec, value: Any, kernel_name: str = "") -> Any:
         as_float = float(value)
     except OverflowError:  # an int of 2**1024 or more: no float holds it (it is not infinity)
         raise LaunchError(f"{at}scalar {param.name}={value!r} does not fit {dt.name} (largest finite value {_float_max(dt):g})") from None
-    if -_float_max_cached(dt) <= as_float <= _float_max_cached(dt) and dt.name != "bfloat16":
+    if dt.name != "bfloat16" and -_float_max_cached(dt) <= as_float <= _float_max_cached(dt):
         return dt.type(as_float)  # within the finite range: the conversion (round to nearest) cannot overflow
     with numpy.errstate(over="ignore"):
         packed = numpy.array(as_float, dtype=dt)
