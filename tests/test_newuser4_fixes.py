@@ -87,3 +87,29 @@ def test_one_map_written_many_times_is_accepted(backend: Backend) -> None:  # no
     rows = wf.DeviceBuffer.from_host(stream, np.full(32, -1, np.int32))
     _one_view_many_elements[1, 8](rows)
     np.testing.assert_array_equal(rows.to_host(stream), np.tile(np.array([0, 10, 20, 7], np.int32), 8))
+
+
+# --------------------------------------------------------------------------- warpforge run's PTX check
+
+
+def test_warpforge_run_assembles_sm_90a_ptx_for_sm_90a(tmp_path) -> None:
+    # a SIMT kernel using wgmma's fence/commit/wait compiles for sm_90a; warpforge run's check assembled
+    # its PTX with -arch=sm_90 and failed ("does not assemble (please report it)"), where python ran it
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from warpforge.backend.toolkit import find_ptxas
+
+    if find_ptxas() is None:
+        pytest.skip("ptxas not found")
+    src = tmp_path / "wg.py"
+    src.write_text(
+        "import warpforge as wf\nfrom warpforge import simt, f32\n\n@simt.kernel\ndef k(o: simt.DisjointSlice[f32]):\n"
+        "    idx = simt.index_1d()\n    simt.wgmma_fence()\n    simt.wgmma_commit_group()\n    simt.wgmma_wait_group(0)\n    o[idx] = 1.0\n\n"
+        "s = wf.Device(0).create_stream()\no = wf.DeviceBuffer.zeroed(s, 128, f32)\nk[1, 128](o)\nprint('sum', o.to_host(s).sum())\n"
+    )
+    run = Path(sys.executable).parent / "warpforge"
+    proc = subprocess.run([str(run), "run", "--simulate", str(src)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "PTX for sm_90a of k assembled by ptxas" in proc.stderr and "sum 128.0" in proc.stdout
