@@ -113,3 +113,14 @@ def test_warpforge_run_assembles_sm_90a_ptx_for_sm_90a(tmp_path) -> None:
     proc = subprocess.run([str(run), "run", "--simulate", str(src)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "PTX for sm_90a of k assembled by ptxas" in proc.stderr and "sum 128.0" in proc.stdout
+
+
+def test_a_closed_pipe_ends_the_cli_quietly() -> None:
+    # `warpforge doctor | head -1` printed "error: BrokenPipeError: [Errno 32] Broken pipe" every time
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    cli = Path(sys.executable).parent / "warpforge"
+    proc = subprocess.run(f"'{cli}' doctor | head -1", shell=True, capture_output=True, text=True, timeout=300)
+    assert proc.stdout.strip() and "BrokenPipe" not in proc.stderr, proc.stderr
