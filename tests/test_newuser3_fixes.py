@@ -394,5 +394,7 @@ def test_a_tile_pipeline_on_a_simt_kernel_is_a_located_error(tmp_path) -> None:
         proc = subprocess.run([str(opt), str(src), "-p", pipeline], capture_output=True, text=True, timeout=120)
         assert proc.returncode == 1, proc.stdout[:300]
         assert re.search(rf"k\.mlir:\d+:\d+: error: .*is a SIMT kernel \(no `tile` attribute\), which -p {pipeline} does not lower: use -p simt-to-llvm", proc.stderr), proc.stderr
+    proc = subprocess.run([str(opt), str(src), "-p", "gpu-to-llvm"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and re.search(r"k\.mlir:\d+:\d+: error: .*kernel-level IR, which -p gpu-to-llvm does not lower.*a SIMT kernel: use -p simt-to-llvm", proc.stderr), proc.stderr
     proc = subprocess.run([str(opt), str(src), "-p", "simt-to-llvm"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "kernel.func" not in proc.stdout, proc.stderr

@@ -433,13 +433,20 @@ TILE_PIPELINES = frozenset({"tile-to-llvm", "tile-to-gpu-pipeline"})
 
 def _check_model_pipeline(run: Run, module: object) -> None:
     """After `-p tile-to-llvm` (or `tile-to-gpu-pipeline`), a `kernel.func` still in the module is a
-    SIMT kernel the tile passes left alone: a located error naming the pipeline that lowers it,
-    instead of exiting 0 with the module half-lowered. Other pipelines and single passes apply
+    SIMT kernel the tile passes left alone, and after `-p gpu-to-llvm` any `kernel.func` is IR that
+    pipeline does not start from: a located error naming the pipeline that lowers it, instead of
+    exiting 0 with the module half-lowered. Other pipelines and single passes apply
     where they match, as in mlir-opt."""
     from warpforge.diagnostics import error_at
 
     spec = ",".join(run.args.pipeline or ())
     last = spec.replace("builtin.module(", "").rstrip(")").split(",")[-1].split("{")[0].strip()
+    if last == "gpu-to-llvm":
+        for op in module.walk():  # pyright: ignore[reportAttributeAccessIssue]
+            if op.name == "kernel.func":
+                model = "a tile kernel: use -p tile-to-llvm" if "tile" in op.attributes else "a SIMT kernel: use -p simt-to-llvm"
+                raise error_at(op, f"'kernel.func' is kernel-level IR, which -p gpu-to-llvm does not lower (it starts at the gpu level); this is {model}")
+        return
     if last not in TILE_PIPELINES:
         return
     for op in module.walk():  # pyright: ignore[reportAttributeAccessIssue]

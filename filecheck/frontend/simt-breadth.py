@@ -52,7 +52,7 @@ def registers(x: simt.Slice[wf.f32], out: simt.DisjointSlice[wf.f32]):
 
 # CHECK-LABEL: kernel.func @atomics_and_views(
 @simt.kernel
-def atomics_and_views(h: simt.AtomicSlice[wf.u32], f: simt.AtomicSlice[wf.f32], out: simt.DisjointSlice[wf.f32], n: wf.i64):
+def atomics_and_views(h: simt.AtomicSlice[wf.u32], f: simt.AtomicSlice[wf.f32], out: simt.DisjointSlice[wf.f32], per_block: simt.DisjointSlice[wf.f32], n: wf.i64):
     idx = simt.index_2d(n)
     # CHECK: kernel.atomic add %{{.*}}[%{{.*}}], %{{.*}} {scope = "device", ordering = "relaxed"
     simt.atomic_add(h, idx.col, 1)
@@ -63,7 +63,7 @@ def atomics_and_views(h: simt.AtomicSlice[wf.u32], f: simt.AtomicSlice[wf.f32], 
     t[1, 3] = old
     # CHECK: %[[B:.*]] = kernel.block_index_1d : !kernel.block_index
     # CHECK: kernel.store %{{.*}}, %{{.*}}[%[[B]]] {{.*}}!kernel.block_index
-    out[simt.block_index_1d()] = 0.0
+    per_block[simt.block_index_1d()] = 0.0  # another slice: one ownership map per DisjointSlice
 
 
 @simt.device
