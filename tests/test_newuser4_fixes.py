@@ -124,3 +124,21 @@ def test_a_closed_pipe_ends_the_cli_quietly() -> None:
     cli = Path(sys.executable).parent / "warpforge"
     proc = subprocess.run(f"'{cli}' doctor | head -1", shell=True, capture_output=True, text=True, timeout=300)
     assert proc.stdout.strip() and "BrokenPipe" not in proc.stderr, proc.stderr
+
+
+def test_warpforge_run_reports_an_error_the_program_never_synced_on(tmp_path) -> None:
+    # the program launched a kernel that read out of range and ended: warpforge run exited 0, silently
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = tmp_path / "late.py"
+    src.write_text(
+        "import numpy as np\nimport warpforge as wf\nfrom warpforge import simt, f32\n\n@simt.kernel\n"
+        "def k(a: simt.Slice[f32], o: simt.DisjointSlice[f32]):\n    idx = simt.index_1d()\n    o[idx] = a[idx.get() + 5]\n\n"
+        "s = wf.Device(0).create_stream()\nk[1, 32](wf.DeviceBuffer.from_host(s, np.ones(32, np.float32)), wf.DeviceBuffer.zeroed(s, 32, f32))\nprint('ended')\n"
+    )
+    run = Path(sys.executable).parent / "warpforge"
+    proc = subprocess.run([str(run), "run", "--simulate", str(src)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "ended" in proc.stdout, (proc.returncode, proc.stderr)
+    assert "late.py:8:" in proc.stderr and "read out of range" in proc.stderr and "index 32 not in [0, 32)" in proc.stderr, proc.stderr

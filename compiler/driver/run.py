@@ -162,6 +162,22 @@ def _user_line(tb: TracebackType | None, file: Path) -> str | None:
     return where
 
 
+def _raise_pending_at_exit() -> None:
+    """A checked launch whose error the program never synchronized on (it ended first) is reported as
+    at a sync point: `KernelError` (exit status 1), where `python file.py` would end silently. Waits for
+    the GPU's pending launches; the simulator's are done."""
+    import sys as _sys
+
+    if "warpforge.runtime.errors" in _sys.modules:
+        from warpforge.runtime import errors
+
+        errors.check_pending(block=True)
+    if "warpforge.runtime.simulated" in _sys.modules:
+        from warpforge.runtime.simulated import raise_pending_everywhere
+
+        raise_pending_everywhere()
+
+
 def _device_chip() -> str:
     """The chip of `wf.Device(0)` (the simulator's is sm_90, the H200's)."""
     try:
@@ -218,6 +234,7 @@ def run_file(file: str, args: list[str], *, simulate: bool, chip: str | None = N
             if e.code not in (None, 0):
                 raise
         before_compile(chip or _device_chip())  # a program that compiled nothing still gets its kernels checked
+        _raise_pending_at_exit()
     except SystemExit as e:
         if isinstance(e.code, int):
             code = e.code

@@ -219,6 +219,13 @@ def in_use() -> bool:
     return bool(_simulators)
 
 
+def raise_pending_everywhere() -> None:
+    """Raise `KernelError` for the first launch on any simulator device of this process that recorded
+    an error since its last sync point (what `warpforge run` checks when the program ends)."""
+    for dev in list(_simulators.values()):
+        dev._raise_pending()  # pyright: ignore[reportPrivateUsage]
+
+
 class SimulatorStream(Stream):
     """A stream of the simulator. It has no `__cuda_stream__` (no CUDA library may use it)."""
 
