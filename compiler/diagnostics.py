@@ -271,6 +271,8 @@ def verify_module(module: Operation) -> None:
         except VerifyException as e:
             raise error_at(op, _verify_message(op, e)) from None
         except Exception as e:  # a verifier bug on malformed input: located all the same
+            if type(e) is Exception:  # xDSL's own verifiers raise a bare Exception for some user errors (memref.load's index count)
+                raise error_at(op, f"'{op.name}' op {e}") from None
             raise error_at(op, f"verifier failed with {type(e).__name__}: {e} (a bug in the verifier; please report it)") from e
 
 

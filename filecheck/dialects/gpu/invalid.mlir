@@ -169,3 +169,16 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// xDSL's memref.load verifier raises a bare Exception for a user error: a plain verifier error, not
+// "a bug in the verifier".
+gpu.module @m {
+  gpu.func @k(%o: memref<?xf32, 1>) kernel {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'memref.load' op expected an index for each dimension}}
+    %v = memref.load %o[%c0, %c0] : memref<?xf32, 1>
+    gpu.return
+  }
+}
