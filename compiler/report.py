@@ -45,6 +45,9 @@ class KernelResources:
     local_bytes: int = 0
     shared_bytes: int = 0
     constant_bytes: int = 0
+    dynamic_shared_bytes: int = 0
+    """Dynamic shared memory each launch gives the block (a tile kernel's cp.async / TMA rings and
+    their mbarriers: the launch's `shmem_size`); ptxas does not see it."""
 
     @property
     def spills(self) -> bool:
@@ -54,6 +57,7 @@ class KernelResources:
         return (
             f"{self.name} ({self.chip}): {self.registers} registers, {self.spill_stores} bytes spill stores, "
             f"{self.spill_loads} bytes spill loads, {self.local_bytes} bytes local, {self.shared_bytes} bytes shared"
+            + (f" (+ {self.dynamic_shared_bytes} bytes dynamic shared)" if self.dynamic_shared_bytes else "")
         )
 
 
@@ -125,11 +129,17 @@ def assemble(compiled: Any) -> tuple[bytes, str]:
     return result.cubin, result.log
 
 
-def report(compiled: Any, *, warn: bool = True) -> ResourceReport:
-    """The `ResourceReport` of a `CompiledKernel` (see the module docstring); with `warn`, a
-    `CompileWarning` for each kernel that spills."""
+def report(compiled: Any, *, warn: bool = True, dynamic_shared: int = 0) -> ResourceReport:
+    """The `ResourceReport` of a `CompiledKernel` (see the module docstring), each kernel's
+    `dynamic_shared_bytes` set to `dynamic_shared`; with `warn`, a `CompileWarning` for each kernel
+    that spills."""
+    from dataclasses import replace
+
     _, log = assemble(compiled)
-    result = ResourceReport(parse_ptxas_log(log), log)
+    kernels = parse_ptxas_log(log)
+    if dynamic_shared:
+        kernels = tuple(replace(k, dynamic_shared_bytes=dynamic_shared) for k in kernels)
+    result = ResourceReport(kernels, log)
     if warn:
         for k in result.kernels:
             if k.spills:

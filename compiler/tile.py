@@ -367,7 +367,8 @@ class TileKernel:
                 f"{self.__qualname__} is a tile kernel: its shapes come from its arguments; pass them "
                 f"({self.__name__}.report(*args)) or register some with {self.__name__}.ahead_of_time(tile.spec(...), ...)"
             )
-        reports = [report(self.compile(*sig, chip=chip, features=features).kernel) for sig in signatures]
+        compiled = [self.compile(*sig, chip=chip, features=features) for sig in signatures]
+        reports = [report(c.kernel, dynamic_shared=c.dynamic_shared) for c in compiled]
         return ResourceReport(tuple(k for r in reports for k in r.kernels), "".join(r.log for r in reports))
 
     def __getitem__(self, config: Any) -> Any:

@@ -86,6 +86,16 @@ def test_tile_report(fresh_cache: Path) -> None:
     r = k.report(tile.spec(f32, (n,), partition=(1024,)), tile.spec(f32, (n,)), tile.spec(f32, (n,)))
     (res,) = r.kernels
     assert res.registers > 0 and not res.spills
+    assert res.dynamic_shared_bytes == 0 and "dynamic" not in str(res)
+
+
+def test_tile_report_counts_the_rings_dynamic_shared_memory(fresh_cache: Path) -> None:
+    # `--report` said "0 bytes shared" for matmul, whose 3-stage cp.async ring takes 96 KiB of dynamic shared memory
+    module = load(ROOT / "examples" / "matmul.py")
+    (res,) = module.matmul_f16.report().kernels
+    stages, bm, bn, bk = module.NUM_STAGES, module.BM, module.BN, module.BK
+    assert res.dynamic_shared_bytes >= stages * (bm * bk + bk * bn) * 2, res
+    assert f"(+ {res.dynamic_shared_bytes} bytes dynamic shared)" in str(res)
 
 
 SPILLS = """
