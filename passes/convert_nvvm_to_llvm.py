@@ -46,7 +46,7 @@ from xdsl.pattern_rewriter import (
 
 from warpforge.dialects import nvvm
 from warpforge.dialects.llvm import AddrSpaceCastOp
-from warpforge.dialects.nvvm import MBarrierWaitParityOp, NVVMIntrinsicOp, WgmmaMmaAsyncOp
+from warpforge.dialects.nvvm import MBarrierWaitParityOp, NVVMIntrinsicOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp
 from warpforge.dialects.nvvm_catalog import atom_instruction
 from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import replace_op
@@ -174,6 +174,35 @@ class ConvertWgmmaMmaAsyncOp(RewritePattern):
 
 
 @dataclass
+class ConvertWgmmaMmaAsyncRegAOp(RewritePattern):
+    """`nvvm.wgmma.mma_async.reg_a` → `llvm.inline_asm`, as `ConvertWgmmaMmaAsyncOp` but with A in
+    four `r` registers (PTX ISA §9.7.15.5.2, the register-A form has no imm-trans-a):
+
+        { .reg .pred p; setp.ne.b32 p, $R, 0;
+          wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 {$0, ..., $R-1}, {$R+1, ..., $R+4}, $R+5, p, sa, sb, tb; }"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WgmmaMmaAsyncRegAOp, rewriter: PatternRewriter, /):
+        regs = len(op.acc)
+        trans_b = 0 if op.layout_b.data == "col" else 1
+        outs = ", ".join(f"${i}" for i in range(regs))
+        a = ", ".join(f"${regs + 1 + i}" for i in range(len(op.a)))
+        b = regs + 1 + len(op.a)
+        asm = (
+            "{\n.reg .pred p;\n"
+            f"setp.ne.b32 p, ${regs}, 0;\n"
+            f"{op.ptx_instruction()} {{{outs}}}, {{{a}}}, ${b}, p, "
+            f"{op.scale_a.value.data}, {op.scale_b.value.data}, {trans_b};\n}}"
+        )
+        constraints = ",".join(["=f"] * regs + ["r"] + ["r"] * len(op.a) + ["l"] + [str(i) for i in range(regs)])
+        scale = llvm.ZExtOp(op.scale_d, IntegerType(32))
+        struct = llvm.LLVMStructType.from_type_list([r.type for r in op.res])
+        call = llvm.InlineAsmOp(asm, constraints, [scale.results[0], *op.a, op.desc_b, *op.acc], [struct], has_side_effects=True)
+        parts = [llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [k]), call.results[0], r.type) for k, r in enumerate(op.res)]
+        replace_op(rewriter, op, [scale, call, *parts], [p.res for p in parts])
+
+
+@dataclass
 class ConvertMBarrierWaitParityOp(RewritePattern):
     """`nvvm.mbarrier.wait.parity` → `llvm.inline_asm has_side_effects` of a PTX loop (labels are
     local to the `{ }` block, so the asm may appear many times in a kernel):
@@ -195,7 +224,7 @@ class ConvertNVVMToLLVMPass(ModulePass):
     name = "convert-nvvm-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(ConvertWgmmaMmaAsyncOp()).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertWgmmaMmaAsyncOp(), ConvertWgmmaMmaAsyncRegAOp()])).rewrite_module(op)
         PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp(), ConvertMBarrierWaitParityOp()])).rewrite_module(op)
         for inner in op.walk():
             if dialect_of(inner) == "nvvm":

@@ -74,6 +74,26 @@ func.func @wgmma(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
 
 // -----
 
+// wgmma.mma_async with A from registers: the four A registers as "r" after the scale-d predicate,
+// then B's descriptor; only imm-trans-b (layout_b = col: 0).
+// CHECK-LABEL: func.func @wgmma_reg_a(
+// CHECK-SAME:    %[[A0:.*]]: i32, %[[A1:.*]]: i32, %[[DB:.*]]: i64, %[[P:.*]]: i1, %[[C:.*]]: f32)
+// CHECK:       nvvm.wgmma.fence.sync.aligned
+// CHECK-NEXT:  %[[S:.*]] = llvm.zext %[[P]] : i1 to i32
+// CHECK-NEXT:  %[[R:.*]] = llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $4, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {$0, $1, $2, $3}, {$5, $6, $7, $8}, $9, p, 1, 1, 0;\0A}", "=f,=f,=f,=f,r,r,r,r,r,l,0,1,2,3" %[[S]], %[[A0]], %[[A1]], %[[A0]], %[[A1]], %[[DB]], %[[C]], %[[C]], %[[C]], %[[C]] : (i32, i32, i32, i32, i32, i64, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT:  %[[D0:.*]] = llvm.extractvalue %[[R]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK:       llvm.call_intrinsic "llvm.nvvm.wgmma.wait_group.sync.aligned"
+// CHECK-NEXT:  func.return %[[D0]] : f32
+func.func @wgmma_reg_a(%a0: i32, %a1: i32, %db: i64, %p: i1, %c: f32) -> f32 {
+  nvvm.wgmma.fence.aligned
+  %d:4 = nvvm.wgmma.mma_async.reg_a(%a0, %a1, %a0, %a1), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
+  nvvm.wgmma.wait.group.sync.aligned 0
+  func.return %d#0 : f32
+}
+
+// -----
+
 // elect.sync returns {i32, i1}, taken apart with extractvalue.
 // CHECK-LABEL: func.func @elect(
 // CHECK:       %[[R:.*]] = llvm.call_intrinsic "llvm.nvvm.elect.sync"(%{{.*}}) : (i32) -> !llvm.struct<(i32, i1)>

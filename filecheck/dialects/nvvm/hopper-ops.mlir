@@ -103,3 +103,15 @@ func.func @pipelined(%da: i64, %db: i64, %p: i1, %c: f32, %lb: index, %ub: index
   %s = arith.addf %r#0, %r#3 : f32
   func.return %s : f32
 }
+
+// wgmma with A from registers: four i32 (f16x2) per thread, B by descriptor.
+// CHECK-LABEL: func.func @wgmma_reg_a(
+// CHECK-SAME:    %[[A:.*]]: i32, %[[DB:.*]]: i64, %[[P:.*]]: i1, %[[C:.*]]: f32)
+// CHECK-NEXT:  %[[D:.*]], %{{.*}}, %{{.*}}, %{{.*}} = nvvm.wgmma.mma_async.reg_a(%[[A]], %[[A]], %[[A]], %[[A]]), %[[DB]], %[[P]], (%[[C]], %[[C]], %[[C]], %[[C]]) {n = 8 : i32, type = "f16", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+// CHECK-NEXT:  nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT:  func.return %[[D]] : f32
+func.func @wgmma_reg_a(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
+  %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.wait.group.sync.aligned 0
+  func.return %d#0 : f32
+}
