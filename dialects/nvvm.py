@@ -425,9 +425,11 @@ class WgmmaMmaAsyncBase(IRDLOperation):
         return f"wgmma.mma_async.sync.aligned.m64n{self.n.value.data}k{row.k}.{row.d}.{row.ab}.{row.ab}"
 
 
-def _wgmma_properties(n: int, type: str, layout_b: str, scale_a: int, scale_b: int) -> dict[str, Attribute]:
+def _wgmma_properties(n: int, type: str, layout_b: str, scale_a: int, scale_b: int, layout_a: str | None = None) -> dict[str, Attribute]:
+    """The properties in the order the ops print them (n, type, [layout_a,] layout_b, scales)."""
+    a = {} if layout_a is None else {"layout_a": StringAttr(layout_a)}
     return {
-        "n": IntegerAttr(n, i32), "type": StringAttr(type), "layout_b": StringAttr(layout_b),
+        "n": IntegerAttr(n, i32), "type": StringAttr(type), **a, "layout_b": StringAttr(layout_b),
         "scale_a": IntegerAttr(scale_a, i32), "scale_b": IntegerAttr(scale_b, i32),
     }  # fmt: skip
 
@@ -478,7 +480,7 @@ class WgmmaMmaAsyncOp(WgmmaMmaAsyncBase):
         super().__init__(
             operands=[desc_a, desc_b, scale_d, acc],
             result_types=[[f32] * len(acc)],
-            properties={**_wgmma_properties(n, type, layout_b, scale_a, scale_b), "layout_a": StringAttr(layout_a)},
+            properties=_wgmma_properties(n, type, layout_b, scale_a, scale_b, layout_a=layout_a),
         )
 
     def _layouts(self) -> tuple[tuple[str, str], ...]:
