@@ -20,6 +20,7 @@ catalog's `ATOM_OPS`), which `convert-nvvm-to-llvm` lowers to inline PTX.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -449,9 +450,8 @@ class WgmmaMmaAsyncOp(WgmmaMmaAsyncBase):
     ```
 
     The results are written by the hardware until the group is waited for: they may only be read as
-    the accumulator `acc` of a following `nvvm.wgmma.mma_async`, carried through a loop, or after an
-    `nvvm.wgmma.wait.group.sync.aligned` with `n = 0` that precedes the read in the same block (or in an
-    enclosing one) — see `check_accumulators_in_flight`. Needs sm_90a, PTX 8.0; LLVM 22 has no
+    the accumulator `acc` of a following `nvvm.wgmma.mma_async`, carried through a loop, or through the
+    results of an `nvvm.wgmma.wait_accumulators` with `n = 0` — see `check_accumulators_in_flight`. Needs sm_90a, PTX 8.0; LLVM 22 has no
     intrinsic, so `convert-nvvm-to-llvm` writes inline PTX (`=f` outputs tied to the `acc` inputs).
     """
 
@@ -546,24 +546,47 @@ class WgmmaMmaAsyncRegAOp(WgmmaMmaAsyncBase):
         super().verify_()
 
 
-def _is_wait_all(op: Operation) -> bool:
-    return op.name == "nvvm.wgmma.wait.group.sync.aligned" and _property(op, "n") == 0
+WGMMA_WAIT_ACCUMULATORS_SPEC = IntrinsicSpec(
+    "nvvm.wgmma.wait_accumulators", "", (), (), 90, 80, "wgmma.wait_group.sync.aligned",
+    "wgmma.wait_group that takes the accumulators of the groups it retires and returns them (PTX ISA §9.7.15.8); "
+    "lowered to inline PTX so that every read of an accumulator depends on the wait", convergent=True, arch_specific=True,
+)  # fmt: skip
+"""The target requirement of `nvvm.wgmma.wait_accumulators` (not a catalog op: its lowering is inline PTX)."""
 
 
-def _waited_before(start: Operation | None, block: Block, user: Operation) -> bool:
-    """True when an `nvvm.wgmma.wait.group.sync.aligned {n = 0}` lies in `block` after `start` (None:
-    the block's start) and before the ancestor of `user` in `block`."""
-    ancestor: Operation | None = user
-    while ancestor is not None and ancestor.parent_block() is not block:
-        ancestor = ancestor.parent_op()
-    if ancestor is None:
-        return False
-    op = block.first_op if start is None else start.next_op
-    while op is not None and op is not ancestor:
-        if _is_wait_all(op):
-            return True
-        op = op.next_op
-    return False
+@irdl_op_definition
+class WgmmaWaitAccumulatorsOp(IRDLOperation):
+    """`wgmma.wait_group.sync.aligned n` (PTX ISA §9.7.15.8) that takes accumulators and returns them:
+    `%r:k = nvvm.wgmma.wait_accumulators %acc... {n = 0 : i64} : f32, ... -> f32, ...`. The results
+    are the same registers, readable once the wait returns (n = 0: every group retired).
+
+    `nvvm.wgmma.wait.group.sync.aligned` has no operands, so nothing orders a plain read of a
+    `nvvm.wgmma.mma_async` result after it once both are LLVM IR: LLVM sees the wgmma's inline-asm
+    outputs as ready at once and may hoist a read (a `cvt`, a `max`) above the wait intrinsic. ptxas
+    then finds the accumulator read while its group is in flight and serializes every wgmma of the
+    kernel (its note C7514). Reading the accumulators through this op's results makes each read
+    depend on the wait, as Triton's `warp_group_dot_wait` does with its operands. `tile-to-gpu`
+    writes it after a K loop whose wgmma groups stay in flight (`fence_wgmma_accumulators`). Needs
+    sm_90a, PTX 8.0; `convert-nvvm-to-llvm` writes inline PTX with `=f` outputs tied to the inputs."""
+
+    name = "nvvm.wgmma.wait_accumulators"
+    SPEC: ClassVar[IntrinsicSpec] = WGMMA_WAIT_ACCUMULATORS_SPEC
+
+    values = var_operand_def(f32)
+    res = var_result_def(f32)
+    n = prop_def(IntegerAttr[I64])
+
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$values attr-dict `:` type($values) `->` type($res)"
+
+    def __init__(self, values: Sequence[SSAValue], n: int = 0):
+        super().__init__(operands=[list(values)], result_types=[[v.type for v in values]], properties={"n": IntegerAttr(n, i64)})
+
+    def verify_(self) -> None:
+        if self.n.value.data < 0:
+            raise VerifyException(f"'{self.name}' group count must be >= 0, got {self.n.value.data}")
+        if len(self.values) != len(self.res):
+            raise VerifyException(f"'{self.name}' returns one value per operand, got {len(self.values)} operands and {len(self.res)} results")
 
 
 def check_accumulators_in_flight(op: WgmmaMmaAsyncBase) -> None:
@@ -574,21 +597,18 @@ def check_accumulators_in_flight(op: WgmmaMmaAsyncBase) -> None:
     1. as an `acc` operand of another `nvvm.wgmma.mma_async` (chained MMAs of the same group/loop),
     2. by a terminator that carries it into a loop iteration or out of a region (`scf.yield`, `cf.br`,
        `cf.cond_br`): the block argument / op result it becomes obeys the same rule, or
-    3. by any op after an `nvvm.wgmma.wait.group.sync.aligned {n = 0}` that precedes it in the
-       defining block (or in the block where the carried value appears).
+    3. as an operand of `nvvm.wgmma.wait_accumulators {n = 0}`, whose results are readable.
 
-    A wait with n > 0 leaves the newest groups in flight, so it does not license a read. Raises
-    `VerifyException` naming the reading op."""
+    A `wait_accumulators` with n > 0 leaves the newest groups in flight: its results obey the same
+    rule. A read after a bare `nvvm.wgmma.wait.group.sync.aligned 0` is refused too: the wait has no
+    operands, so once in LLVM IR nothing keeps the read after it (LLVM may hoist it, and ptxas then
+    serializes the kernel's wgmmas). Raises `VerifyException` naming the reading op."""
     from xdsl.ir import BlockArgument
 
     seen: set[SSAValue] = set()
-    work: list[tuple[SSAValue, Operation | None, Block]] = []
-    for result in op.res:
-        block = op.parent_block()
-        if block is not None:
-            work.append((result, op, block))
+    work: list[SSAValue] = list(op.res)
     while work:
-        value, start, block = work.pop()
+        value = work.pop()
         if value in seen:
             continue
         seen.add(value)
@@ -596,39 +616,129 @@ def check_accumulators_in_flight(op: WgmmaMmaAsyncBase) -> None:
             user = use.operation
             if isinstance(user, WgmmaMmaAsyncBase) and user.operands[use.index] in user.acc:
                 continue
-            if _waited_before(start, block, user):  # retired: where the value goes from here is safe
+            if isinstance(user, WgmmaWaitAccumulatorsOp):
+                if user.n.value.data > 0:  # the newest groups stay in flight
+                    work.append(user.res[use.index])
                 continue
             if user.name == "scf.yield":
                 parent = user.parent_op()
                 if parent is not None and parent.name == "scf.for":
                     body = parent.regions[0].blocks.first
                     assert body is not None
-                    work.append((body.args[use.index + 1], None, body))
-                if parent is not None and parent.parent_block() is not None and use.index < len(parent.results):
-                    work.append((parent.results[use.index], parent, parent.parent_block()))  # pyright: ignore[reportArgumentType]
+                    work.append(body.args[use.index + 1])
+                if parent is not None and use.index < len(parent.results):
+                    work.append(parent.results[use.index])
                 continue
             if user.name == "scf.for" and use.index >= 3:  # an iter_args initial value
                 body = user.regions[0].blocks.first
                 assert body is not None
-                work.append((body.args[use.index - 3 + 1], None, body))
-                if user.parent_block() is not None:
-                    work.append((user.results[use.index - 3], user, user.parent_block()))  # pyright: ignore[reportArgumentType]
+                work.append(body.args[use.index - 3 + 1])
+                work.append(user.results[use.index - 3])
                 continue
             if user.name in ("cf.br", "cf.cond_br"):
                 for successor in user.successors:
                     operands = _successor_operands(user, successor)
                     for k, operand in enumerate(operands):
                         if operand is value:
-                            work.append((successor.args[k], None, successor))
+                            work.append(successor.args[k])
                 continue
             loc = getattr(user, "location", None)
             where = f" at {loc}" if loc is not None and "unknown" not in str(loc) else ""
             kind = "loop-carried accumulator" if isinstance(value, BlockArgument) else "accumulator"
             raise VerifyException(
                 f"'{op.name}' {kind} is read by '{user.name}'{where} while its wgmma group may still be in flight: "
-                "read it only as the next wgmma's accumulator, or after 'nvvm.wgmma.wait.group.sync.aligned' "
-                "with n = 0 in the same block"
+                "read it only as the next wgmma's accumulator, or through the results of "
+                "'nvvm.wgmma.wait_accumulators' with n = 0 (a bare 'nvvm.wgmma.wait.group.sync.aligned' does not order the read)"
             )
+
+
+def _in_flight_values(root: Operation) -> list[SSAValue]:
+    """The values of `root` that may hold a wgmma group's accumulators in flight: the results of every
+    `nvvm.wgmma.mma_async` (either form), and what carries them (loop iteration arguments and results, branch block
+    arguments, the results of `wgmma_wait_accumulators` with n > 0), in program order of discovery."""
+    found: dict[SSAValue, None] = {}
+    work: list[SSAValue] = [r for op in root.walk() if isinstance(op, WgmmaMmaAsyncBase) for r in op.res]
+    while work:
+        value = work.pop()
+        if value in found:
+            continue
+        found[value] = None
+        for use in value.uses:
+            user = use.operation
+            if isinstance(user, WgmmaWaitAccumulatorsOp):
+                if user.n.value.data > 0:
+                    work.append(user.res[use.index])
+            elif user.name == "scf.yield":
+                parent = user.parent_op()
+                if parent is not None and parent.name == "scf.for":
+                    work.append(parent.regions[0].blocks.first.args[use.index + 1])  # pyright: ignore[reportOptionalMemberAccess]
+                if parent is not None and use.index < len(parent.results):
+                    work.append(parent.results[use.index])
+            elif user.name == "scf.for" and use.index >= 3:
+                work.append(user.regions[0].blocks.first.args[use.index - 3 + 1])  # pyright: ignore[reportOptionalMemberAccess]
+                work.append(user.results[use.index - 3])
+            elif user.name in ("cf.br", "cf.cond_br"):
+                for successor in user.successors:
+                    work.extend(successor.args[k] for k, operand in enumerate(_successor_operands(user, successor)) if operand is value)
+    return list(found)
+
+
+def fence_wgmma_accumulators(root: Operation) -> int:
+    """Make every read of a wgmma accumulator after a bare `nvvm.wgmma.wait.group.sync.aligned 0`
+    depend on the wait: each such wait becomes `nvvm.wgmma.wait_accumulators {n = 0}` of the
+    in-flight values that are visible at it and read after it (in its block, or nested in an op after
+    it), and those reads take its results. A wait with nothing to fence stays as it is. Returns the
+    number of waits rewritten. Reads the rule cannot reach this way (after the region holding the wait)
+    are left to `check_accumulators_in_flight`, which refuses them."""
+    waits = [op for op in root.walk() if op.name == "nvvm.wgmma.wait.group.sync.aligned" and _property(op, "n") == 0]
+    if not waits:
+        return 0
+    values = _in_flight_values(root)
+    rewritten = 0
+    for wait in waits:
+        block = wait.parent_block()
+        if block is None:
+            continue
+        chosen: list[tuple[SSAValue, list[tuple[Operation, int]]]] = []
+        for value in values:
+            if not _visible_at(value, wait):
+                continue
+            later = [(use.operation, use.index) for use in value.uses if _after(wait, block, use.operation)]
+            if later:
+                chosen.append((value, later))
+        if not chosen:
+            continue
+        fenced = WgmmaWaitAccumulatorsOp([value for value, _ in chosen], n=0)
+        fenced.location = wait.location  # pyright: ignore[reportAttributeAccessIssue]
+        block.insert_op_before(fenced, wait)
+        wait.detach()
+        wait.erase()
+        for (_, uses), result in zip(chosen, fenced.res, strict=True):
+            for user, index in uses:
+                user.operands[index] = result
+        rewritten += 1
+    return rewritten
+
+
+def _after(wait: Operation, block: Block, user: Operation) -> bool:
+    ancestor = block.find_ancestor_op_in_block(user)
+    return ancestor is not None and ancestor is not wait and wait.is_before_in_block(ancestor)
+
+
+def _visible_at(value: SSAValue, wait: Operation) -> bool:
+    """`value` is defined in a block enclosing `wait` (an argument of it, or the result of an op before
+    `wait`'s ancestor there)."""
+    from xdsl.ir import BlockArgument
+
+    if isinstance(value, BlockArgument):
+        return value.block.is_ancestor(wait)
+    owner = value.owner
+    assert isinstance(owner, Operation)
+    block = owner.parent_block()
+    if block is None:
+        return False
+    ancestor = block.find_ancestor_op_in_block(wait)
+    return ancestor is not None and ancestor is not owner and owner.is_before_in_block(ancestor)
 
 
 def _successor_operands(branch: Operation, successor: Block) -> list[SSAValue]:
@@ -672,4 +782,4 @@ class MBarrierWaitParityOp(IRDLOperation):
         super().__init__(operands=[addr, parity])
 
 
-NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp, MBarrierWaitParityOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp], [NVVMTargetAttr])
+NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp, MBarrierWaitParityOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp, WgmmaWaitAccumulatorsOp], [NVVMTargetAttr])

@@ -46,7 +46,7 @@ from xdsl.pattern_rewriter import (
 
 from warpforge.dialects import nvvm
 from warpforge.dialects.llvm import AddrSpaceCastOp
-from warpforge.dialects.nvvm import MBarrierWaitParityOp, NVVMIntrinsicOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp
+from warpforge.dialects.nvvm import MBarrierWaitParityOp, NVVMIntrinsicOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp, WgmmaWaitAccumulatorsOp
 from warpforge.dialects.nvvm_catalog import atom_instruction
 from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import replace_op
@@ -203,6 +203,27 @@ class ConvertWgmmaMmaAsyncRegAOp(RewritePattern):
 
 
 @dataclass
+class ConvertWgmmaWaitAccumulatorsOp(RewritePattern):
+    """`nvvm.wgmma.wait_accumulators` → `llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned n;"`
+    with k `=f` outputs tied (`0`, `1`, …) to the k accumulator inputs: the registers stay in place and
+    every read of a result depends on the asm, so LLVM cannot hoist it above the wait (it could above
+    the operand-less `llvm.nvvm.wgmma.wait_group.sync.aligned`). With no values it is that wait alone."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WgmmaWaitAccumulatorsOp, rewriter: PatternRewriter, /):
+        regs = len(op.values)
+        asm = f"wgmma.wait_group.sync.aligned {op.n.value.data};"
+        if regs == 0:
+            replace_op(rewriter, op, [llvm.InlineAsmOp(asm, "~{memory}", [], [], has_side_effects=True)], [])
+            return
+        constraints = ",".join(["=f"] * regs + [str(i) for i in range(regs)] + ["~{memory}"])
+        struct = llvm.LLVMStructType.from_type_list([r.type for r in op.res])
+        call = llvm.InlineAsmOp(asm, constraints, list(op.values), [struct], has_side_effects=True)
+        parts = [llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [k]), call.results[0], r.type) for k, r in enumerate(op.res)]
+        replace_op(rewriter, op, [call, *parts], [p.res for p in parts])
+
+
+@dataclass
 class ConvertMBarrierWaitParityOp(RewritePattern):
     """`nvvm.mbarrier.wait.parity` → `llvm.inline_asm has_side_effects` of a PTX loop (labels are
     local to the `{ }` block, so the asm may appear many times in a kernel):
@@ -225,7 +246,7 @@ class ConvertNVVMToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(GreedyRewritePatternApplier([ConvertWgmmaMmaAsyncOp(), ConvertWgmmaMmaAsyncRegAOp()])).rewrite_module(op)
-        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp(), ConvertMBarrierWaitParityOp()])).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp(), ConvertMBarrierWaitParityOp(), ConvertWgmmaWaitAccumulatorsOp()])).rewrite_module(op)
         for inner in op.walk():
             if dialect_of(inner) == "nvvm":
                 fail(inner, "is not a catalog op and has no lowering to llvm")

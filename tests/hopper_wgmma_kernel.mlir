@@ -81,7 +81,7 @@ gpu.module @wgmma [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
     nvvm.wgmma.fence.aligned
     %acc:4 = nvvm.wgmma.mma_async %da, %db, %false, (%z, %z, %z, %z) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
     nvvm.wgmma.commit.group.sync.aligned
-    nvvm.wgmma.wait.group.sync.aligned 0
+    %ready:4 = nvvm.wgmma.wait_accumulators %acc#0, %acc#1, %acc#2, %acc#3 {n = 0 : i64} : f32, f32, f32, f32 -> f32, f32, f32, f32
     %w = llvm.sdiv %tid, %c32 : i32
     %l = llvm.srem %tid, %c32 : i32
     %w16 = llvm.mul %w, %c16 : i32
@@ -100,10 +100,10 @@ gpu.module @wgmma [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
     %p1 = llvm.getelementptr %p0[1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, f32
     %p2 = llvm.getelementptr %d[%i10_64] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
     %p3 = llvm.getelementptr %p2[1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, f32
-    llvm.store %acc#0, %p0 : f32, !llvm.ptr<1>
-    llvm.store %acc#1, %p1 : f32, !llvm.ptr<1>
-    llvm.store %acc#2, %p2 : f32, !llvm.ptr<1>
-    llvm.store %acc#3, %p3 : f32, !llvm.ptr<1>
+    llvm.store %ready#0, %p0 : f32, !llvm.ptr<1>
+    llvm.store %ready#1, %p1 : f32, !llvm.ptr<1>
+    llvm.store %ready#2, %p2 : f32, !llvm.ptr<1>
+    llvm.store %ready#3, %p3 : f32, !llvm.ptr<1>
     llvm.return
   }
 }

@@ -392,6 +392,11 @@ def _undef(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> Py
     return (interp.static(op, _undef_value),)
 
 
+def _wait_accumulators(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> PythonValues:
+    """`nvvm.wgmma.wait_accumulators`: the accumulators unchanged (the simulator's wgmma writes them at once)."""
+    return args
+
+
 _namespace: dict[str, Any] = {f"run_{name.replace('.', '_')}": impl(nvvm.op(name))(_no_op) for name in NO_OPS}
 _namespace |= {f"run_{name.replace('.', '_')}": impl(nvvm.op(name))(_not_simulated) for name in NOT_SIMULATED}
 _namespace["run_elect_sync"] = impl(nvvm.op("nvvm.elect.sync"))(_elect_sync)
@@ -402,6 +407,7 @@ _namespace["run_mbarrier_try_wait"] = impl(nvgpu_hopper.MBarrierTryWaitParityOp)
 _namespace["run_tma_load"] = impl(nvgpu_hopper.TmaAsyncLoadOp)(_tma_load)
 _namespace["run_tma_store"] = impl(nvgpu_hopper.TmaAsyncStoreOp)(_tma_store)
 _namespace["run_mbarrier_wait_parity"] = impl(nvvm.MBarrierWaitParityOp)(_mbarrier_wait_parity)
+_namespace["run_wgmma_wait_accumulators"] = impl(nvvm.WgmmaWaitAccumulatorsOp)(_wait_accumulators)
 _namespace["run_extract_aligned_pointer"] = impl(memref.ExtractAlignedPointerAsIndexOp)(_extract_aligned_pointer)
 _namespace["run_undef"] = impl(llvm.UndefOp)(_undef)
 CONSTANT_OPS[llvm.UndefOp] = _undef_value

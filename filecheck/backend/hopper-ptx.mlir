@@ -55,13 +55,13 @@ gpu.module @m [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
     nvvm.wgmma.fence.aligned
     %d:4 = nvvm.wgmma.mma_async %da, %db, %false, (%z, %z, %z, %z) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
     nvvm.wgmma.commit.group.sync.aligned
-    nvvm.wgmma.wait.group.sync.aligned 0
+    %ready:2 = nvvm.wgmma.wait_accumulators %d#0, %d#3 {n = 0 : i64} : f32, f32 -> f32, f32
     %ai = llvm.add %x, %c1 : i32
     nvvm.wgmma.fence.aligned
     %e:4 = nvvm.wgmma.mma_async.reg_a(%ai, %x, %ai, %x), %db, %false, (%d#0, %d#1, %d#2, %d#3) {n = 8 : i32, type = "bf16", layout_b = "row", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
     nvvm.wgmma.commit.group.sync.aligned
-    nvvm.wgmma.wait.group.sync.aligned 0
-    %sum = llvm.fadd %e#0, %e#3 : f32
+    %fin:2 = nvvm.wgmma.wait_accumulators %e#0, %e#3 {n = 0 : i64} : f32, f32 -> f32, f32
+    %sum = llvm.fadd %fin#0, %fin#1 : f32
     llvm.store %sum, %out : f32, !llvm.ptr<1>
     nvvm.cp.async.bulk.tensor.global.shared.cta.2d %buf, %tmap, %x, %c0 : !llvm.ptr<3>, !llvm.ptr, i32, i32
     nvvm.cp.async.bulk.commit.group
@@ -69,7 +69,7 @@ gpu.module @m [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
     nvvm.barrier %c1, %c128 : i32, i32
     nvvm.barrier.arrive %c2, %c64 : i32, i32
     nvvm.setmaxnreg.dec 40
-    %s = llvm.fadd %d#0, %d#3 : f32
+    %s = llvm.fadd %ready#0, %ready#1 : f32
     %w = llvm.zext %done : i1 to i32
     %l = llvm.zext %leader : i1 to i32
     %wf = llvm.uitofp %w : i32 to f32

@@ -60,16 +60,24 @@ func.func @mbarrier(%bar: !llvm.ptr<3>, %n: i32) -> (i64, i1) {
 // CHECK-NEXT:  %[[S:.*]] = llvm.zext %[[P]] : i1 to i32
 // CHECK-NEXT:  %[[R:.*]] = llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $4, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, $5, $6, p, 1, -1, 0, 1;\0A}", "=f,=f,=f,=f,r,l,l,0,1,2,3" %[[S]], %[[DA]], %[[DB]], %[[C]], %[[C]], %[[C]], %[[C]] : (i32, i64, i64, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NEXT:  %[[D0:.*]] = llvm.extractvalue %[[R]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// wgmma.wait_accumulators: inline PTX of the wait with "=f" outputs tied to its inputs, so the read
+// (func.return) depends on the wait; the bare wait stays the intrinsic.
 // CHECK:       llvm.call_intrinsic "llvm.nvvm.wgmma.commit_group.sync.aligned"() : () -> ()
-// CHECK-NEXT:  %[[N:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:  %[[W:.*]] = llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,=f,0,1,~{memory}" %[[D0]], %{{.*}} : (f32, f32) -> !llvm.struct<(f32, f32)>
+// CHECK-NEXT:  %[[W0:.*]] = llvm.extractvalue %[[W]][0] : !llvm.struct<(f32, f32)>
+// CHECK-NEXT:  %[[W1:.*]] = llvm.extractvalue %[[W]][1] : !llvm.struct<(f32, f32)>
+// CHECK-NEXT:  %[[N:.*]] = llvm.mlir.constant(1) : i64
 // CHECK-NEXT:  llvm.call_intrinsic "llvm.nvvm.wgmma.wait_group.sync.aligned"(%[[N]]) : (i64) -> ()
-// CHECK-NEXT:  func.return %[[D0]] : f32
+// CHECK-NEXT:  %[[S:.*]] = llvm.fadd %[[W0]], %[[W1]] : f32
+// CHECK-NEXT:  func.return %[[S]] : f32
 func.func @wgmma(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
   nvvm.wgmma.fence.aligned
   %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "bf16", layout_a = "row", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
   nvvm.wgmma.commit.group.sync.aligned
-  nvvm.wgmma.wait.group.sync.aligned 0
-  func.return %d#0 : f32
+  %w:2 = nvvm.wgmma.wait_accumulators %d#0, %d#3 {n = 0 : i64} : f32, f32 -> f32, f32
+  nvvm.wgmma.wait.group.sync.aligned 1
+  %s = llvm.fadd %w#0, %w#1 : f32
+  func.return %s : f32
 }
 
 // -----
@@ -82,14 +90,15 @@ func.func @wgmma(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
 // CHECK-NEXT:  %[[S:.*]] = llvm.zext %[[P]] : i1 to i32
 // CHECK-NEXT:  %[[R:.*]] = llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $4, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {$0, $1, $2, $3}, {$5, $6, $7, $8}, $9, p, 1, 1, 0;\0A}", "=f,=f,=f,=f,r,r,r,r,r,l,0,1,2,3" %[[S]], %[[A0]], %[[A1]], %[[A0]], %[[A1]], %[[DB]], %[[C]], %[[C]], %[[C]], %[[C]] : (i32, i32, i32, i32, i32, i64, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NEXT:  %[[D0:.*]] = llvm.extractvalue %[[R]][0] : !llvm.struct<(f32, f32, f32, f32)>
-// CHECK:       llvm.call_intrinsic "llvm.nvvm.wgmma.wait_group.sync.aligned"
-// CHECK-NEXT:  func.return %[[D0]] : f32
+// CHECK:       %[[W:.*]] = llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,0,~{memory}" %[[D0]] : (f32) -> !llvm.struct<(f32)>
+// CHECK-NEXT:  %[[W0:.*]] = llvm.extractvalue %[[W]][0] : !llvm.struct<(f32)>
+// CHECK-NEXT:  func.return %[[W0]] : f32
 func.func @wgmma_reg_a(%a0: i32, %a1: i32, %db: i64, %p: i1, %c: f32) -> f32 {
   nvvm.wgmma.fence.aligned
   %d:4 = nvvm.wgmma.mma_async.reg_a(%a0, %a1, %a0, %a1), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
   nvvm.wgmma.commit.group.sync.aligned
-  nvvm.wgmma.wait.group.sync.aligned 0
-  func.return %d#0 : f32
+  %w = nvvm.wgmma.wait_accumulators %d#0 {n = 0 : i64} : f32 -> f32
+  func.return %w : f32
 }
 
 // -----

@@ -44,7 +44,9 @@
 // CHECK:       nvvm.wgmma.mma_async
 // CHECK:       nvvm.wgmma.mma_async
 // CHECK-NEXT:  nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:  nvvm.wgmma.wait.group.sync.aligned 0
+// The wait hands the accumulators to their readers (so LLVM cannot hoist a read above it).
+// CHECK-NEXT:  nvvm.wgmma.wait_accumulators {{.*}} {n = 0 : i64} : f32, {{.*}} -> f32,
+// CHECK-NOT:   nvvm.wgmma.wait.group.sync.aligned
 // CHECK-NOT:   nvgpu.mma.sync
 // CHECK:       gpu.return
 // SM90-LABEL:  gpu.func @wgmma(

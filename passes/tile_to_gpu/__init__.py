@@ -59,7 +59,7 @@ from typing import ClassVar
 
 from xdsl.dialects import builtin
 
-from warpforge.dialects import gpu, kernel
+from warpforge.dialects import gpu, kernel, nvvm
 from warpforge.passes.kernel_to_gpu import GpuModulePass, ModuleLowering
 from warpforge.passes.tile_to_gpu import conversions as _conversions  # noqa: F401  (each concern module registers
 from warpforge.passes.tile_to_gpu import elementwise as _elementwise  # noqa: F401
@@ -91,7 +91,10 @@ class TileToGpuPass(GpuModulePass):
 
     def lower_function(self, f: kernel.FuncOp, lowering: ModuleLowering) -> gpu.FuncOp:
         # tile.dot picks wgmma on sm_90a: the chip the pass resolved into the module's #nvvm.target
-        return _TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes, chip=lowering.chip).run()
+        func = _TileFunctionLowering(f, lowering, vector_bytes=self.vector_bytes, chip=lowering.chip).run()
+        # a wgmma accumulator read after the loop's last wait must depend on it (nvvm.wgmma.wait_accumulators)
+        nvvm.fence_wgmma_accumulators(func)
+        return func
 
 
 from warpforge.passes.lowerings import tile_dot as _tile_dot  # noqa: E402,F401  (registers the tile.dot lowering)

@@ -2,7 +2,7 @@
 
 // Verifier rules of the Hopper nvvm ops: immediate ranges from the PTX ISA, wgmma shapes and
 // types, and the rule that a wgmma accumulator in flight is read only as the next wgmma's
-// accumulator or after a wait_group 0.
+// accumulator or through the results of a wait_accumulators {n = 0}.
 
 func.func @setmaxnreg_too_few() {
   // expected-error @+1 {{'nvvm.setmaxnreg.inc' op 'nvvm.setmaxnreg.inc' register count must be a multiple of 8 in [24, 256] (PTX ISA §9}}
@@ -102,6 +102,38 @@ func.func @acc_read_in_flight(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
 
 // -----
 
+// A bare wait_group 0 does not order the read (LLVM may hoist it above the wait): refused; read
+// through nvvm.wgmma.wait_accumulators instead.
+func.func @acc_read_after_bare_wait(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
+  // expected-error @+1 {{accumulator is read by 'arith.addf' at loc("k.py":7:3) while its wgmma group may still be in flight: read it only as the next wgmma's accumulator, or through the results of 'nvvm.wgmma.wait_accumulators' with n = 0}}
+  %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
+  nvvm.wgmma.wait.group.sync.aligned 0
+  %s = arith.addf %d#0, %d#1 : f32 loc("k.py":7:3)
+  func.return %s : f32
+}
+
+// -----
+
+// wait_accumulators with n = 1 leaves the newest group in flight: its results are refused too.
+func.func @acc_read_after_wait_acc_1(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async' accumulator is read by 'func.return' while its wgmma group may still be in flight}}
+  %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
+  %w = nvvm.wgmma.wait_accumulators %d#2 {n = 1 : i64} : f32 -> f32
+  func.return %w : f32
+}
+
+// -----
+
+func.func @wait_acc_negative(%c: f32) -> f32 {
+  // expected-error @+1 {{'nvvm.wgmma.wait_accumulators' group count must be >= 0, got -1}}
+  %w = nvvm.wgmma.wait_accumulators %c {n = -1 : i64} : f32 -> f32
+  func.return %w : f32
+}
+
+// -----
+
 // wait_group 1 leaves the newest group in flight: refused.
 func.func @acc_read_after_wait_1(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
   // expected-error @+1 {{'nvvm.wgmma.mma_async' op 'nvvm.wgmma.mma_async' accumulator is read by 'func.return' while its wgmma group ma}}
@@ -163,12 +195,12 @@ func.func @wgmma_reg_a_read_in_flight(%a: i32, %db: i64, %p: i1, %c: f32) -> f32
 
 // -----
 
-// Chained register-A wgmmas (k-steps of one group) may pass the accumulator on; read after the wait: accepted.
+// Chained register-A wgmmas (k-steps of one group) may pass the accumulator on; read through the wait: accepted.
 func.func @wgmma_reg_a_chain(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
   %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
   %e:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%d#0, %d#1, %d#2, %d#3) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
   nvvm.wgmma.commit.group.sync.aligned
-  nvvm.wgmma.wait.group.sync.aligned 0
-  %s = arith.addf %e#0, %e#1 : f32
+  %w:2 = nvvm.wgmma.wait_accumulators %e#0, %e#1 {n = 0 : i64} : f32, f32 -> f32, f32
+  %s = arith.addf %w#0, %w#1 : f32
   func.return %s : f32
 }

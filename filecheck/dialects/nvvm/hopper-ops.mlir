@@ -68,8 +68,8 @@ func.func @tma(%dst: !llvm.ptr<3>, %bar: !llvm.ptr<3>, %tmap: !llvm.ptr, %x: i32
 // CHECK-NEXT:  nvvm.wgmma.fence.aligned
 // CHECK-NEXT:  %[[D:.*]], %{{.*}}, %{{.*}}, %{{.*}} = nvvm.wgmma.mma_async %[[DA]], %[[DB]], %[[P]], (%[[C]], %[[C]], %[[C]], %[[C]]) {n = 8 : i32, type = "bf16", layout_a = "row", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
 // CHECK-NEXT:  nvvm.wgmma.commit.group.sync.aligned
-// CHECK-NEXT:  nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:  func.return %[[D]], %[[L]], %[[E]] : f32, i32, i1
+// CHECK-NEXT:  %[[R:.*]] = nvvm.wgmma.wait_accumulators %[[D]] {n = 0 : i64} : f32 -> f32
+// CHECK-NEXT:  func.return %[[R]], %[[L]], %[[E]] : f32, i32, i1
 func.func @warpgroup(%da: i64, %db: i64, %p: i1, %c: f32, %m: i32) -> (f32, i32, i1) {
   %lane, %leader = nvvm.elect.sync %m : (i32) -> (i32, i1)
   nvvm.setmaxnreg.inc 232
@@ -79,18 +79,20 @@ func.func @warpgroup(%da: i64, %db: i64, %p: i1, %c: f32, %m: i32) -> (f32, i32,
   nvvm.wgmma.fence.aligned
   %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "bf16", layout_a = "row", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
   nvvm.wgmma.commit.group.sync.aligned
-  nvvm.wgmma.wait.group.sync.aligned 0
-  func.return %d#0, %lane, %leader : f32, i32, i1
+  %r = nvvm.wgmma.wait_accumulators %d#0 {n = 0 : i64} : f32 -> f32
+  func.return %r, %lane, %leader : f32, i32, i1
 }
 
 // The accumulator rule accepts a loop that chains wgmmas through iter_args, waits with depth 1
-// inside the loop, and reads the loop results only after a wait_group 0.
+// inside the loop, and reads the loop results only through a wait_accumulators {n = 0}; one with
+// n = 1 passes the values on still in flight (the final wait reads them).
 // CHECK-LABEL: func.func @pipelined(
 // CHECK:         scf.for
 // CHECK:           nvvm.wgmma.mma_async
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:    %{{.*}} = arith.addf
+// CHECK:         %[[H0:.*]], %[[H1:.*]] = nvvm.wgmma.wait_accumulators %{{.*}}, %{{.*}} {n = 1 : i64} : f32, f32 -> f32, f32
+// CHECK-NEXT:    %[[W0:.*]], %[[W1:.*]] = nvvm.wgmma.wait_accumulators %[[H0]], %[[H1]] {n = 0 : i64} : f32, f32 -> f32, f32
+// CHECK-NEXT:    %{{.*}} = arith.addf %[[W0]], %[[W1]]
 func.func @pipelined(%da: i64, %db: i64, %p: i1, %c: f32, %lb: index, %ub: index, %st: index) -> f32 {
   %r:4 = scf.for %i = %lb to %ub step %st iter_args(%a0 = %c, %a1 = %c, %a2 = %c, %a3 = %c) -> (f32, f32, f32, f32) {
     nvvm.wgmma.fence.aligned
@@ -99,8 +101,9 @@ func.func @pipelined(%da: i64, %db: i64, %p: i1, %c: f32, %lb: index, %ub: index
     nvvm.wgmma.wait.group.sync.aligned 1
     scf.yield %e#0, %e#1, %e#2, %e#3 : f32, f32, f32, f32
   }
-  nvvm.wgmma.wait.group.sync.aligned 0
-  %s = arith.addf %r#0, %r#3 : f32
+  %h:2 = nvvm.wgmma.wait_accumulators %r#0, %r#3 {n = 1 : i64} : f32, f32 -> f32, f32
+  %w:2 = nvvm.wgmma.wait_accumulators %h#0, %h#1 {n = 0 : i64} : f32, f32 -> f32, f32
+  %s = arith.addf %w#0, %w#1 : f32
   func.return %s : f32
 }
 
@@ -108,10 +111,10 @@ func.func @pipelined(%da: i64, %db: i64, %p: i1, %c: f32, %lb: index, %ub: index
 // CHECK-LABEL: func.func @wgmma_reg_a(
 // CHECK-SAME:    %[[A:.*]]: i32, %[[DB:.*]]: i64, %[[P:.*]]: i1, %[[C:.*]]: f32)
 // CHECK-NEXT:  %[[D:.*]], %{{.*}}, %{{.*}}, %{{.*}} = nvvm.wgmma.mma_async.reg_a(%[[A]], %[[A]], %[[A]], %[[A]]), %[[DB]], %[[P]], (%[[C]], %[[C]], %[[C]], %[[C]]) {n = 8 : i32, type = "f16", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
-// CHECK-NEXT:  nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:  func.return %[[D]] : f32
+// CHECK-NEXT:  %[[R:.*]] = nvvm.wgmma.wait_accumulators %[[D]] {n = 0 : i64} : f32 -> f32
+// CHECK-NEXT:  func.return %[[R]] : f32
 func.func @wgmma_reg_a(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
   %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
-  nvvm.wgmma.wait.group.sync.aligned 0
-  func.return %d#0 : f32
+  %r = nvvm.wgmma.wait_accumulators %d#0 {n = 0 : i64} : f32 -> f32
+  func.return %r : f32
 }
