@@ -118,3 +118,39 @@ def test_gpu_matches_numpy(name: str, d: int, causal: bool) -> None:
         pytest.skip("the wgmma path needs an H100/H200")
     _run(dev, DTYPES[name], d, causal, (2, 3, 1000), 3 * d + causal)
     _run(dev, DTYPES[name], d, causal, (1, 2, 4096 + 72), 5 * d + causal)
+
+
+def _scaled_a_gemm(bm: int, bn: int, bk: int, warps: int, dtype):  # noqa: ANN001, ANN202
+    """C = (2·A) @ B with A scaled in registers in the K loop: A is no ring slot, so on sm_90a the
+    dot is wgmma with A from registers staged through a padded shared array (`register_a_fragments`)."""
+
+    @tile.kernel(num_warps=warps, num_stages=2)
+    def scaled_a_gemm(c: tile.Tensor[f32, (bm, bn)], a: tile.Tensor[dtype, (-1, -1)], b: tile.Tensor[dtype, (-1, -1)], k_tiles: wf.i64):
+        acc = tile.zeros((bm, bn), f32)
+        for kt in range(k_tiles):
+            a2 = tile.load(a, (tile.bid(0), kt), (bm, bk)) * 2.0
+            acc = tile.dot(a2.astype(dtype), tile.load(b, (kt, tile.bid(1)), (bk, bn)), acc)
+        c.store(acc)
+
+    return scaled_a_gemm
+
+
+@pytest.mark.parametrize("name", ["f16", "bf16"])
+def test_a_computed_in_registers_is_register_a_wgmma_on_the_simulator(name: str, b_reads: list) -> None:
+    dt = DTYPES[name]
+    bm, bn, bk, m, n, k = 64, 64, 32, 100, 72, 80  # tails in M, N and K
+    kern = _scaled_a_gemm(bm, bn, bk, 4, dt)
+    sig = (tile.spec(f32, (m, n), partition=(bm, bn)), tile.spec(dt, (m, k)), tile.spec(dt, (k, n)), tile.spec(wf.i64))
+    ptx = kern.ir("ptx", *sig, chip="sm_90a")
+    assert len(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.\w+\.\w+ \{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}", ptx)) == bk // 16
+    assert "mma.sync" not in ptx
+    rng = np.random.default_rng(SEED + len(name))
+    a = rng.standard_normal((m, k)).astype(dt.np)
+    b = rng.standard_normal((k, n)).astype(dt.np)
+    c = wf.full((m, n), np.nan, f32).partition((bm, bn))
+    dev = wf.Device.simulator(chip="sm_90a")
+    got = kern(c, wf.from_host(a), wf.from_host(b), -(-k // bk)).first().unpartition().to_host().sync_on(dev.create_stream())
+    want = (2 * a.astype(np.float64)) @ b.astype(np.float64)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4 * k)
+    assert b_reads and set(b_reads) == {(bn, 16, 2, False)}  # only B from shared memory (N-major)
