@@ -750,6 +750,47 @@ def _successor_operands(branch: Operation, successor: Block) -> list[SSAValue]:
     return true_ops if successor is branch.successors[0] else false_ops
 
 
+# --------------------------------------------------------------------------- packed f32 -> 16-bit conversion (inline PTX)
+
+CVT_X2_SPEC = IntrinsicSpec(
+    "nvvm.cvt.rn.x2.f32", "", (), (), 80, 70, "cvt.rn.f16x2.f32",
+    "two f32 rounded to nearest-even into one .f16x2 / .bf16x2 register (PTX ISA §9.7.9.21, cvt); inline PTX",
+)  # fmt: skip
+"""The target requirement of `nvvm.cvt.rn.x2.f32` (sm_80, PTX 7.0; not a catalog op: its lowering is inline PTX)."""
+
+
+@irdl_op_definition
+class CvtRnX2F32Op(IRDLOperation):
+    """`%d = nvvm.cvt.rn.x2.f32 %hi, %lo {type = "f16"} : f32, f32 -> i32`: PTX `cvt.rn.f16x2.f32 d, a, b`
+    (or `cvt.rn.bf16x2.f32`, `type = "bf16"`; PTX ISA §9.7.9.21): `hi` (PTX's a) rounded to nearest-even
+    into the upper 16 bits of `d`, `lo` (b) into the lower — one instruction for two elements where two
+    `cvt.rn.f16.f32` and a pack (`prmt`) would be three (the register-A fragments of a wgmma from an f32
+    accumulator: attention's P). Pure; needs sm_80, PTX 7.0; `convert-nvvm-to-llvm` writes inline PTX."""
+
+    name = "nvvm.cvt.rn.x2.f32"
+    SPEC: ClassVar[IntrinsicSpec] = CVT_X2_SPEC
+    TYPES: ClassVar[tuple[str, ...]] = ("f16", "bf16")
+
+    hi = operand_def(f32)
+    lo = operand_def(f32)
+    res = result_def(i32)
+    type = prop_def(StringAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+    assembly_format = "$hi `,` $lo attr-dict `:` type($hi) `,` type($lo) `->` type($res)"
+
+    def __init__(self, hi: SSAValue, lo: SSAValue, type: str = "f16"):
+        super().__init__(operands=[hi, lo], result_types=[i32], properties={"type": StringAttr(type)})
+
+    def verify_(self) -> None:
+        if self.type.data not in self.TYPES:
+            raise VerifyException(f"'{self.name}' type must be one of {', '.join(self.TYPES)} (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32), got \"{self.type.data}\"")
+
+    def ptx_instruction(self) -> str:
+        return f"cvt.rn.{self.type.data}x2.f32"
+
+
 # --------------------------------------------------------------------------- blocking mbarrier wait (inline PTX)
 
 MBARRIER_WAIT_SPEC = IntrinsicSpec(
@@ -782,4 +823,4 @@ class MBarrierWaitParityOp(IRDLOperation):
         super().__init__(operands=[addr, parity])
 
 
-NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp, MBarrierWaitParityOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp, WgmmaWaitAccumulatorsOp], [NVVMTargetAttr])
+NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp, MBarrierWaitParityOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp, WgmmaWaitAccumulatorsOp, CvtRnX2F32Op], [NVVMTargetAttr])

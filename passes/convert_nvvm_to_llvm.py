@@ -46,7 +46,7 @@ from xdsl.pattern_rewriter import (
 
 from warpforge.dialects import nvvm
 from warpforge.dialects.llvm import AddrSpaceCastOp
-from warpforge.dialects.nvvm import MBarrierWaitParityOp, NVVMIntrinsicOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp, WgmmaWaitAccumulatorsOp
+from warpforge.dialects.nvvm import CvtRnX2F32Op, MBarrierWaitParityOp, NVVMIntrinsicOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp, WgmmaWaitAccumulatorsOp
 from warpforge.dialects.nvvm_catalog import atom_instruction
 from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import replace_op
@@ -224,6 +224,17 @@ class ConvertWgmmaWaitAccumulatorsOp(RewritePattern):
 
 
 @dataclass
+class ConvertCvtRnX2F32Op(RewritePattern):
+    """`nvvm.cvt.rn.x2.f32` → `llvm.inline_asm "cvt.rn.f16x2.f32 $0, $1, $2;" "=r,f,f"` (no side
+    effects: LLVM may schedule, merge or drop it like any pure instruction)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CvtRnX2F32Op, rewriter: PatternRewriter, /):
+        call = llvm.InlineAsmOp(f"{op.ptx_instruction()} $0, $1, $2;", "=r,f,f", [op.hi, op.lo], [IntegerType(32)], has_side_effects=False)
+        replace_op(rewriter, op, [call], [call.results[0]])
+
+
+@dataclass
 class ConvertMBarrierWaitParityOp(RewritePattern):
     """`nvvm.mbarrier.wait.parity` → `llvm.inline_asm has_side_effects` of a PTX loop (labels are
     local to the `{ }` block, so the asm may appear many times in a kernel):
@@ -246,7 +257,7 @@ class ConvertNVVMToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(GreedyRewritePatternApplier([ConvertWgmmaMmaAsyncOp(), ConvertWgmmaMmaAsyncRegAOp()])).rewrite_module(op)
-        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp(), ConvertMBarrierWaitParityOp(), ConvertWgmmaWaitAccumulatorsOp()])).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp(), ConvertMBarrierWaitParityOp(), ConvertWgmmaWaitAccumulatorsOp(), ConvertCvtRnX2F32Op()])).rewrite_module(op)
         for inner in op.walk():
             if dialect_of(inner) == "nvvm":
                 fail(inner, "is not a catalog op and has no lowering to llvm")

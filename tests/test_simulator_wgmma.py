@@ -476,3 +476,39 @@ def test_row_maxima_of_a_wgmma_accumulator_on_the_simulator(wgmma_calls: list) -
     bound = 2.0**-20 * 256 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))).max() + 1e-6
     assert np.all(np.abs(got - want) <= 2 * bound)
     assert set(wgmma_calls) == {(64, 16, 2, True), (128, 16, 2, False)}
+
+
+CVT_X2 = """
+builtin.module {
+  gpu.module @m {
+    gpu.func @cvt(%src: memref<?xf32, 1 : i32>, %dst: memref<?xi32, 1 : i32>, %dstb: memref<?xi32, 1 : i32>) kernel {
+      %tid = gpu.thread_id x
+      %c2 = arith.constant 2 : index
+      %c1 = arith.constant 1 : index
+      %i = arith.muli %tid, %c2 : index
+      %j = arith.addi %i, %c1 : index
+      %hi = memref.load %src[%i] : memref<?xf32, 1 : i32>
+      %lo = memref.load %src[%j] : memref<?xf32, 1 : i32>
+      %h = nvvm.cvt.rn.x2.f32 %hi, %lo {type = "f16"} : f32, f32 -> i32
+      %b = nvvm.cvt.rn.x2.f32 %hi, %lo {type = "bf16"} : f32, f32 -> i32
+      memref.store %h, %dst[%tid] : memref<?xi32, 1 : i32>
+      memref.store %b, %dstb[%tid] : memref<?xi32, 1 : i32>
+      gpu.return
+    }
+  }
+}
+"""
+
+
+def test_cvt_rn_x2_packs_hi_over_lo_rounded_to_nearest_even() -> None:
+    from warpforge.simulator.values import BF16
+
+    rng = np.random.default_rng(SEED + 9)
+    src = (rng.standard_normal(64) * 1000).astype(np.float32)
+    src[:4] = [1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, np.inf, -0.0]  # ties to even (f16), inf, signed zero
+    dst, dstb = np.full(32, -1, np.int32), np.full(32, -1, np.int32)
+    simulate(parse_module(CVT_X2), "cvt", 1, 32, [src, dst, dstb])
+    for out, dt in ((dst, np.dtype(np.float16)), (dstb, BF16)):
+        bits = src.astype(dt).view(np.uint16).astype(np.uint32)
+        want = (bits[0::2] << 16 | bits[1::2]).view(np.int32)  # PTX: a (hi) in the upper half, b (lo) in the lower
+        assert (out == want).all(), (out[:4], want[:4])

@@ -7,7 +7,7 @@
 // sm_90a, then ptxas: an mbarrier with a TMA 2-D load announced by expect_tx and waited for by
 // parity, a TMA store with its bulk group, proxy fences, elect.sync, named barriers, setmaxnreg and
 // an m64n8k16 wgmma (inline PTX) between its fence, commit and wait, then one with A from registers
-// accumulating onto it. The TMA descriptor is a 128-byte __grid_constant__ parameter (byval, align 64).
+// (a cvt.rn.bf16x2.f32 of the first's result) accumulating onto it. The TMA descriptor is a 128-byte __grid_constant__ parameter (byval, align 64).
 
 // CHECK:       .target sm_90a
 // CHECK-LABEL: .visible .entry k(
@@ -22,6 +22,7 @@
 // CHECK:       wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // CHECK:       wgmma.commit_group.sync.aligned;
 // CHECK:       wgmma.wait_group.sync.aligned 0;
+// CHECK:       cvt.rn.bf16x2.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}};
 // CHECK:       wgmma.fence.sync.aligned;
 // CHECK:       wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // CHECK:       wgmma.wait_group.sync.aligned 0;
@@ -56,7 +57,7 @@ gpu.module @m [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
     %d:4 = nvvm.wgmma.mma_async %da, %db, %false, (%z, %z, %z, %z) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
     nvvm.wgmma.commit.group.sync.aligned
     %ready:2 = nvvm.wgmma.wait_accumulators %d#0, %d#3 {n = 0 : i64} : f32, f32 -> f32, f32
-    %ai = llvm.add %x, %c1 : i32
+    %ai = nvvm.cvt.rn.x2.f32 %ready#0, %ready#1 {type = "bf16"} : f32, f32 -> i32
     nvvm.wgmma.fence.aligned
     %e:4 = nvvm.wgmma.mma_async.reg_a(%ai, %x, %ai, %x), %db, %false, (%d#0, %d#1, %d#2, %d#3) {n = 8 : i32, type = "bf16", layout_b = "row", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
     nvvm.wgmma.commit.group.sync.aligned

@@ -103,6 +103,18 @@ func.func @wgmma_reg_a(%a0: i32, %a1: i32, %db: i64, %p: i1, %c: f32) -> f32 {
 
 // -----
 
+// cvt.rn.f16x2.f32: pure inline PTX (no side effects), hi then lo as PTX's a and b.
+// CHECK-LABEL: func.func @cvt_x2(
+// CHECK-SAME:    %[[A:.*]]: f32, %[[B:.*]]: f32)
+// CHECK-NEXT:  %[[R:.*]] = llvm.inline_asm "cvt.rn.bf16x2.f32 $0, $1, $2;", "=r,f,f" %[[A]], %[[B]] : (f32, f32) -> i32
+// CHECK-NEXT:  func.return %[[R]] : i32
+func.func @cvt_x2(%a: f32, %b: f32) -> i32 {
+  %r = nvvm.cvt.rn.x2.f32 %a, %b {type = "bf16"} : f32, f32 -> i32
+  func.return %r : i32
+}
+
+// -----
+
 // elect.sync returns {i32, i1}, taken apart with extractvalue.
 // CHECK-LABEL: func.func @elect(
 // CHECK:       %[[R:.*]] = llvm.call_intrinsic "llvm.nvvm.elect.sync"(%{{.*}}) : (i32) -> !llvm.struct<(i32, i1)>

@@ -211,12 +211,26 @@ def ring_slot_rows(v: SSAValue) -> int:
     return found[0].result.type.dims[0]  # pyright: ignore[reportAttributeAccessIssue]
 
 
+def _rounded_from_f32(v: SSAValue) -> SSAValue | None:
+    """The f32 that `v` (f16/bf16) is `arith.truncf` of, or None."""
+    owner = v.owner
+    if isinstance(owner, arith.TruncFOp) and isinstance(owner.input.type, Float32Type):
+        return owner.input
+    return None
+
+
 def pack_pairs(e: Emitter, elems: list[SSAValue]) -> list[SSAValue]:
     """16-bit elements two per b32 register (i32), the lower index in the low half (PTX ISA
-    §9.7.15.5.1.1: `.f16x2` / `.bf16x2` A registers)."""
+    §9.7.15.5.1.1: `.f16x2` / `.bf16x2` A registers). A pair rounded from f32 (attention's P, the S
+    accumulator cast to f16/bf16) is one `cvt.rn.f16x2.f32` of the f32 values (`nvvm.cvt.rn.x2.f32`)
+    instead of two conversions and a pack: attention's softmax step converts every element of P."""
     i16, i32 = IntegerType(16), IntegerType(32)
     out = []
     for lo, hi in zip(elems[0::2], elems[1::2]):
+        flo, fhi = _rounded_from_f32(lo), _rounded_from_f32(hi)
+        if flo is not None and fhi is not None and isinstance(lo.type, Float16Type | BFloat16Type):
+            out.append(e(nvvm.CvtRnX2F32Op(fhi, flo, "bf16" if isinstance(lo.type, BFloat16Type) else "f16")))
+            continue
         lo32 = e(arith.ExtUIOp(e(arith.BitcastOp(lo, i16)), i32))
         hi32 = e(arith.ExtUIOp(e(arith.BitcastOp(hi, i16)), i32))
         out.append(e(arith.OrIOp(lo32, e(arith.ShLIOp(hi32, e.const(16, i32))))))

@@ -204,3 +204,11 @@ func.func @wgmma_reg_a_chain(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
   %s = arith.addf %w#0, %w#1 : f32
   func.return %s : f32
 }
+
+// -----
+
+func.func @cvt_x2_bad_type(%a: f32, %b: f32) -> i32 {
+  // expected-error @+1 {{'nvvm.cvt.rn.x2.f32' op 'nvvm.cvt.rn.x2.f32' type must be one of f16, bf16 (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32), got "e4m3"}}
+  %r = nvvm.cvt.rn.x2.f32 %a, %b {type = "e4m3"} : f32, f32 -> i32
+  func.return %r : i32
+}

@@ -118,3 +118,15 @@ func.func @wgmma_reg_a(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
   %r = nvvm.wgmma.wait_accumulators %d#0 {n = 0 : i64} : f32 -> f32
   func.return %r : f32
 }
+
+// Two f32 rounded into one f16x2 / bf16x2 register (hi, lo: PTX's operand order).
+// CHECK-LABEL: func.func @cvt_x2(
+// CHECK-SAME:    %[[A:.*]]: f32, %[[B:.*]]: f32)
+// CHECK-NEXT:  %[[H:.*]] = nvvm.cvt.rn.x2.f32 %[[A]], %[[B]] {type = "f16"} : f32, f32 -> i32
+// CHECK-NEXT:  %[[G:.*]] = nvvm.cvt.rn.x2.f32 %[[B]], %[[A]] {type = "bf16"} : f32, f32 -> i32
+// CHECK-NEXT:  func.return %[[H]], %[[G]] : i32, i32
+func.func @cvt_x2(%a: f32, %b: f32) -> (i32, i32) {
+  %h = nvvm.cvt.rn.x2.f32 %a, %b {type = "f16"} : f32, f32 -> i32
+  %g = nvvm.cvt.rn.x2.f32 %b, %a {type = "bf16"} : f32, f32 -> i32
+  func.return %h, %g : i32, i32
+}
