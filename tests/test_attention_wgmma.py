@@ -154,3 +154,19 @@ def test_a_computed_in_registers_is_register_a_wgmma_on_the_simulator(name: str,
     assert np.isfinite(got).all()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4 * k)
     assert b_reads and set(b_reads) == {(bn, 16, 2, False)}  # only B from shared memory (N-major)
+
+
+@pytest.mark.parametrize(
+    ("name", "d", "causal", "seq", "cfg"),
+    [("f16", 128, True, 300, (128, 64, 8, 3)), ("bf16", 64, False, 330, (64, 64, 4, 4))],
+)
+def test_deeper_rings_shared_by_both_loops_on_the_simulator(name: str, d: int, causal: bool, seq: int, cfg: tuple[int, int, int, int], b_reads: list) -> None:
+    """3 and 4 stages (which fit since the unmasked and masked loops share one K and one V ring,
+    `tile-pipeline`'s `_reuse_rings`), each ring wrapping several times, against NumPy."""
+    dt = DTYPES[name]
+    rng = np.random.default_rng(SEED + seq)
+    q, k, v = (rng.standard_normal((1, 1, seq, d)).astype(dt.np) for _ in range(3))
+    dev = wf.Device.simulator(chip="sm_90a")
+    got = A.attention(q, k, v, causal, dt, *cfg).first().unpartition().to_host().sync_on(dev.create_stream())
+    A.check(f"{name} d={d} causal={causal} {cfg}", got, A.reference(q, k, v, causal), dt)
+    assert set(b_reads) == {(cfg[1], 16, 2, True), (d, 16, 2, False)}  # both products on wgmma
