@@ -170,3 +170,26 @@ def test_deeper_rings_shared_by_both_loops_on_the_simulator(name: str, d: int, c
     got = A.attention(q, k, v, causal, dt, *cfg).first().unpartition().to_host().sync_on(dev.create_stream())
     A.check(f"{name} d={d} causal={causal} {cfg}", got, A.reference(q, k, v, causal), dt)
     assert set(b_reads) == {(cfg[1], 16, 2, True), (d, 16, 2, False)}  # both products on wgmma
+
+
+def test_a_transposed_from_a_ring_keeps_mma_sync_on_sm_90a() -> None:
+    """`tile.dot(a.T, b)` (A read by `ldmatrix.trans` from its ring slot) is not a register-A wgmma:
+    it stays on mma.sync, correct on the sm_90a simulator."""
+    bm, bn, bk, m, n, k = 64, 64, 32, 100, 72, 80
+
+    @tile.kernel(num_warps=4, num_stages=2)
+    def gemm_tn(c: tile.Tensor[f32, (bm, bn)], a: tile.Tensor[f16, (-1, -1)], b: tile.Tensor[f16, (-1, -1)], k_tiles: wf.i64):
+        acc = tile.zeros((bm, bn), f32)
+        for kt in range(k_tiles):
+            acc = tile.dot(tile.load(a, (kt, tile.bid(0)), (bk, bm)).T, tile.load(b, (kt, tile.bid(1)), (bk, bn)), acc)
+        c.store(acc)
+
+    sig = (tile.spec(f32, (m, n), partition=(bm, bn)), tile.spec(f16, (k, m)), tile.spec(f16, (k, n)), tile.spec(wf.i64))
+    ptx = gemm_tn.ir("ptx", *sig, chip="sm_90a")
+    assert "wgmma.mma_async" not in ptx and "mma.sync.aligned.m16n8k16" in ptx
+    rng = np.random.default_rng(SEED + 77)
+    a = rng.standard_normal((k, m)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    dev = wf.Device.simulator(chip="sm_90a")
+    got = gemm_tn(wf.full((m, n), np.nan, f32).partition((bm, bn)), wf.from_host(a), wf.from_host(b), -(-k // bk)).first().unpartition().to_host().sync_on(dev.create_stream())
+    np.testing.assert_allclose(got, a.T.astype(np.float64) @ b.astype(np.float64), rtol=1e-5, atol=1e-4 * k)

@@ -101,7 +101,12 @@ def wgmma_shape(chip: str, threads: int, op: DotOp) -> tuple[int, int, int] | No
     if isinstance(op.lhs.owner, RingTileOp):  # A from shared memory: one swizzle panel of K
         return (m, n, k) if k in (16, 32, 64) else None
     # A from registers (`register_a_fragments`): whole k16 steps; a K-major B of more than one
-    # 64-element swizzle panel is split into panels of 64
+    # 64-element swizzle panel is split into panels of 64. A transposed A (`tile.dot(a.T, b)`, read
+    # by `ldmatrix.trans`) stays on mma.sync
+    from warpforge.passes.lowerings.tile_dot import dot_operand_transpose
+
+    if isinstance(op.lhs.owner, Operation) and dot_operand_transpose(op.lhs.owner):
+        return None
     _, k_major = found
     if k % 16 or k > 256 or (k_major and k > 64 and k % 64):
         return None
