@@ -16,20 +16,24 @@ from typing import Any
 class EventTimer:
     """Times a callable on one stream with CUDA events (cuda.bindings): warm-ups, then the median."""
 
-    def __init__(self, stream_handle: int):
+    def __init__(self, stream_handle: int, hold: Callable[[], None] | None = None):
         from cuda.bindings import driver as drv
 
-        self.drv, self.stream = drv, stream_handle
+        self.drv, self.stream, self.hold = drv, stream_handle, hold
 
     def median_ms(self, fn: Callable[[], None], warmup: int = 5, runs: int = 25) -> float:
-        """GPU time per launch: all runs are enqueued back to back, an event between each, so host-side
-        launch overhead overlaps the previous kernel instead of being counted (as long as the host keeps
-        ahead of the GPU, which ~1 ms kernels guarantee)."""
+        """GPU time per launch: all runs are enqueued back to back, an event between each. With `hold`
+        (a callable that enqueues a ~20 ms busy kernel on the stream, e.g. `torch.cuda._sleep`), the
+        runs are queued while the GPU is held, so the events time the kernels alone even when a launch
+        costs the host more than the kernel runs (a 0.2 ms GEMM); without it, host-side launch overhead
+        overlaps the previous kernel only as long as the host keeps ahead of the GPU."""
         drv = self.drv
         for _ in range(warmup):
             fn()
         drv.cuStreamSynchronize(self.stream)
         events = [drv.cuEventCreate(0)[1] for _ in range(runs + 1)]
+        if self.hold is not None:
+            self.hold()
         drv.cuEventRecord(events[0], self.stream)
         for k in range(runs):
             fn()
@@ -55,8 +59,13 @@ class TorchPeers:
 
         self.device = wf.Device(0)
         self.stream = self.device.create_stream()
-        self.timer = EventTimer(self.stream.handle)
         self.ext = torch.cuda.ExternalStream(self.stream.handle)
+
+        def hold() -> None:  # ~20 ms of GPU time at the H200's 1.98 GHz, on our stream
+            with torch.cuda.stream(self.ext):
+                torch.cuda._sleep(40_000_000)  # pyright: ignore[reportAttributeAccessIssue]
+
+        self.timer = EventTimer(self.stream.handle, hold)
         self.triton_kernel: Any = None
         self.triton: Any = None
         if not no_triton:

@@ -17,7 +17,7 @@ grid parameter, the block size, the `load_tile_like` pairs).
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from warpforge import dtypes
@@ -348,22 +348,35 @@ def _shuffles_to_nvvm(module: Any) -> None:
 @dataclass
 class BoundTileLaunch:
     """A tile-kernel launch prepared on fixed device memory (`TileKernel.bind`): `launch(stream)`
-    enqueues it (the runtime's argument and aliasing checks included) without recording anything."""
+    enqueues it without recording anything.
+
+    On a GPU the runtime's argument checks, the packed parameters (pointers, extents, TMA
+    descriptors) and the aliasing check are done once, at bind (`runtime.launch.bind_arguments`);
+    each launch still checks its stream, pending kernel errors and stream order, and takes an error
+    record slot (`runtime.launch.launch_bound`). On the simulator each launch runs the whole
+    `runtime.launch`. `arrays`: the runtime arguments as bound (a tuple: the bound launch uses what
+    bind resolved)."""
 
     compiled: CompiledTileKernel
     prepared: Any
-    arrays: list[Any]
+    arrays: tuple[Any, ...]
     grid: int
+    bound: Any = field(default=None, repr=False)
+    """The runtime's `BoundLaunch` (None on the simulator, and when the grid is empty)."""
 
     @property
     def block(self) -> int:
         return self.compiled.block
 
     def launch(self, stream: Any) -> None:
+        if not self.grid:
+            return
+        if self.bound is not None:
+            self.bound.launch(stream)
+            return
         from warpforge.runtime import launch
 
-        if self.grid:
-            launch(stream, self.prepared, self.arrays, kernel=self.compiled.kernel)
+        launch(stream, self.prepared, self.arrays, kernel=self.compiled.kernel)
 
 
 def bind(kernel: Any, args: tuple[Any, ...], device: Any = None, chip: str | None = None) -> BoundTileLaunch:
@@ -401,6 +414,9 @@ def bind(kernel: Any, args: tuple[Any, ...], device: Any = None, chip: str | Non
 
         program = replace(simulation_program(kernel, spec), checked=compiled.kernel.checked)
         prepared = prepare_lowered(compiled.kernel, program, config, dev)  # pyright: ignore[reportArgumentType]
-    else:
-        prepared = prepare(compiled.kernel, config, dev)
-    return BoundTileLaunch(compiled, prepared, arrays, grid)
+        return BoundTileLaunch(compiled, prepared, tuple(arrays), grid)
+    prepared = prepare(compiled.kernel, config, dev)
+    from warpforge.runtime.launch import bind_arguments
+
+    bound = bind_arguments(prepared, arrays, kernel=compiled.kernel) if grid else None
+    return BoundTileLaunch(compiled, prepared, tuple(arrays), grid, bound)

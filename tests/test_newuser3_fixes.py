@@ -4,6 +4,8 @@ dtypes, tuples of those"; a SIMT kernel refused tuples and strings). Both backen
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -377,3 +379,20 @@ def test_wf_from_host_takes_a_big_endian_array_as_device_buffer_does(backend: Ba
     got = wf.from_host(x).to_host().sync_on(backend.device.create_stream())
     assert got.dtype == np.int32 and got.dtype.isnative
     np.testing.assert_array_equal(got, x.astype(np.int32))
+
+
+def test_a_tile_pipeline_on_a_simt_kernel_is_a_located_error(tmp_path) -> None:
+    # `-p tile-to-llvm` on a SIMT kernel exited 0 with the kernel.func left as it was (half-lowered output)
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = tmp_path / "k.mlir"
+    src.write_text(inc.ir("kernel"))
+    opt = Path(sys.executable).parent / "warpforge-opt"
+    for pipeline in ("tile-to-llvm", "tile-to-gpu-pipeline"):
+        proc = subprocess.run([str(opt), str(src), "-p", pipeline], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 1, proc.stdout[:300]
+        assert re.search(rf"k\.mlir:\d+:\d+: error: .*is a SIMT kernel \(no `tile` attribute\), which -p {pipeline} does not lower: use -p simt-to-llvm", proc.stderr), proc.stderr
+    proc = subprocess.run([str(opt), str(src), "-p", "simt-to-llvm"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "kernel.func" not in proc.stdout, proc.stderr

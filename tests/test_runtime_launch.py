@@ -253,6 +253,24 @@ def test_scalar_packing_exact_width():
     assert np.isnan(pack_scalar(scalar(np.float32), float("nan")))
 
 
+def test_scalar_floats_round_as_numpy_converts_them():
+    """Values within the finite range take pack_scalar's quick conversion, values beyond it the
+    checked one: both give what NumPy's conversion gives (round to nearest), and only a value that
+    rounds to infinity is refused."""
+    rng = np.random.default_rng(1656)
+    for dtype in (np.float16, np.float32, np.float64):
+        top = float(np.finfo(dtype).max)
+        values = list(rng.standard_normal(64) * rng.choice([1e-6, 1.0, 1e4, top / 4], 64)) + [top, -top, 0.0, -0.0, 5e-324]
+        for v in values:
+            packed = pack_scalar(scalar(dtype), float(v))
+            expected = np.array(float(v), dtype=dtype)[()]
+            assert type(packed) is np.dtype(dtype).type and (packed == expected or (np.isnan(packed) and np.isnan(expected)))
+            assert np.signbit(packed) == np.signbit(expected)
+    assert pack_scalar(scalar(np.float16), 65519.0) == 65504  # above the largest finite, rounds to it
+    with pytest.raises(LaunchError, match="does not fit float16"):
+        pack_scalar(scalar(np.float16), 65520.0)  # rounds to infinity
+
+
 def test_scalar_bfloat16_passes_its_bits():
     packed = pack_scalar(scalar(ml_dtypes.bfloat16), 1.5)
     assert type(packed) is np.uint16

@@ -83,7 +83,9 @@ def test_sm_90a_ptx_is_a_tma_ring_feeding_wgmma(name: str) -> None:
     assert len(mmas) == bk // 16, "one wgmma per k-step, the loop not peeled"
     assert re.search(r"wgmma\.wait_group\.sync\.aligned\s+1;", ptx) and re.search(r"wgmma\.wait_group\.sync\.aligned\s+0;", ptx)
     # two CTA barriers at the start (the barriers' init, the prologue's announcements), none per step
-    assert ptx.count("bar.sync") == 2
+    # a ring at least as large as C's tile is reused to stage the epilogue (three more barriers), else none
+    staged = 4 * bm * bn <= max(stages * bm * bk, stages * bk * bn) * 2
+    assert ptx.count("bar.sync") == (5 if staged else 2) and ("ld.shared.v4.b32" in ptx) == staged
     info = _ptxas(ptx)
     assert "0 bytes spill stores" in info, info
     assert not re.search(r"C75(1[059]|20)|serialized", info), info  # no wgmma serialization, no injected warpgroup.arrive
@@ -105,6 +107,12 @@ def test_an_epilogue_converting_the_accumulator_keeps_the_wgmmas_asynchronous(na
     last_wait = max(m.start() for m in re.finditer(r"wgmma\.wait_group\.sync\.aligned\s+0;", ptx))
     converts = [m.start() for m in re.finditer(r"cvt\.rn\.b?f16(x2)?\.f32", ptx)]
     assert converts and min(converts) > last_wait, "an accumulator conversion precedes the last wgmma.wait_group 0"
+    # the epilogue stages the tile through the drained ring's space: whole-row 16-byte stores (_store_staged)
+    threads = 32 * CONFIGS[name][3]
+    assert ptx.count("st.global.v4.b32") == bm * bn * 2 // 16 // threads, ptx.count("st.global.v4.b32")
+    assert ptx.count("ld.shared.v4.b32") == bm * bn * 2 // 16 // threads
+    assert ptx.count("st.shared.b32") == bm * bn // 2 // threads  # each thread's f16 pairs, packed
+    assert ptx.count("bar.sync") == 2 + 3  # the ring's two, and before/after the staged write, after the stores
     info = _ptxas(ptx)
     assert "0 bytes spill stores" in info, info
     assert not re.search(r"C75(1[0-9]|20)|serialized", info), info

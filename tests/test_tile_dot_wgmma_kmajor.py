@@ -73,20 +73,6 @@ def test_other_chips_read_the_k_major_slot_with_mma_sync(chip: str) -> None:
     assert "wgmma.mma_async" not in ptx and "mma.sync.aligned.m16n8k16" in ptx
 
 
-def _check(name: str, m: int, n: int, k: int, backend: Backend) -> None:
-    bm, bn, bk, _, _, dt = CONFIGS[name]
-    rng = np.random.default_rng(SEED + m + 3 * n + 7 * k)
-    a = rng.standard_normal((m, k)).astype(dt.np)
-    b = rng.standard_normal((n, k)).astype(dt.np)
-    c = wf.full((m, n), np.nan, f32).partition((bm, bn))
-    got = KERNELS[name](c, wf.from_host(a), wf.from_host(b), k // bk).first().unpartition().to_host().sync_on(backend.device.create_stream())
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    want = a64 @ b64.T
-    bound = 2.0**-22 * k * (np.abs(a64) @ np.abs(b64).T) + 1e-6  # f32 accumulation of exact 16-bit products
-    assert not np.isnan(got).any()
-    assert np.all(np.abs(got - want) <= bound), float(np.max(np.abs(got - want) - bound))
-
-
 @pytest.mark.parametrize(
     "name, m, n, k",
     [

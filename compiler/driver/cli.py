@@ -320,6 +320,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         raise
     except KeyboardInterrupt:
         code = 1
+    except BrokenPipeError:  # `warpforge doctor | head -2`: the reader left; exit quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's flush of stdout at exit would fail again
+        code = 0
     except Exception as e:  # a diagnostic, not a traceback; WARPFORGE_TRACEBACK=1 shows it
         if os.environ.get("WARPFORGE_TRACEBACK", "").strip().lower() in ("1", "true", "yes", "on"):  # never refused here: an error is being shown
             raise

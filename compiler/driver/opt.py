@@ -420,10 +420,33 @@ def _process_chunk(run: Run, chunk: Chunk) -> str:
     verify_dominance(module)  # as MLIR's verifier: xDSL parses uses its definitions do not dominate
     run.parse_s += time.perf_counter() - start
     run_passes(ctx, module, run.passes, run.options)  # pyright: ignore
+    _check_model_pipeline(run, module)
     start = time.perf_counter()
     text = _emit(run, module)
     run.output_s += time.perf_counter() - start
     return text
+
+
+TILE_PIPELINES = frozenset({"tile-to-llvm", "tile-to-gpu-pipeline"})
+"""The pipelines that lower tile kernels only (`kernel.func` with the `tile` attribute)."""
+
+
+def _check_model_pipeline(run: Run, module: object) -> None:
+    """After `-p tile-to-llvm` (or `tile-to-gpu-pipeline`), a `kernel.func` still in the module is a
+    SIMT kernel the tile passes left alone: a located error naming the pipeline that lowers it,
+    instead of exiting 0 with the module half-lowered. Other pipelines and single passes apply
+    where they match, as in mlir-opt."""
+    from warpforge.diagnostics import error_at
+
+    spec = ",".join(run.args.pipeline or ())
+    last = spec.replace("builtin.module(", "").rstrip(")").split(",")[-1].split("{")[0].strip()
+    if last not in TILE_PIPELINES:
+        return
+    for op in module.walk():  # pyright: ignore[reportAttributeAccessIssue]
+        if op.name == "kernel.func" and "tile" not in op.attributes:
+            name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+            shown = f" @{name.data}" if name is not None else ""
+            raise error_at(op, f"'kernel.func'{shown} is a SIMT kernel (no `tile` attribute), which -p {last} does not lower: use -p simt-to-llvm (or -p kernel-to-gpu-pipeline)")
 
 
 def _read_input(path: str) -> tuple[str, str]:

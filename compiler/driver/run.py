@@ -20,6 +20,7 @@ program's own `SystemExit` code, or 1.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,6 +97,7 @@ def check_kernels(session: RunSession, chip: str) -> None:
         return
     assemble = find_ptxas() is not None and chip in ptxas_chips()
     checked, skipped = [], []
+    targets: dict[str, list[str]] = {}
     for name, k in kernels.items():
         if isinstance(k, SimtKernel):
             if k.is_generic:
@@ -107,16 +109,24 @@ def check_kernels(session: RunSession, chip: str) -> None:
                 skipped.append(f"{name} (a tile kernel without ahead_of_time shapes: compiled for its arguments at launch)")
                 continue
             ptxs = [c.kernel.ptx for c in k.compile(chip).kernels]
-        if assemble:
-            for ptx in ptxs:
+        for ptx in ptxs:
+            # the chip the PTX targets: a kernel using sm_90a-only ops (wgmma, setmaxnreg) is compiled for
+            # sm_90a on a 9.0 device, and ptxas refuses .target sm_90a PTX for -arch=sm_90
+            found = re.search(r"^\.target\s+(sm_\w+)", ptx, re.M)
+            target = found.group(1) if found else chip
+            targets.setdefault(target, [])
+            if name not in targets[target]:
+                targets[target].append(name)
+            if assemble and target in ptxas_chips():
                 try:
-                    run_ptxas(ptx, chip, verbose=False)
+                    run_ptxas(ptx, target, verbose=False)
                 except PtxasError as e:  # a compiler bug, reported as one, not as the user's traceback
                     raise PtxCheckError(f"the PTX warpforge made for {name} does not assemble (please report it): {e}") from None
         checked.append(name)
-    how = "assembled by ptxas" if assemble else "not assembled: ptxas not found" if find_ptxas() is None else f"not assembled: ptxas does not know {chip}"
-    if checked:
-        _note(f"PTX for {chip} of {', '.join(checked)} {how}")
+    for target, names in targets.items():
+        ok = assemble and target in ptxas_chips()
+        how = "assembled by ptxas" if ok else "not assembled: ptxas not found" if find_ptxas() is None else f"not assembled: ptxas does not know {target}"
+        _note(f"PTX for {target} of {', '.join(names)} {how}")
     if skipped:
         _note(f"not checked ahead of time: {'; '.join(skipped)}")
 

@@ -795,6 +795,10 @@ class CallMixin(FunctionCompilerBase):
         return Scalar(self.emit(op, node), view.slice.dtype)
 
     def view_store(self, view: ViewValue, index: Value, value: Value, node: ast.AST) -> None:
+        from warpforge.frontend.values import ownership_key
+
+        key = ("view", view.kind, ownership_key(view.index.ssa), tuple(ownership_key(s) for s in view.sizes))
+        self.claim_disjoint(view.slice, key, view.describe().replace(f" of {view.slice.describe()}", f" ({view.slice.name}.{view.kind}(...))"), node)  # pyright: ignore[reportAttributeAccessIssue]
         coords = self.view_coords(view, index, node)
         scalar = self.implicit(value, view.slice.dtype, node, f"storing into {view.describe()}")
         text = self.text_of(node.targets[0]) if isinstance(node, ast.Assign) else ""

@@ -39,6 +39,7 @@ from warpforge.frontend.values import (
     Undefined,
     UnrolledOnly,
     Value,
+    ownership_key,
 )
 
 
@@ -210,6 +211,7 @@ class StatementMixin(FunctionCompilerBase):
             self.emit(kernel.StoreOp(scalar.ssa, base.ssa, i.ssa, text), node)
             return
         if isinstance(index, BlockIndexValue):
+            self.claim_disjoint(base, ("block", ownership_key(index.ssa)), index.describe(), node)
             scalar = self.implicit(value, base.dtype, node, f"storing into {base.describe()}")
             self.emit(kernel.StoreOp(scalar.ssa, base.ssa, index.ssa, text), node)
             return
@@ -219,8 +221,29 @@ class StatementMixin(FunctionCompilerBase):
                 f"{base.describe()} is written only through a ThreadIndex (idx = simt.index_1d(); {base.name}[idx] = …), "
                 f"which proves no other thread writes the same element; got {index.describe()}",
             )
+        self.claim_disjoint(base, ("thread", ownership_key(index.ssa)), index.describe(), node)
         scalar = self.implicit(value, base.dtype, node, f"storing into {base.describe()}")
         self.emit(kernel.StoreOp(scalar.ssa, base.ssa, index.ssa), node)
+
+    def claim_disjoint(self, base: SliceValue, key: tuple[object, ...], how: str, node: ast.AST) -> None:
+        """Each thread of a `DisjointSlice`'s writers owns distinct elements only under one ownership map:
+        the first write fixes it (a ThreadIndex, a BlockIndex, or a row/column/tile view of a given
+        index and extent, compared by how they are computed); a write through another one (`o[idx]` and
+        `o.row(idx, 4)[0]`, `index_2d(4)` and `index_2d(8)`, a BlockIndex and a ThreadIndex) could
+        make two threads write one element, so it is a `CompileError` naming the first."""
+        owners: dict[SSAValue, tuple[tuple[object, ...], str, int]] = self.__dict__.setdefault("_disjoint_owners", {})
+        line = getattr(node, "lineno", 1) + self.source.first_line - 1  # pyright: ignore[reportAttributeAccessIssue]
+        first = owners.get(base.ssa)
+        if first is None:
+            owners[base.ssa] = (key, how, line)
+            return
+        if first[0] != key:
+            self.error(
+                node,
+                f"{base.describe()} is already written through {first[1]} (line {first[2]}); writing it through {how} too "
+                "could make two threads write one element: a DisjointSlice is written through one ownership map per kernel "
+                "(one ThreadIndex, BlockIndex or view of one index and extent)",
+            )
 
     def raw_index(self, index: Value, node: ast.AST) -> Scalar:
         """Any integer index (a RawSlice is written anywhere, bounds-checked)."""

@@ -256,3 +256,18 @@ class NeedsMemory(Exception):
     def __init__(self, site: tuple[str, int, int]):
         super().__init__(site)
         self.site = site
+
+
+def ownership_key(ssa: SSAValue, depth: int = 0) -> object:
+    """How `ssa` is computed, as a hashable value: equal for two computations of the same index (two
+    calls of `simt.index_1d()`, `index_2d(4)` twice), different for `index_2d(4)` and `index_2d(8)`.
+    Constants by value; other ops by name, attributes and the keys of their operands; a block
+    argument (a parameter) by identity. (`DisjointSlice` ownership, `claim_disjoint`.)"""
+    from xdsl.ir import BlockArgument, Operation
+
+    if isinstance(ssa, BlockArgument) or depth > 32:
+        return ("arg", id(ssa))
+    op = ssa.owner
+    assert isinstance(op, Operation)
+    attrs = tuple(sorted((k, str(v)) for k, v in {**op.properties, **op.attributes}.items()))
+    return (op.name, attrs, tuple(ownership_key(o, depth + 1) for o in op.operands), tuple(r is ssa for r in op.results).index(True))

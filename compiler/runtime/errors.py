@@ -300,9 +300,13 @@ def check_pending(block: bool = False, device: Device | None = None, *, front_on
     `KernelError` for the first that recorded an error (in launch order; the message counts the
     others). `block` first waits for every pending launch; `front_only` stops at the first launch
     still running (the cheap check at the start of every `launch`)."""
-    pools = [_pools[device.ordinal]] if device is not None and device.ordinal in _pools else (
-        [] if device is not None else list(_pools.values())
-    )
+    if device is not None:
+        pool = _pools.get(device.ordinal)
+        if pool is None or (not pool._pending and not pool._found):  # nothing to decode (the launch's common case)
+            return
+        pools = [pool]
+    else:
+        pools = list(_pools.values())
     found: list[tuple[CompiledKernel, numpy.ndarray]] = []
     for pool in pools:
         found.extend(pool.collect(block=block, front_only=front_only))

@@ -6,6 +6,8 @@ data (`CompiledKernel`, `LaunchConfig`, `DeviceLimits`), so every refusal is tes
 `prepare` runs it against the live device, loads the kernel and returns a `PreparedLaunch`, the token
 `launch(stream, prepared, args)` requires. `launch` checks and packs the arguments per the kernel ABI
 (see `compiled.py`), refuses aliased outputs, attaches the error record and enqueues the kernel.
+`bind_arguments(prepared, args)` does the argument part once for fixed memory and
+`launch_bound(stream, bound)` the per-launch rest (`TileKernel.bind` uses them; see `BoundLaunch`).
 """
 
 from __future__ import annotations
@@ -220,9 +222,10 @@ def pack_scalar(param: ParamSpec, value: Any, kernel_name: str = "") -> Any:
     if dt.kind in "iu":
         if not _is_int(value):
             raise LaunchError(f"{at}scalar {param.name} is {dt.name} (an integer); got {got}: pass an int")
-        v, info = int(value), numpy.iinfo(dt)
-        if not info.min <= v <= info.max:
-            raise LaunchError(f"{at}scalar {param.name}={v} does not fit {dt.name} (range [{info.min}, {info.max}])")
+        v = int(value)
+        lo, hi = _int_range(dt)
+        if not lo <= v <= hi:
+            raise LaunchError(f"{at}scalar {param.name}={v} does not fit {dt.name} (range [{lo}, {hi}])")
         return dt.type(v)
     # float16 / bfloat16 / float32 / float64
     if not isinstance(value, (int, float, numpy.integer, numpy.floating)):
@@ -231,6 +234,8 @@ def pack_scalar(param: ParamSpec, value: Any, kernel_name: str = "") -> Any:
         as_float = float(value)
     except OverflowError:  # an int of 2**1024 or more: no float holds it (it is not infinity)
         raise LaunchError(f"{at}scalar {param.name}={value!r} does not fit {dt.name} (largest finite value {_float_max(dt):g})") from None
+    if dt.name != "bfloat16" and -_float_max_cached(dt) <= as_float <= _float_max_cached(dt):
+        return dt.type(as_float)  # within the finite range: the conversion (round to nearest) cannot overflow
     with numpy.errstate(over="ignore"):
         packed = numpy.array(as_float, dtype=dt)
     if math.isfinite(as_float) and not numpy.isfinite(packed.astype(numpy.float64)):
@@ -238,6 +243,26 @@ def pack_scalar(param: ParamSpec, value: Any, kernel_name: str = "") -> Any:
     if dt.name == "bfloat16":
         return packed.view(numpy.uint16)[()]
     return packed[()]
+
+
+_INT_RANGES: dict[Any, tuple[int, int]] = {}
+_FLOAT_MAX: dict[Any, float] = {}
+
+
+def _int_range(dt: numpy.dtype) -> tuple[int, int]:
+    """(min, max) of an integer dtype (`numpy.iinfo`), cached."""
+    r = _INT_RANGES.get(dt)
+    if r is None:
+        info = numpy.iinfo(dt)
+        r = _INT_RANGES[dt] = (int(info.min), int(info.max))
+    return r
+
+
+def _float_max_cached(dt: numpy.dtype) -> float:
+    m = _FLOAT_MAX.get(dt)
+    if m is None:
+        m = _FLOAT_MAX[dt] = _float_max(dt)
+    return m
 
 
 def _float_max(dt: numpy.dtype) -> float:
@@ -380,9 +405,29 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
     argument (see `as_device_view`, `pack_scalar`), `AliasError` for an output sharing memory with
     another argument, and `LaunchError` when the driver refuses the launch.
     """
+    k, args = _check_call(prepared, args, kernel, "launch(stream, prepared, args)")
+    dev = prepared.device
+    if dev.simulated:  # a token of `warpforge.runtime.simulated.prepare_kernel`
+        from warpforge.runtime.simulated import launch_simulated
+
+        return launch_simulated(stream, prepared, args)
+    s = _launch_stream(stream, dev, k)
+    dev.make_current()
+    errors.check_pending(device=dev, front_only=True)
+    packed, views = _pack(k, args, dev, s)
+    check_aliasing(k.params, views, k.name)
+    # stream order (stream_order.py): wait for the streams the arguments were last used on
+    buffers = [a for p, a in zip(k.params, args) if p.is_slice and isinstance(a, DeviceBuffer)]
+    foreign = [a for p, a in zip(k.params, args) if p.is_slice and not isinstance(a, DeviceBuffer)]
+    homes = stream_order.order_launch(s, buffers, foreign)
+    _enqueue(s, prepared, packed, views, homes)
+
+
+def _check_call(prepared: Any, args: Any, kernel: CompiledKernel | None, call: str) -> tuple[CompiledKernel, tuple[Any, ...]]:
+    """The token, kernel and argument-count checks of `launch` and `bind_arguments`."""
     if not isinstance(prepared, PreparedLaunch):
         raise LaunchError(
-            f"launch() needs the PreparedLaunch that prepare(kernel, config, device) returned, got {type(prepared).__name__}"
+            f"{call.split('(')[0]}() needs the PreparedLaunch that prepare(kernel, config, device) returned, got {type(prepared).__name__}"
         )
     k = prepared.kernel
     if kernel is not None and not _same_kernel(kernel, k):
@@ -390,26 +435,53 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
             f"this PreparedLaunch was made for {k.name}, not {kernel.name}: prepare {kernel.name} with its own config"
         )
     if not isinstance(args, (tuple, list)):
-        raise LaunchError(f"launch(stream, prepared, args): args is a tuple or list of {k.name}'s arguments, got {type(args).__name__}")
+        raise LaunchError(f"{call}: args is a tuple or list of {k.name}'s arguments, got {type(args).__name__}")
     args = tuple(args)
     if len(args) != len(k.params):
         names = ", ".join(p.name for p in k.params)
         raise LaunchError(f"{k.name} takes {len(k.params)} argument{'s' if len(k.params) != 1 else ''} ({names}), got {len(args)}")
-    dev = prepared.device
-    if dev.simulated:  # a token of `warpforge.runtime.simulated.prepare_kernel`
-        from warpforge.runtime.simulated import launch_simulated
+    return k, args
 
-        return launch_simulated(stream, prepared, args)
+
+def _launch_stream(stream: Any, dev: Device, k: CompiledKernel) -> Any:
     s = as_stream(stream, dev)
     if s.device is not dev:
         raise LaunchError(f"{k.name} was prepared for {dev.label}, but the stream belongs to {s.device.label}")
-    dev.make_current()
-    errors.check_pending(device=dev, front_only=True)
+    return s
+
+
+def _tma() -> Any:
+    global _tma_module
+    if _tma_module is None:
+        from warpforge.runtime import tma
+
+        _tma_module = tma
+    return _tma_module
+
+
+def _cuda_core() -> Any:
+    global _core_module
+    if _core_module is None:
+        import cuda.core
+
+        _core_module = cuda.core
+    return _core_module
+
+
+_tma_module: Any = None
+_core_module: Any = None
+
+
+def _pack(k: CompiledKernel, args: tuple[Any, ...], dev: Device, view_stream: Any) -> tuple[list[Any], list[Any]]:
+    """`args` checked and packed per the kernel ABI (`compiled.py`), without the error record: the
+    packed values and, per parameter, its `DeviceView` (None for scalars and descriptors).
+    `view_stream`: the consumer stream foreign arrays' views are ordered for (None: no ordering)."""
     packed: list[Any] = []
     views: list[Any] = []
+    int64 = numpy.int64
     for p, a in zip(k.params, args):
         if p.is_slice:
-            v = as_device_view(a, s, param=p, device=dev, kernel_name=k.name)
+            v = as_device_view(a, view_stream, param=p, device=dev, kernel_name=k.name)
             if p.align and v.ptr % p.align:
                 raise LaunchError(
                     f"{k.name}: argument '{p.name}' at {v.ptr:#x} is not {p.align}-byte aligned, and this compiled kernel "
@@ -420,17 +492,15 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
             views.append(v)
             packed.append(v.ptr)
             if p.strided:  # (ptr, span, extents…, strides but the last…): see ParamSpec.strided
-                strides = v.strides if v.strides is not None else tuple(int(numpy.prod(v.shape[k + 1 :], dtype=numpy.int64)) for k in range(len(v.shape)))
-                packed.append(numpy.int64(v.span))
-                packed.extend(numpy.int64(n) for n in v.shape)
-                packed.extend(numpy.int64(st) for st in strides[:-1])
+                strides = v.strides if v.strides is not None else tuple(math.prod(v.shape[i + 1 :]) for i in range(len(v.shape)))
+                packed.append(int64(v.span))
+                packed.extend(_int64s(v.shape))
+                packed.extend(_int64s(strides[:-1]))
             else:
-                packed.extend(numpy.int64(n) for n in v.shape)
+                packed.extend(_int64s(v.shape))
         elif p.kind == "tensor_map":  # a TMA descriptor, by value (cuda.core's TensorMapDescriptor)
-            from warpforge.runtime.tma import tensor_map_argument
-
             views.append(None)
-            packed.append(tensor_map_argument(p, a, k.name).launch_argument(dev))
+            packed.append(_tma().tensor_map_argument(p, a, k.name).launch_argument(dev))
         else:
             views.append(None)
             packed.append(pack_scalar(p, a, k.name))
@@ -442,23 +512,37 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
                 )
     for p, v in zip(k.params, views):  # a TMA ring's descriptors, built from the tensor argument (ParamSpec.tma)
         if p.tma:
-            from warpforge.runtime.tma import launch_descriptor
-
+            launch_descriptor = _tma().launch_descriptor
             packed.extend(launch_descriptor(v.ptr, tuple(int(n) for n in v.shape), p.dtype, box, swizzle, dev, k.name, p.name) for box, swizzle in p.tma)
-    check_aliasing(k.params, views, k.name)
-    # stream order (stream_order.py): wait for the streams the arguments were last used on
-    buffers = [a for p, a in zip(k.params, args) if p.is_slice and isinstance(a, DeviceBuffer)]
-    foreign = [a for p, a in zip(k.params, args) if p.is_slice and not isinstance(a, DeviceBuffer)]
-    homes = stream_order.order_launch(s, buffers, foreign)
+    return packed, views
 
-    pool = errors.pool_for(dev) if k.checked else None
+
+_INT64S: dict[tuple[int, ...], tuple[Any, ...]] = {}
+
+
+def _int64s(values: tuple[int, ...]) -> tuple[Any, ...]:
+    """`values` as `numpy.int64`s (the ABI's extents and strides), cached per tuple: a program
+    launches on few shapes, and NumPy scalars are immutable."""
+    got = _INT64S.get(values)
+    if got is None:
+        if len(_INT64S) >= 1024:
+            _INT64S.clear()
+        got = _INT64S[values] = tuple(numpy.int64(n) for n in values)
+    return got
+
+
+def _enqueue(s: Any, prepared: PreparedLaunch, packed: Sequence[Any], keep_alive: Any, homes: list[int]) -> None:
+    """Attach an error-record slot (checked kernels), enqueue, commit the slot, join the foreign
+    arrays' home streams (`stream_order.join_after`)."""
+    k = prepared.kernel
+    pool = errors.pool_for(prepared.device) if k.checked else None
     slot = pool.acquire(s) if pool is not None else None
-    if slot is not None:
-        packed.append(slot.device_ptr)
     try:
-        import cuda.core as core
-
-        core.launch(s.raw, prepared._core_config, prepared._loaded.function, *packed)
+        core = _cuda_core()
+        if slot is not None:
+            core.launch(s.raw, prepared._core_config, prepared._loaded.function, *packed, slot.device_ptr)
+        else:
+            core.launch(s.raw, prepared._core_config, prepared._loaded.function, *packed)
     except Exception as e:
         if slot is not None:
             pool.release(slot)  # type: ignore[union-attr]
@@ -466,5 +550,77 @@ def launch(stream: Any, prepared: PreparedLaunch, args: Sequence[Any], *, kernel
             raise
         raise LaunchError(_driver.with_sticky_hint(f"the driver refused to launch {k.name} with {prepared.config}: {type(e).__name__}: {e}")) from None
     if slot is not None:
-        pool.commit(slot, s, k, keep_alive=views)  # type: ignore[union-attr]
+        pool.commit(slot, s, k, keep_alive=keep_alive)  # type: ignore[union-attr]
     stream_order.join_after(s, homes)
+
+
+@dataclass(frozen=True, eq=False)
+class BoundLaunch:
+    """A `PreparedLaunch` with its arguments resolved once, on fixed device memory (`bind_arguments`);
+    `launch_bound(stream, bound)` enqueues it.
+
+    What depends only on the memory is computed at bind: the argument checks of `launch` (kinds,
+    dtypes, ranks, devices, contiguity, read-only outputs, alignment), the packed parameters (pointers,
+    extents, strides, scalars, TMA descriptors), and the aliasing check. What can change between
+    launches stays per launch: the stream (its device), the pending-error check, stream order (the
+    `DeviceBuffer`s' last streams, torch's current stream, a CAI's `stream`, a DLPack export for the
+    launch stream) and the error-record slot. A foreign array whose pointer or shape changed since
+    the bind is refused (`stream_order.BoundForeign`; DLPack-only arrays cannot be read without an
+    export and are not checked). `args`: the arguments as bound; `packed`: the kernel parameters but
+    the error record; `views`: per parameter its `DeviceView` (None for scalars), kept alive with
+    each checked launch."""
+
+    prepared: PreparedLaunch
+    args: tuple[Any, ...]
+    packed: tuple[Any, ...]
+    views: tuple[Any, ...]
+    buffers: tuple[DeviceBuffer, ...]
+    foreign: tuple[stream_order.BoundForeign, ...]
+
+    def launch(self, stream: Any) -> None:
+        """`launch_bound(stream, self)`."""
+        launch_bound(stream, self)
+
+
+def bind_arguments(prepared: PreparedLaunch, args: Sequence[Any], *, kernel: CompiledKernel | None = None) -> BoundLaunch:
+    """Check and pack `args` for `prepared` once (see `BoundLaunch`), as `launch` does at every
+    launch. Raises what `launch` raises for the token, the argument count, an argument, or aliased
+    outputs (`AliasError`); `LaunchError` for a token of the CPU simulator (launch it with `launch`)."""
+    k, args = _check_call(prepared, args, kernel, "bind_arguments(prepared, args)")
+    dev = prepared.device
+    if dev.simulated:
+        raise LaunchError(f"{k.name} is prepared for {dev.label}: the simulator's launches take launch(stream, prepared, args)")
+    dev.make_current()
+    packed, views = _pack(k, args, dev, None)
+    check_aliasing(k.params, views, k.name)
+    buffers: list[DeviceBuffer] = []
+    foreign: list[stream_order.BoundForeign] = []
+    for p, a in zip(k.params, args):
+        if not p.is_slice:
+            continue
+        if isinstance(a, DeviceBuffer):
+            if not any(b is a for b in buffers):
+                buffers.append(a)
+        elif not any(f.obj is a for f in foreign):
+            foreign.append(stream_order.BoundForeign(a, f"{k.name}: argument '{p.name}'"))
+    return BoundLaunch(prepared, args, tuple(packed), tuple(views), tuple(buffers), tuple(foreign))
+
+
+def launch_bound(stream: Any, bound: BoundLaunch) -> None:
+    """Enqueue `bound` (`bind_arguments`) on `stream` (as `launch`: a `Stream`, cuda.core stream, an
+    object with `__cuda_stream__`, or None for the device's default stream).
+
+    Per launch, as `launch`: raises `LaunchError` for a stream of another device, `KernelError` if an
+    earlier checked launch on the device has completed with an error (nothing is enqueued), orders
+    the launch after the arguments' streams and their home streams after it (`stream_order`), takes
+    an error-record slot for a checked kernel; `LaunchError` when a foreign array's memory moved
+    since the bind, or when the driver refuses the launch."""
+    if not isinstance(bound, BoundLaunch):
+        raise LaunchError(f"launch_bound() needs the BoundLaunch that bind_arguments(prepared, args) returned, got {type(bound).__name__}")
+    prepared = bound.prepared
+    dev = prepared.device
+    s = _launch_stream(stream, dev, prepared.kernel)
+    dev.make_current()
+    errors.check_pending(device=dev, front_only=True)
+    homes = stream_order.order_bound_launch(s, bound.buffers, bound.foreign)
+    _enqueue(s, prepared, bound.packed, bound.views, homes)

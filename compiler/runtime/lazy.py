@@ -760,9 +760,13 @@ def tensor(existing: Any) -> LazyTensor:
         t._storage.host = existing._host  # pyright: ignore[reportPrivateUsage]
         t._storage.device = existing.device
         return t
-    cai = getattr(existing, "__cuda_array_interface__", None)
+    from warpforge.runtime.memory import DeviceBuffer
+
+    cai = None if isinstance(existing, DeviceBuffer) else getattr(existing, "__cuda_array_interface__", None)
     strides: tuple[int, ...] | None = None
-    if isinstance(cai, dict):
+    if isinstance(existing, DeviceBuffer):  # its own dtype: CAI spells bfloat16 '<V2', a void type
+        shape, dt = existing.shape, existing.dtype
+    elif isinstance(cai, dict):
         shape = tuple(int(d) for d in cai["shape"])
         dt = numpy.dtype(cai["typestr"])
         if cai.get("strides") is not None:
@@ -777,7 +781,7 @@ def tensor(existing: Any) -> LazyTensor:
     else:
         raise LaunchUsageError(f"wf.tensor() takes a NumPy array or a device array (torch, cupy, wf.DeviceBuffer), got {type(existing).__name__}")
     from warpforge.runtime import stream_order
-    from warpforge.runtime.memory import DeviceBuffer, _is_c_contiguous, last_axis_contiguous  # pyright: ignore[reportPrivateUsage]
+    from warpforge.runtime.memory import _is_c_contiguous, last_axis_contiguous  # pyright: ignore[reportPrivateUsage]
 
     t = _new(shape, dt, "external", existing, f"wf.tensor(<{type(existing).__name__} {shape}>)")
     if strides is not None and not _is_c_contiguous(shape, strides):

@@ -221,7 +221,7 @@ class DeviceBuffer:
     @property
     def size(self) -> int:
         """Number of elements."""
-        return int(numpy.prod(self._shape, dtype=numpy.int64))
+        return math.prod(self._shape)
 
     @property
     def nbytes(self) -> int:
@@ -349,13 +349,21 @@ def _is_c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
 class _Checker:
     """Argument checks against a parameter, with messages naming it."""
 
+    __slots__ = ("param", "allow_strided", "strides", "name", "kernel_name")
+
     def __init__(self, param: ParamSpec | None, kernel_name: str | None, allow_strided: bool = False):
         self.param = param
         self.allow_strided = allow_strided or (param is not None and param.strided)
-        self.strides = None
+        self.strides: tuple[int, ...] | None = None
         self.name = param.name if param is not None else "x"
-        where = f" of {kernel_name}" if kernel_name else ""
-        self.what = f"argument {self.name!r}{where}" if param is not None else "the argument"
+        self.kernel_name = kernel_name
+
+    @property
+    def what(self) -> str:
+        """The argument as messages name it (made only for a message)."""
+        if self.param is None:
+            return "the argument"
+        return f"argument {self.name!r}" + (f" of {self.kernel_name}" if self.kernel_name else "")
 
     def host(self, detail: str) -> LaunchError:
         return LaunchError(f"{self.what}: {detail}")
@@ -369,7 +377,7 @@ class _Checker:
         if p is not None and len(shape) != p.ndim:
             hint = " (pass x.reshape(-1) for a flat view)" if p.ndim == 1 else ""
             raise LaunchError(f"{self.what} is {p.ndim}-D, got a {len(shape)}-D array of shape {shape}{hint}")
-        self.strides: tuple[int, ...] | None = None
+        self.strides = None
         if strides is not None:
             elems = strides if strides_unit == "elements" else tuple(s // dtype.itemsize if s % dtype.itemsize == 0 else -1 for s in strides)
             if not _is_c_contiguous(shape, elems) and self.allow_strided and -1 not in elems and last_axis_contiguous(shape, elems):
@@ -458,17 +466,20 @@ def as_device_view(
         )
     view = _strided_view(obj, stream, cai is not None, check)
     shape = tuple(view.shape)
-    check.layout(shape, tuple(view.strides) if view.strides is not None else None, numpy.dtype(view.dtype), "elements")
+    dtype = numpy.dtype(view.dtype)
+    view_strides = view.strides
+    check.layout(shape, tuple(view_strides) if view_strides is not None else None, dtype, "elements")
     if not view.is_device_accessible:
         raise check.host(f"the array is not accessible from the GPU: copy it with wf.DeviceBuffer.from_host(stream, {check.name})")
-    check.device(view.device_id, device)
-    check.writable(bool(view.readonly))
-    dtype = numpy.dtype(view.dtype)
+    device_id = view.device_id
+    check.device(device_id, device)
+    readonly = bool(view.readonly)
+    check.writable(readonly)
     if check.strides is not None:
         nbytes = strided_span(shape, check.strides) * dtype.itemsize
-        return DeviceView(int(view.ptr), shape, dtype, nbytes, (obj, view), view.device_id, bool(view.readonly), check.strides)
-    nbytes = int(numpy.prod(shape, dtype=numpy.int64)) * dtype.itemsize
-    return DeviceView(int(view.ptr), shape, dtype, nbytes, (obj, view), view.device_id, bool(view.readonly))
+        return DeviceView(int(view.ptr), shape, dtype, nbytes, (obj, view), device_id, readonly, check.strides)
+    nbytes = math.prod(shape) * dtype.itemsize  # below 2**62 elements: the shape came from device memory
+    return DeviceView(int(view.ptr), shape, dtype, nbytes, (obj, view), device_id, readonly)
 
 
 def _read_cai(obj: Any, check: _Checker) -> dict[str, Any]:
@@ -489,13 +500,25 @@ def _read_cai(obj: Any, check: _Checker) -> dict[str, Any]:
     return cai
 
 
+_utils_module: Any = None
+
+
+def _core_utils() -> Any:
+    """`cuda.core.utils`, imported once (its `StridedMemoryView` is read at each use)."""
+    global _utils_module
+    if _utils_module is None:
+        import cuda.core.utils
+
+        _utils_module = cuda.core.utils
+    return _utils_module
+
+
 def _strided_view(obj: Any, stream: Any, via_cai: bool, check: _Checker) -> Any:
     # -1: no stream ordering; a NULL-stream handle (torch's default stream) is passed as 1, the legacy
     # default stream, since the DLPack and CAI protocols reserve 0
-    stream_ptr = -1 if stream is None else (as_stream(stream).handle or 1)
+    stream_ptr = -1 if stream is None else ((stream if isinstance(stream, Stream) else as_stream(stream)).handle or 1)
     try:
-        from cuda.core.utils import StridedMemoryView
-
+        StridedMemoryView = _core_utils().StridedMemoryView
         if via_cai:
             return StridedMemoryView.from_cuda_array_interface(obj, stream_ptr)
         # DLPack first, then CAI (torch takes a fast path); the constructor does the same

@@ -322,7 +322,8 @@ def simulated_descriptor(address: int, host: Any, box: tuple[int, ...], swizzle:
     return TensorMap(req, bytes(TENSOR_MAP_BYTES), host)
 
 
-_LAUNCH_CACHE: dict[tuple[TensorMapRequest, int], Any] = {}
+_LAUNCH_CACHE: dict[tuple[Any, ...], Any] = {}
+"""(address, shape, dtype, box, swizzle, device ordinal) -> the kernel argument (`launch_descriptor`)."""
 _LAUNCH_CACHE_SIZE = 512
 
 
@@ -332,12 +333,12 @@ def launch_descriptor(address: int, shape: tuple[int, ...], dtype: Any, box: tup
     Cached per (request, device) (up to 512, oldest dropped first), so a kernel launched again on the
     same memory makes none. Raises `LaunchError` naming the kernel and parameter when a TMA rule fails."""
     dt = numpy.dtype(dtype)
-    req = TensorMapRequest(address, shape, _contiguous_strides(shape, dt.itemsize), dt, tuple(box), swizzle)
-    key = (req, int(getattr(device, "ordinal", 0)))
-    with _LOCK:
-        hit = _LAUNCH_CACHE.get(key)
+    box = tuple(box)
+    key = (address, shape, dt, box, swizzle, int(getattr(device, "ordinal", 0)))  # what the request is made of
+    hit = _LAUNCH_CACHE.get(key)  # a dict read is atomic; inserts and drops hold the lock
     if hit is not None:
         return hit
+    req = TensorMapRequest(address, shape, _contiguous_strides(shape, dt.itemsize), dt, box, swizzle)
     try:
         made = TensorMap(req, bytes(TENSOR_MAP_BYTES)).launch_argument(device)
     except LaunchError as e:

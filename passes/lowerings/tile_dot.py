@@ -30,11 +30,11 @@ layouts).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from math import log2
+from math import log2, prod
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import arith, cf, memref, scf
-from xdsl.dialects.builtin import BFloat16Type, FloatAttr, Float16Type, IndexType, IntegerAttr, IntegerType, MemRefType, i64
+from xdsl.dialects import arith, cf, memref, scf, vector
+from xdsl.dialects.builtin import BFloat16Type, FloatAttr, Float16Type, IndexType, IntegerAttr, IntegerType, MemRefType, VectorType, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from warpforge.dialects import gpu, nvgpu, tile
@@ -45,7 +45,7 @@ from warpforge.dialects.tile_layout import MmaEncodingAttr
 from warpforge.dialects.tile_dot import AsyncCommitOp, AsyncCopyOp, AsyncWaitOp, DotOp, RingTileOp, mma_input_kind, ring_tile_shape
 from warpforge.passes.kernel_to_gpu import SHARED, Emitter, cast_value, signless
 from warpforge.passes.tile_to_gpu.lowering import LAYOUT_ANALYSES, STATIC_SHARED_BYTES, _TILE_LOWERINGS, Dist, PView, View, _TileFunctionLowering, lowers  # pyright: ignore[reportPrivateUsage]
-from warpforge.passes.tile_to_gpu.memory import _coords64, _full_tile  # pyright: ignore[reportPrivateUsage]
+from warpforge.passes.tile_to_gpu.memory import _coords64, _full_tile, _index  # pyright: ignore[reportPrivateUsage]
 
 if TYPE_CHECKING:
     from warpforge.dialects.tile_tma import TmaCopyOp
@@ -442,6 +442,11 @@ class MmaLayout:
                 return view.strides[0] if view.strides[0] is not None else x.const(1, i64)
             return view.dims[1]
 
+        # staged through shared memory: only in the kernel's body (its barriers outside any region; the
+        # simulator runs no barrier inside one), every thread writing, the whole tile's test after
+        in_body = fl.entry is not None and e.block.parent is fl.entry.parent  # a block of the kernel's body, not of an scf op
+        staging = self._staging_buffer(fl, view, tile_shape) if in_body and not lead and not linear else None
+
         def body(x: Emitter) -> None:
             r0 = x(arith.AddiOp(origin[0], x(arith.AddiOp(w.row0, w.g))))
             c0 = x(arith.AddiOp(origin[1], x(arith.AddiOp(w.col0, x(arith.ShLIOp(w.t, x.const(1, i64)))))))
@@ -457,6 +462,9 @@ class MmaLayout:
                         chunks.append((_Chunk([*lead, row, col], lin), d.regs[s0 : s0 + 2]))
 
             def unmasked(y: Emitter) -> None:
+                if staging is not None:
+                    self._store_staged(fl, y, view, staging, origin)
+                    return
                 for ch, vals in chunks:
                     for k in range(0, 2, width):
                         _store_group(y, view, ch, k, vals[k : k + width], width * b)
@@ -469,9 +477,107 @@ class MmaLayout:
                         ok = _in_bounds(y, view, ch, k, wm)
                         fl.when(y, ok, lambda z, ch=ch, k=k, vals=vals: _store_group(z, view, ch, k, vals[k : k + wm], wm * b))
 
+            if staging is not None:
+                self._write_staged(fl, x, d, view, staging)
             store_full_or_tail(fl, x, view, [*lead, *origin], tile_shape, unmasked, masked)
+            if staging is not None:
+                x(gpu.BarrierOp())  # the space is free again for whatever writes it next
 
         fl.when(e, self.first_replica(fl), body)
+
+    def _staging_buffer(self, fl: _TileFunctionLowering, view: View, tile_shape: tuple[int, ...]) -> tuple[SSAValue, SSAValue] | None:
+        """(the dynamic shared memory, the byte shift of a drained ring at least a tile large) for a
+        store staged through shared memory (`_store_staged`), or None where that does not apply: no
+        ring drained before the store (`tile.tma_ring_end` sets `("rings_drained",)`), replica warps,
+        a tile other than the layout's, elements other than 2 or 4 bytes, rows not 16-byte aligned
+        (the tensor's base and row length), a strided or reinterpreted view."""
+        if ("rings_drained",) not in fl.cache or self.replicas != 1 or tuple(tile_shape) != tuple(self.shape):
+            return None
+        b = element_bytes(signless(view.elem))
+        per = 16 // b if b in (2, 4) else 0
+        if not per or view.strides is not None or view.limit is not None or view.align < 16 or view.divisible[-1] < per:
+            return None
+        if self.shape[1] % per or (self.shape[0] * self.shape[1] * b) % (16 * fl.threads):
+            return None
+        need = self.shape[0] * self.shape[1] * b
+        best: tuple[int, SSAValue, SSAValue] | None = None
+        for key, found in fl.cache.items():
+            if not (isinstance(key, tuple) and len(key) == 2 and key[0] == "ring"):
+                continue
+            owner = getattr(found, "owner", None)
+            mt = getattr(found, "type", None)
+            if not isinstance(owner, memref.ViewOp) or not isinstance(mt, MemRefType):
+                continue
+            size = prod(mt.get_shape()) * element_bytes(signless(mt.element_type))
+            if size >= need and (best is None or size > best[0]):
+                best = (size, owner.source, owner.byte_shift)
+        return None if best is None else (best[1], best[2])
+
+    def _staging_view(self, e: Emitter, view: View, staging: tuple[SSAValue, SSAValue]) -> tuple[SSAValue, int, int, int]:
+        """(the M·N tile in a drained ring's space, elements per 16-byte unit, units per row, swizzle mask)."""
+        raw, shift = staging
+        m, n = self.shape
+        elem = signless(view.elem)
+        per = 16 // element_bytes(elem)
+        units = n // per
+        buf = e(memref.ViewOp(raw, shift, [], MemRefType(elem, [m * n], memory_space=SHARED)))
+        return buf, per, units, min(7, units - 1)
+
+    def _write_staged(self, fl: _TileFunctionLowering, e: Emitter, d: Dist, view: View, staging: tuple[SSAValue, SSAValue]) -> None:
+        """The first half of a store staged through shared memory (`_store_staged`): after a CTA barrier
+        (every warpgroup's last wgmma has read the ring), each thread writes its 2-element chunks into a
+        drained ring's space as a row-major tile whose 16-byte units are XOR-swizzled by row (unit u of
+        row r at u ^ (r % 8): the 8 rows one chunk store of a warp touches fall in 8 bank groups); a
+        barrier. Every thread takes part, whether or not the tile is whole."""
+        n = self.shape[1]
+        buf, per, _, mask = self._staging_view(e, view, staging)
+        elem = signless(view.elem)
+        w = warp_coords(fl, self)
+        e(gpu.BarrierOp())
+        pair = VectorType(elem, [2])
+        row_g = e(arith.AddiOp(w.row0, w.g))
+        col_t = e(arith.AddiOp(w.col0, e(arith.ShLIOp(w.t, e.const(1, i64)))))
+        for i in range(self.tm):
+            for j in range(self.tn):
+                for h in range(2):
+                    row = _add(e, row_g, 16 * i + 8 * h)
+                    col = _add(e, col_t, 8 * j)
+                    unit = e(arith.ShRUIOp(col, e.const(_log2(per), i64)))
+                    within = e(arith.AndIOp(col, e.const(per - 1, i64)))
+                    swz = e(arith.XOrIOp(unit, e(arith.AndIOp(row, e.const(mask, i64)))))
+                    at = e(arith.AddiOp(e(arith.ShLIOp(row, e.const(_log2(n), i64))), e(arith.AddiOp(e(arith.ShLIOp(swz, e.const(_log2(per), i64))), within))))
+                    s0 = 4 * (i * self.tn + j) + 2 * h
+                    vec = e(vector.BroadcastOp(d.regs[s0], pair))
+                    vec = e(vector.InsertOp(d.regs[s0 + 1], vec, [1], pair))
+                    st = vector.StoreOp(vec, buf, [e(arith.IndexCastOp(at, IndexType()))])
+                    st.attributes["alignment"] = IntegerAttr(2 * element_bytes(elem), i64)
+                    e(st)
+        e(gpu.BarrierOp())
+
+    def _store_staged(self, fl: _TileFunctionLowering, e: Emitter, view: View, staging: tuple[SSAValue, SSAValue], origin: list[SSAValue]) -> None:
+        """A whole tile's store from the staged copy (`_write_staged`): thread t reads 16-byte units t,
+        t + T, ... (rows in order, un-swizzled) and stores each with one 16-byte access, so a warp writes
+        whole rows (512 contiguous bytes of a 256-column f16 tile) instead of each thread's 2-element
+        chunks (8 rows of 16 bytes per warp store: half-filled 32-byte sectors, 4x the instructions)."""
+        m, n = self.shape
+        buf, per, units, mask = self._staging_view(e, view, staging)
+        tid = fl.tid
+        assert tid is not None
+        full = VectorType(signless(view.elem), [per])
+        for k in range(m * n // per // fl.threads):
+            q = _add(e, tid, k * fl.threads)
+            row = e(arith.ShRUIOp(q, e.const(_log2(units), i64)))
+            unit = e(arith.AndIOp(q, e.const(units - 1, i64)))
+            swz = e(arith.XOrIOp(unit, e(arith.AndIOp(row, e.const(mask, i64)))))
+            at = e(arith.AddiOp(e(arith.ShLIOp(row, e.const(_log2(n), i64))), e(arith.ShLIOp(swz, e.const(_log2(per), i64)))))
+            ld = vector.LoadOp(buf, [e(arith.IndexCastOp(at, IndexType()))], full)
+            ld.attributes["alignment"] = IntegerAttr(16, i64)
+            v = e(ld)
+            grow = e(arith.AddiOp(origin[0], row))
+            gcol = e(arith.AddiOp(origin[1], e(arith.ShLIOp(unit, e.const(_log2(per), i64)))))
+            st = vector.StoreOp(v, view.memref, _index(e, view, None, [grow, gcol], 0))
+            st.attributes["alignment"] = IntegerAttr(16, i64)
+            e(st)
 
     def _base(self, fl: _TileFunctionLowering, e: Emitter) -> SSAValue:
         """(row0 + g)·N + col0 + 2t for this thread (i64)."""

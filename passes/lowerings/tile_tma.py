@@ -196,3 +196,4 @@ def _barrier_op(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
 @lowers(TmaRingEndOp)
 def _ring_end(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     e(nvvm.op("nvvm.wgmma.wait.group.sync.aligned")(n=0))  # pyright: ignore[reportCallIssue]
+    fl.cache[("rings_drained",)] = True  # no copy in flight: a later tile store may stage through the rings' space
