@@ -1,6 +1,7 @@
 """Flash attention forward (O = softmax(Q K^T / sqrt(d)) V, f16, (B, H, S, d) contiguous) side by side
-in one process: warpforge's tile kernel (examples/attention.py: tile.dot on mma.sync, Q K^T with K
-read transposed in place, P·V with P from the registers, K/V through a cp.async ring), torch's
+in one process: warpforge's tile kernel (examples/attention.py: tile.dot on the H200's wgmma with A from
+registers (mma.sync on other chips), Q K^T with K read transposed in place, P·V with P from the
+registers, K/V through a cp.async ring), torch's
 `scaled_dot_product_attention` with the flash backend (FlashAttention-2) and with the cuDNN backend,
 and a FlashAttention-2-style Triton kernel written here (a few autotuned configs).
 

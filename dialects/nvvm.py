@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.dialects.llvm import LLVMPointerType
-from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, irdl_attr_definition, irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def, var_result_def
+from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_attr_definition, irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def, var_result_def
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
@@ -381,8 +381,62 @@ class AtomicRMWOp(IRDLOperation):
 # --------------------------------------------------------------------------- warpgroup MMA (inline PTX)
 
 
+class WgmmaMmaAsyncBase(IRDLOperation):
+    """What the two forms of `wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{type}.{type}` (PTX ISA 9.0
+    §9.7.15.5.2) share: B (16×n) in shared memory named by a 64-bit matrix descriptor `desc_b`, the
+    scale-d predicate, the accumulator D (64×n f32, `n/2` registers per thread of the warpgroup,
+    `acc` in, `res` out), the immediates, the verifier (the catalog's `WGMMA_TYPES` row) and the rule
+    for accumulators in flight (`check_accumulators_in_flight`). The leaf ops differ in A: from shared
+    memory (`nvvm.wgmma.mma_async`, `desc_a`) or from registers (`nvvm.wgmma.mma_async.reg_a`, `a`)."""
+
+    SPEC: ClassVar[IntrinsicSpec] = WGMMA_SPEC
+
+    # the leaf ops declare the operands (in PTX order: A, desc_b, scale_d, acc), `res` and the properties
+    # n, type, layout_b, scale_a, scale_b that the methods here read
+
+    @property
+    def wgmma_type(self) -> WGMMAType | None:
+        return next((t for t in WGMMA_TYPES if t.ab == self.type.data), None)
+
+    def _layouts(self) -> tuple[tuple[str, str], ...]:
+        return (("layout_b", self.layout_b.data),)
+
+    def verify_(self) -> None:
+        n = self.n.value.data
+        row = self.wgmma_type
+        if row is None:
+            known = ", ".join(t.ab for t in WGMMA_TYPES)
+            raise VerifyException(f"'{self.name}' has no {self.type.data} form with an f32 accumulator (supported: {known})")
+        if not (8 <= n <= 256 and n % 8 == 0):
+            raise VerifyException(f"'{self.name}' n must be a multiple of 8 in [8, 256] (PTX ISA §9.7.15.5.2), got {n}")
+        if len(self.acc) != n // 2:
+            raise VerifyException(f"'{self.name}' m64n{n}k{row.k} takes {n // 2} f32 accumulators per thread, got {len(self.acc)}")
+        for name, value in self._layouts():
+            if value not in ("row", "col"):
+                raise VerifyException(f"'{self.name}' {name} must be \"row\" or \"col\", got \"{value}\"")
+        for name, value in (("scale_a", self.scale_a.value.data), ("scale_b", self.scale_b.value.data)):
+            if value not in (1, -1):
+                raise VerifyException(f"'{self.name}' {name} must be 1 or -1, got {value}")
+        check_accumulators_in_flight(self)
+
+    def ptx_instruction(self) -> str:
+        """The PTX mnemonic with qualifiers (`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16`)."""
+        row = self.wgmma_type
+        assert row is not None
+        return f"wgmma.mma_async.sync.aligned.m64n{self.n.value.data}k{row.k}.{row.d}.{row.ab}.{row.ab}"
+
+
+def _wgmma_properties(n: int, type: str, layout_b: str, scale_a: int, scale_b: int, layout_a: str | None = None) -> dict[str, Attribute]:
+    """The properties in the order the ops print them (n, type, [layout_a,] layout_b, scales)."""
+    a = {} if layout_a is None else {"layout_a": StringAttr(layout_a)}
+    return {
+        "n": IntegerAttr(n, i32), "type": StringAttr(type), **a, "layout_b": StringAttr(layout_b),
+        "scale_a": IntegerAttr(scale_a, i32), "scale_b": IntegerAttr(scale_b, i32),
+    }  # fmt: skip
+
+
 @irdl_op_definition
-class WgmmaMmaAsyncOp(IRDLOperation):
+class WgmmaMmaAsyncOp(WgmmaMmaAsyncBase):
     """`wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{type}.{type}` (PTX ISA 9.0 §9.7.15.5.2), as MLIR's
     `nvvm.wgmma.mma_async`: the 128 threads of a warpgroup multiply A (64×16) by B (16×n), both in
     shared memory named by 64-bit matrix descriptors (`desc_a`, `desc_b`, §9.7.15.5.1: start address,
@@ -402,7 +456,6 @@ class WgmmaMmaAsyncOp(IRDLOperation):
     """
 
     name = "nvvm.wgmma.mma_async"
-    SPEC: ClassVar[IntrinsicSpec] = WGMMA_SPEC
 
     desc_a = operand_def(i64)
     desc_b = operand_def(i64)
@@ -427,39 +480,70 @@ class WgmmaMmaAsyncOp(IRDLOperation):
         super().__init__(
             operands=[desc_a, desc_b, scale_d, acc],
             result_types=[[f32] * len(acc)],
-            properties={
-                "n": IntegerAttr(n, i32), "type": StringAttr(type), "layout_a": StringAttr(layout_a),
-                "layout_b": StringAttr(layout_b), "scale_a": IntegerAttr(scale_a, i32), "scale_b": IntegerAttr(scale_b, i32),
-            },
-        )  # fmt: skip
+            properties=_wgmma_properties(n, type, layout_b, scale_a, scale_b, layout_a=layout_a),
+        )
 
-    @property
-    def wgmma_type(self) -> WGMMAType | None:
-        return next((t for t in WGMMA_TYPES if t.ab == self.type.data), None)
+    def _layouts(self) -> tuple[tuple[str, str], ...]:
+        return (("layout_a", self.layout_a.data), ("layout_b", self.layout_b.data))
+
+
+WGMMA_A_REGISTERS = 4
+"""b32 registers of a thread's A fragment in `wgmma.mma_async` m64nNk16 with A from registers (PTX ISA
+§9.7.15.5.1.1, "Register fragments", A of .f16/.bf16: eight 16-bit elements, two per register)."""
+
+
+@irdl_op_definition
+class WgmmaMmaAsyncRegAOp(WgmmaMmaAsyncBase):
+    """`wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{type}.{type} d, {a0, a1, a2, a3}, b-desc, p, ...`
+    (PTX ISA 9.0 §9.7.15.5.2, the form with A in registers): as `nvvm.wgmma.mma_async`, but A (64×16)
+    comes from four b32 registers per thread of the warpgroup (`a`, i32, each two 16-bit elements of
+    `type`, the lower index in the low half; §9.7.15.5.1.1 "Register fragments", A of m64nNk16: warp
+    w of the warpgroup, lane l, register j, half h holds A[16w + 8·(j % 2) + l/4][8·(j/2) + 2·(l % 4) + h]
+    — the D fragment of an m64n16 accumulator, so the f16 pairs of a product's accumulator columns
+    16s … 16s + 15 are the A of k-step s: FlashAttention's P·V). B is in shared memory (`desc_b`);
+    there is no A transpose (A in registers is K-major), so only `layout_b` is given.
+
+    ```mlir
+    %d:4 = nvvm.wgmma.mma_async.reg_a(%a0, %a1, %a2, %a3), %db, %scale_d, (%c0, %c1, %c2, %c3) <{n = 8 : i32,
+        type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32}> : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+    ```
+
+    The accumulator rule is `nvvm.wgmma.mma_async`'s (`check_accumulators_in_flight`); the A registers,
+    too, are read by the tensor cores until the group retires (PTX ISA §9.7.15.6: registers written
+    before the `wgmma.fence` that precedes the op). Needs sm_90a, PTX 8.0; `convert-nvvm-to-llvm`
+    writes inline PTX (`r` inputs for A)."""
+
+    name = "nvvm.wgmma.mma_async.reg_a"
+
+    a = var_operand_def(i32)
+    desc_b = operand_def(i64)
+    scale_d = operand_def(i1)
+    acc = var_operand_def(f32)
+    res = var_result_def(f32)
+
+    n = prop_def(IntegerAttr[I32])
+    type = prop_def(StringAttr)
+    layout_b = prop_def(StringAttr)
+    scale_a = prop_def(IntegerAttr[I32])
+    scale_b = prop_def(IntegerAttr[I32])
+
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = "`(` $a `)` `,` $desc_b `,` $scale_d `,` `(` $acc `)` attr-dict `:` `(` type($a) `)` `,` type($acc) `->` type($res)"
+
+    def __init__(
+        self, a: list[SSAValue], desc_b: SSAValue, scale_d: SSAValue, acc: list[SSAValue], *, n: int, type: str = "f16",
+        layout_b: str = "col", scale_a: int = 1, scale_b: int = 1,
+    ):  # fmt: skip
+        super().__init__(
+            operands=[a, desc_b, scale_d, acc],
+            result_types=[[f32] * len(acc)],
+            properties=_wgmma_properties(n, type, layout_b, scale_a, scale_b),
+        )
 
     def verify_(self) -> None:
-        n = self.n.value.data
-        row = self.wgmma_type
-        if row is None:
-            known = ", ".join(t.ab for t in WGMMA_TYPES)
-            raise VerifyException(f"'{self.name}' has no {self.type.data} form with an f32 accumulator (supported: {known})")
-        if not (8 <= n <= 256 and n % 8 == 0):
-            raise VerifyException(f"'{self.name}' n must be a multiple of 8 in [8, 256] (PTX ISA §9.7.15.5.2), got {n}")
-        if len(self.acc) != n // 2:
-            raise VerifyException(f"'{self.name}' m64n{n}k{row.k} takes {n // 2} f32 accumulators per thread, got {len(self.acc)}")
-        for name, value in (("layout_a", self.layout_a.data), ("layout_b", self.layout_b.data)):
-            if value not in ("row", "col"):
-                raise VerifyException(f"'{self.name}' {name} must be \"row\" or \"col\", got \"{value}\"")
-        for name, value in (("scale_a", self.scale_a.value.data), ("scale_b", self.scale_b.value.data)):
-            if value not in (1, -1):
-                raise VerifyException(f"'{self.name}' {name} must be 1 or -1, got {value}")
-        check_accumulators_in_flight(self)
-
-    def ptx_instruction(self) -> str:
-        """The PTX mnemonic with qualifiers (`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16`)."""
-        row = self.wgmma_type
-        assert row is not None
-        return f"wgmma.mma_async.sync.aligned.m64n{self.n.value.data}k{row.k}.{row.d}.{row.ab}.{row.ab}"
+        if len(self.a) != WGMMA_A_REGISTERS:
+            raise VerifyException(f"'{self.name}' takes A as {WGMMA_A_REGISTERS} i32 registers per thread (PTX ISA §9.7.15.5.1.1), got {len(self.a)}")
+        super().verify_()
 
 
 WGMMA_WAIT_ACCUMULATORS_SPEC = IntrinsicSpec(
@@ -505,7 +589,7 @@ class WgmmaWaitAccumulatorsOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' returns one value per operand, got {len(self.values)} operands and {len(self.res)} results")
 
 
-def check_accumulators_in_flight(op: WgmmaMmaAsyncOp) -> None:
+def check_accumulators_in_flight(op: WgmmaMmaAsyncBase) -> None:
     """The rule for accumulators in flight (Triton's pipeliner keeps the same one): a result of `op`
     is still being written by the tensor cores until a `wgmma.wait_group` retires its group, and LLVM
     believes inline-asm outputs are ready at once. So each result may be used only
@@ -530,7 +614,7 @@ def check_accumulators_in_flight(op: WgmmaMmaAsyncOp) -> None:
         seen.add(value)
         for use in list(value.uses):
             user = use.operation
-            if isinstance(user, WgmmaMmaAsyncOp) and use.index >= 3:
+            if isinstance(user, WgmmaMmaAsyncBase) and user.operands[use.index] in user.acc:
                 continue
             if isinstance(user, WgmmaWaitAccumulatorsOp):
                 if user.n.value.data > 0:  # the newest groups stay in flight
@@ -570,10 +654,10 @@ def check_accumulators_in_flight(op: WgmmaMmaAsyncOp) -> None:
 
 def _in_flight_values(root: Operation) -> list[SSAValue]:
     """The values of `root` that may hold a wgmma group's accumulators in flight: the results of every
-    `nvvm.wgmma.mma_async`, and what carries them (loop iteration arguments and results, branch block
+    `nvvm.wgmma.mma_async` (either form), and what carries them (loop iteration arguments and results, branch block
     arguments, the results of `wgmma_wait_accumulators` with n > 0), in program order of discovery."""
     found: dict[SSAValue, None] = {}
-    work: list[SSAValue] = [r for op in root.walk() if isinstance(op, WgmmaMmaAsyncOp) for r in op.res]
+    work: list[SSAValue] = [r for op in root.walk() if isinstance(op, WgmmaMmaAsyncBase) for r in op.res]
     while work:
         value = work.pop()
         if value in found:
@@ -666,6 +750,47 @@ def _successor_operands(branch: Operation, successor: Block) -> list[SSAValue]:
     return true_ops if successor is branch.successors[0] else false_ops
 
 
+# --------------------------------------------------------------------------- packed f32 -> 16-bit conversion (inline PTX)
+
+CVT_X2_SPEC = IntrinsicSpec(
+    "nvvm.cvt.rn.x2.f32", "", (), (), 80, 70, "cvt.rn.f16x2.f32",
+    "two f32 rounded to nearest-even into one .f16x2 / .bf16x2 register (PTX ISA §9.7.9.21, cvt); inline PTX",
+)  # fmt: skip
+"""The target requirement of `nvvm.cvt.rn.x2.f32` (sm_80, PTX 7.0; not a catalog op: its lowering is inline PTX)."""
+
+
+@irdl_op_definition
+class CvtRnX2F32Op(IRDLOperation):
+    """`%d = nvvm.cvt.rn.x2.f32 %hi, %lo {type = "f16"} : f32, f32 -> i32`: PTX `cvt.rn.f16x2.f32 d, a, b`
+    (or `cvt.rn.bf16x2.f32`, `type = "bf16"`; PTX ISA §9.7.9.21): `hi` (PTX's a) rounded to nearest-even
+    into the upper 16 bits of `d`, `lo` (b) into the lower — one instruction for two elements where two
+    `cvt.rn.f16.f32` and a pack (`prmt`) would be three (the register-A fragments of a wgmma from an f32
+    accumulator: attention's P). Pure; needs sm_80, PTX 7.0; `convert-nvvm-to-llvm` writes inline PTX."""
+
+    name = "nvvm.cvt.rn.x2.f32"
+    SPEC: ClassVar[IntrinsicSpec] = CVT_X2_SPEC
+    TYPES: ClassVar[tuple[str, ...]] = ("f16", "bf16")
+
+    hi = operand_def(f32)
+    lo = operand_def(f32)
+    res = result_def(i32)
+    type = prop_def(StringAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(Pure())
+    assembly_format = "$hi `,` $lo attr-dict `:` type($hi) `,` type($lo) `->` type($res)"
+
+    def __init__(self, hi: SSAValue, lo: SSAValue, type: str = "f16"):
+        super().__init__(operands=[hi, lo], result_types=[i32], properties={"type": StringAttr(type)})
+
+    def verify_(self) -> None:
+        if self.type.data not in self.TYPES:
+            raise VerifyException(f"'{self.name}' type must be one of {', '.join(self.TYPES)} (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32), got \"{self.type.data}\"")
+
+    def ptx_instruction(self) -> str:
+        return f"cvt.rn.{self.type.data}x2.f32"
+
+
 # --------------------------------------------------------------------------- blocking mbarrier wait (inline PTX)
 
 MBARRIER_WAIT_SPEC = IntrinsicSpec(
@@ -698,4 +823,4 @@ class MBarrierWaitParityOp(IRDLOperation):
         super().__init__(operands=[addr, parity])
 
 
-NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp, MBarrierWaitParityOp, WgmmaMmaAsyncOp, WgmmaWaitAccumulatorsOp], [NVVMTargetAttr])
+NVVM = Dialect("nvvm", [*OPS.values(), AtomicRMWOp, MBarrierWaitParityOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp, WgmmaWaitAccumulatorsOp, CvtRnX2F32Op], [NVVMTargetAttr])

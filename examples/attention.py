@@ -14,6 +14,10 @@ and streams the K and V tiles of its (batch, head) through a loop (FlashAttentio
   rescaled by exp2(m_old - m_new) when the maximum grows;
 - `acc = tile.dot(p.astype(dt), v, acc)`: P·V with P straight from the registers of the first
   product (its m16n8 accumulator fragments are the A fragments of the next MMA);
+- on sm_90a (H100/H200) both products are Hopper's `wgmma.mma_async` with A from registers: Q's
+  fragments are read once before the loop, K's and V's ring slots are read by matrix descriptors
+  (K's as a K-major B, in 64-element swizzle panels at d = 128), P's f16/bf16 pairs come straight
+  from the S accumulator (`passes/lowerings/tile_dot_wgmma.py`); elsewhere `mma.sync`;
 - causal: the loop stops at the diagonal (fully masked K tiles are skipped); keys past the diagonal
   and past the sequence's end are masked with `tile.where` on `tile.arange` indices, on the last
   tiles only: the step is written once, in a `simt.static_range(2)` loop that the compiler unrolls

@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import ArrayAttr
 
 from warpforge.dialects import gpu, nvvm
 from warpforge.dialects.arith import AtomicRMWKind
-from warpforge.dialects.nvvm import MBarrierWaitParityOp, NVVMIntrinsicOp, NVVMTargetAttr, WgmmaMmaAsyncOp, ptx_number
+from warpforge.dialects.nvvm import CvtRnX2F32Op, MBarrierWaitParityOp, NVVMIntrinsicOp, NVVMTargetAttr, WgmmaMmaAsyncBase, WgmmaWaitAccumulatorsOp, ptx_number
 from warpforge.dialects.nvvm_catalog import ATOM_OPS, ATOM_SCOPES, ATOM_SEMANTICS, atom_instruction
 from warpforge.rewriting import fail
 
@@ -53,7 +53,7 @@ def check_ops(root: Operation, target: NVVMTargetAttr, what: str) -> None:
         spec = getattr(type(op), "SPEC", None)
         # SPEC first: isinstance against these abstract bases is slow for the many op types that are
         # not theirs (the ABC check searches every subclass once per type)
-        if spec is None or not isinstance(op, NVVMIntrinsicOp | WgmmaMmaAsyncOp | MBarrierWaitParityOp):
+        if spec is None or not isinstance(op, NVVMIntrinsicOp | WgmmaMmaAsyncBase | MBarrierWaitParityOp | WgmmaWaitAccumulatorsOp | CvtRnX2F32Op):
             continue
         # an arch-specific op (wgmma, setmaxnreg) needs exactly sm_XXa: sm_90 lacks it and LLVM aborts
         arch_ok = not spec.arch_specific or (target.arch_specific and target.sm == spec.min_sm)

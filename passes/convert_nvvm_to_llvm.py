@@ -46,7 +46,7 @@ from xdsl.pattern_rewriter import (
 
 from warpforge.dialects import nvvm
 from warpforge.dialects.llvm import AddrSpaceCastOp
-from warpforge.dialects.nvvm import MBarrierWaitParityOp, NVVMIntrinsicOp, WgmmaMmaAsyncOp, WgmmaWaitAccumulatorsOp
+from warpforge.dialects.nvvm import CvtRnX2F32Op, MBarrierWaitParityOp, NVVMIntrinsicOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp, WgmmaWaitAccumulatorsOp
 from warpforge.dialects.nvvm_catalog import atom_instruction
 from warpforge.rewriting import dialect_of, fail
 from warpforge.rewriting import replace_op
@@ -174,6 +174,35 @@ class ConvertWgmmaMmaAsyncOp(RewritePattern):
 
 
 @dataclass
+class ConvertWgmmaMmaAsyncRegAOp(RewritePattern):
+    """`nvvm.wgmma.mma_async.reg_a` → `llvm.inline_asm`, as `ConvertWgmmaMmaAsyncOp` but with A in
+    four `r` registers (PTX ISA §9.7.15.5.2, the register-A form has no imm-trans-a):
+
+        { .reg .pred p; setp.ne.b32 p, $R, 0;
+          wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 {$0, ..., $R-1}, {$R+1, ..., $R+4}, $R+5, p, sa, sb, tb; }"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WgmmaMmaAsyncRegAOp, rewriter: PatternRewriter, /):
+        regs = len(op.acc)
+        trans_b = 0 if op.layout_b.data == "col" else 1
+        outs = ", ".join(f"${i}" for i in range(regs))
+        a = ", ".join(f"${regs + 1 + i}" for i in range(len(op.a)))
+        b = regs + 1 + len(op.a)
+        asm = (
+            "{\n.reg .pred p;\n"
+            f"setp.ne.b32 p, ${regs}, 0;\n"
+            f"{op.ptx_instruction()} {{{outs}}}, {{{a}}}, ${b}, p, "
+            f"{op.scale_a.value.data}, {op.scale_b.value.data}, {trans_b};\n}}"
+        )
+        constraints = ",".join(["=f"] * regs + ["r"] + ["r"] * len(op.a) + ["l"] + [str(i) for i in range(regs)])
+        scale = llvm.ZExtOp(op.scale_d, IntegerType(32))
+        struct = llvm.LLVMStructType.from_type_list([r.type for r in op.res])
+        call = llvm.InlineAsmOp(asm, constraints, [scale.results[0], *op.a, op.desc_b, *op.acc], [struct], has_side_effects=True)
+        parts = [llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [k]), call.results[0], r.type) for k, r in enumerate(op.res)]
+        replace_op(rewriter, op, [scale, call, *parts], [p.res for p in parts])
+
+
+@dataclass
 class ConvertWgmmaWaitAccumulatorsOp(RewritePattern):
     """`nvvm.wgmma.wait_accumulators` → `llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned n;"`
     with k `=f` outputs tied (`0`, `1`, …) to the k accumulator inputs: the registers stay in place and
@@ -192,6 +221,17 @@ class ConvertWgmmaWaitAccumulatorsOp(RewritePattern):
         call = llvm.InlineAsmOp(asm, constraints, list(op.values), [struct], has_side_effects=True)
         parts = [llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [k]), call.results[0], r.type) for k, r in enumerate(op.res)]
         replace_op(rewriter, op, [call, *parts], [p.res for p in parts])
+
+
+@dataclass
+class ConvertCvtRnX2F32Op(RewritePattern):
+    """`nvvm.cvt.rn.x2.f32` → `llvm.inline_asm "cvt.rn.f16x2.f32 $0, $1, $2;" "=r,f,f"` (no side
+    effects: LLVM may schedule, merge or drop it like any pure instruction)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CvtRnX2F32Op, rewriter: PatternRewriter, /):
+        call = llvm.InlineAsmOp(f"{op.ptx_instruction()} $0, $1, $2;", "=r,f,f", [op.hi, op.lo], [IntegerType(32)], has_side_effects=False)
+        replace_op(rewriter, op, [call], [call.results[0]])
 
 
 @dataclass
@@ -216,8 +256,8 @@ class ConvertNVVMToLLVMPass(ModulePass):
     name = "convert-nvvm-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(ConvertWgmmaMmaAsyncOp()).rewrite_module(op)
-        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp(), ConvertMBarrierWaitParityOp(), ConvertWgmmaWaitAccumulatorsOp()])).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertWgmmaMmaAsyncOp(), ConvertWgmmaMmaAsyncRegAOp()])).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp(), ConvertMBarrierWaitParityOp(), ConvertWgmmaWaitAccumulatorsOp(), ConvertCvtRnX2F32Op()])).rewrite_module(op)
         for inner in op.walk():
             if dialect_of(inner) == "nvvm":
                 fail(inner, "is not a catalog op and has no lowering to llvm")

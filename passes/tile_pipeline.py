@@ -20,7 +20,9 @@ tile.async_wait {pending = 0}
 ```
 
 so the copies of step k + S - 1 overlap the MMAs of step k, with one barrier per step. Each operand
-gets its own ring (`ring` = 0, 1, … per kernel). The coordinates must be loop-invariant or computed
+gets its own ring (`ring` = 0, 1, … per kernel); a later loop of the same block whose rings would hold
+the same tiles reuses the earlier loop's rings (the wait after that loop has drained them:
+`_reuse_rings`; attention's unmasked and masked loops share one K and one V ring). The coordinates must be loop-invariant or computed
 from the induction variable by pure scalar ops in the body (they are recomputed for the steps ahead).
 Copies past the loop's end read zeros or in-bounds data nobody uses; past the tensor's edge they
 zero-fill (the padding). An operand qualifies when `cp.async` can fetch it: a 2-D tile of f16/bf16
@@ -46,7 +48,7 @@ from typing import ClassVar
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import BFloat16Type, DenseArrayBase, DictionaryAttr, FloatAttr, Float16Type, IntegerAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import Pure
 
@@ -321,6 +323,38 @@ def _pipeline(loop: kernel.ForOp, func: kernel.FuncOp, stages: int, next_ring: l
     outer.insert_op_after(done, new_loop)
 
 
+def _ring_types(func: kernel.FuncOp, ids: list[int]) -> list[tuple[int, Attribute]] | None:
+    """(ring id, slot tile type) of rings `ids` from their `tile.ring_tile`s (None when one has none
+    or two types)."""
+    types: dict[int, Attribute] = {}
+    for op in func.walk():
+        if isinstance(op, RingTileOp) and op.ring.value.data in ids:
+            if types.setdefault(op.ring.value.data, op.result.type) != op.result.type:
+                return None
+    return [(i, types[i]) for i in ids] if len(types) == len(ids) else None
+
+
+def _reuse_rings(func: kernel.FuncOp, block: Block, ids: list[int], done: list[tuple[Block, list[tuple[int, Attribute]]]], next_ring: list[int]) -> None:
+    """The loop just pipelined (its rings `ids`) in `block` takes the rings of an earlier loop of the
+    same block whose rings hold the same tiles, in order (attention's unmasked and masked loops): the
+    earlier loop ends with `tile.async_wait {pending = 0}` and its barrier, so every copy into its rings
+    has landed and every read of them is done before this loop's prologue copies. Otherwise `ids` are
+    recorded for the loops after. Halves the dynamic shared memory of such kernels."""
+    found = _ring_types(func, ids)
+    if found is None:
+        return
+    sig = [t for _, t in found]
+    for earlier_block, earlier in done:
+        if earlier_block is block and [t for _, t in earlier] == sig:
+            remap = {new: old for (new, _), (old, _) in zip(found, earlier)}
+            for op in func.walk():
+                if isinstance(op, AsyncCopyOp | RingTileOp) and op.ring.value.data in remap:
+                    op.properties["ring"] = IntegerAttr(remap[op.ring.value.data], op.ring.type)
+            next_ring[0] = ids[0]
+            return
+    done.append((block, found))
+
+
 @dataclass(frozen=True)
 class TilePipelinePass(ModulePass):
     """Pipeline tile.dot operand loads of K loops through a cp.async shared-memory ring."""
@@ -347,6 +381,10 @@ class TilePipelinePass(ModulePass):
                 continue
             next_ring = [0]
             loops = [o for o in f.walk() if isinstance(o, kernel.ForOp)]
+            done: list[tuple[Block, list[tuple[int, Attribute]]]] = []
             for loop in loops:
                 if not any(isinstance(o, kernel.ForOp) for o in loop.body.walk()):  # innermost loops
+                    first, block = next_ring[0], loop.parent_block()
                     _pipeline(loop, f, stages, next_ring, self.chip)
+                    if next_ring[0] > first and block is not None:
+                        _reuse_rings(f, block, list(range(first, next_ring[0])), done, next_ring)

@@ -193,6 +193,50 @@ def test_one_warpgroup_m64n8k16_matches_numpy(accumulate: bool) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+REGISTER_A = ONE_WARPGROUP.replace(
+    "%da: i64, %db: i64", "%areg: memref<?xi32, 1 : i32>, %db: i64"
+).replace(
+    "      %da0 = arith.addi %da, %field : i64\n      %da1 = arith.addi %da0, %skewed : i64\n", ""
+).replace(
+    "      nvvm.wgmma.fence.aligned\n",
+    "      %x0 = memref.load %areg[%r0] : memref<?xi32, 1 : i32>\n      %x1 = memref.load %areg[%r1] : memref<?xi32, 1 : i32>\n"
+    "      %x2 = memref.load %areg[%r2] : memref<?xi32, 1 : i32>\n      %x3 = memref.load %areg[%r3] : memref<?xi32, 1 : i32>\n"
+    "      nvvm.wgmma.fence.aligned\n",
+).replace(
+    "nvvm.wgmma.mma_async %da1, %db1, %accumulate, (%a0, %a1, %a2, %a3) {n = 8 : i32, type = \"f16\", layout_a = \"row\", layout_b = \"col\", scale_a = 1 : i32, scale_b = -1 : i32} : f32",
+    "nvvm.wgmma.mma_async.reg_a(%x0, %x1, %x2, %x3), %db1, %accumulate, (%a0, %a1, %a2, %a3) {n = 8 : i32, type = \"f16\", layout_b = \"col\", scale_a = 1 : i32, scale_b = -1 : i32} : (i32, i32, i32, i32), f32",
+)
+"""`ONE_WARPGROUP` with A from registers: thread t's four b32 A registers loaded from `areg[4t …]`."""
+
+
+def _a_fragment_words(a: np.ndarray) -> np.ndarray:
+    """A (64x16 f16) as the register-A fragment of m64nNk16 (PTX ISA §9.7.15.5.1.1, "Register fragments",
+    written here independently of the simulator): warp w, lane l, register j, half h holds
+    A[16w + 8(j % 2) + l/4][8(j/2) + 2(l % 4) + h]; returns the 128 x 4 words (low half first)."""
+    t, j, h = np.meshgrid(np.arange(128), np.arange(4), np.arange(2), indexing="ij")
+    w, lane = t // 32, t % 32
+    halves = a[16 * w + 8 * (j % 2) + lane // 4, 8 * (j // 2) + 2 * (lane % 4) + h]  # (128, 4, 2)
+    bits = halves.view(np.uint16).astype(np.uint32)
+    return (bits[..., 0] | bits[..., 1] << 16).view(np.int32).reshape(-1)
+
+
+@pytest.mark.parametrize("accumulate", [True, False])
+def test_register_a_m64n8k16_matches_numpy(accumulate: bool) -> None:
+    rng = np.random.default_rng(SEED + 1)
+    a = rng.standard_normal((64, 16)).astype(np.float16)
+    bt = rng.standard_normal((8, 16)).astype(np.float16)
+    c = rng.standard_normal((64, 8)).astype(np.float32)
+    m, k = np.meshgrid(np.arange(8), np.arange(16), indexing="ij")
+    src = np.full(1024 + 128, np.nan, np.float16)  # B^T at byte 2048 of shared memory, the no-swizzle K-major core layout
+    src[1024 + (((m // 8) * 2 + k // 8) * 8 + m % 8) * 8 + k % 8] = bt
+    rows, cols = _fragment(8)
+    d = c[rows, cols].reshape(-1).copy()
+    simulate(parse_module(REGISTER_A), "mma", 1, 128, [src, d, _a_fragment_words(a), np.int64(_desc(2048, 128, 256, 0)), np.int64(0), np.bool_(accumulate)], dynamic_shared_bytes=4096)
+    got = np.empty((64, 8), np.float32)
+    got[rows, cols] = d.reshape(128, 4)
+    np.testing.assert_allclose(got, a.astype(np.float32) @ -bt.astype(np.float32).T + (c if accumulate else 0), rtol=1e-5, atol=1e-5)
+
+
 def test_part_of_a_warpgroup_is_refused() -> None:
     with pytest.raises(SimulatorError, match=r"mma\.py:3:5.*96 of the 128 threads of warpgroup 0.*\.sync\.aligned"):
         _one_warpgroup(True, threads=96)
@@ -412,7 +456,7 @@ def test_example_matmul_runs_the_sm_90a_path_on_the_simulator() -> None:
 def test_the_sm_90a_gpu_level_ops_are_implemented() -> None:
     from warpforge import simulator
 
-    needed = {"nvvm.wgmma.mma_async", "nvvm.mbarrier.wait.parity", "memref.extract_aligned_pointer_as_index", "llvm.mlir.undef"}
+    needed = {"nvvm.wgmma.mma_async", "nvvm.wgmma.mma_async.reg_a", "nvvm.mbarrier.wait.parity", "memref.extract_aligned_pointer_as_index", "llvm.mlir.undef"}
     assert needed <= set(simulator.supported_ops())
 
 
@@ -432,3 +476,39 @@ def test_row_maxima_of_a_wgmma_accumulator_on_the_simulator(wgmma_calls: list) -
     bound = 2.0**-20 * 256 * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))).max() + 1e-6
     assert np.all(np.abs(got - want) <= 2 * bound)
     assert set(wgmma_calls) == {(64, 16, 2, True), (128, 16, 2, False)}
+
+
+CVT_X2 = """
+builtin.module {
+  gpu.module @m {
+    gpu.func @cvt(%src: memref<?xf32, 1 : i32>, %dst: memref<?xi32, 1 : i32>, %dstb: memref<?xi32, 1 : i32>) kernel {
+      %tid = gpu.thread_id x
+      %c2 = arith.constant 2 : index
+      %c1 = arith.constant 1 : index
+      %i = arith.muli %tid, %c2 : index
+      %j = arith.addi %i, %c1 : index
+      %hi = memref.load %src[%i] : memref<?xf32, 1 : i32>
+      %lo = memref.load %src[%j] : memref<?xf32, 1 : i32>
+      %h = nvvm.cvt.rn.x2.f32 %hi, %lo {type = "f16"} : f32, f32 -> i32
+      %b = nvvm.cvt.rn.x2.f32 %hi, %lo {type = "bf16"} : f32, f32 -> i32
+      memref.store %h, %dst[%tid] : memref<?xi32, 1 : i32>
+      memref.store %b, %dstb[%tid] : memref<?xi32, 1 : i32>
+      gpu.return
+    }
+  }
+}
+"""
+
+
+def test_cvt_rn_x2_packs_hi_over_lo_rounded_to_nearest_even() -> None:
+    from warpforge.simulator.values import BF16
+
+    rng = np.random.default_rng(SEED + 9)
+    src = (rng.standard_normal(64) * 1000).astype(np.float32)
+    src[:4] = [1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, np.inf, -0.0]  # ties to even (f16), inf, signed zero
+    dst, dstb = np.full(32, -1, np.int32), np.full(32, -1, np.int32)
+    simulate(parse_module(CVT_X2), "cvt", 1, 32, [src, dst, dstb])
+    for out, dt in ((dst, np.dtype(np.float16)), (dstb, BF16)):
+        bits = src.astype(dt).view(np.uint16).astype(np.uint32)
+        want = (bits[0::2] << 16 | bits[1::2]).view(np.int32)  # PTX: a (hi) in the upper half, b (lo) in the lower
+        assert (out == want).all(), (out[:4], want[:4])

@@ -57,7 +57,7 @@ def test_encoded_mma_layouts_lower_as_the_fallback(example: str, chip: str, monk
         assert "#tile.mma" not in plain and "#tile.wgmma" not in plain
         if "#tile.mma" in assigned or "#tile.wgmma" in assigned:
             encoded += 1
-            assert ("#tile.wgmma" in assigned) == (chip == "sm_90a" and example == "matmul"), name
+            assert ("#tile.wgmma" in assigned) == (chip == "sm_90a"), name  # attention: register-A wgmma
         assert gpu_ir == fallback_ir, f"{name} on {chip}: tile-to-gpu lowers the encoded MMA layouts differently"
     if example == "matmul":
         assert encoded == len(kernels)  # every matmul kernel's accumulator is encoded in the IR

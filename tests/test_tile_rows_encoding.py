@@ -86,12 +86,13 @@ def test_encoded_rows_lower_as_tile_to_gpu_chooses(name: str, chip: str, monkeyp
 def test_attention_ir_shows_the_rows_layout(chip: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The online softmax of examples/attention.py as `warpforge-opt` shows it: the row maxima and sums,
     the running m and l carried through both loops (block arguments) and alpha hold the rows of the
-    S accumulator (#tile.mma, 4 warps along M); the broadcasts back are #tile.mma; the only layout
-    conversion is the causal mask's (computed blocked, converted to the MMA layout at tile.where)."""
+    S accumulator (#tile.mma, 4 warps along M; on sm_90a #tile.wgmma, both products on wgmma with A from
+    registers); the broadcasts back are in the accumulator's layout; the only layout conversion is the
+    causal mask's (computed blocked, converted to the MMA layout at tile.where)."""
     ((name, k),) = _example_kernels("attention")
     tile_ir = k.ir("tile", chip=chip)  # pyright: ignore[reportAttributeAccessIssue]
     assigned, gpu_ir = _stages(tile_ir, chip)
-    mma = "#tile.mma<warps_per_cta = [4, 1], instr_shape = [16, 8]>"
+    mma = "#tile.wgmma<warps_per_cta = [4, 1], instr_shape = [64, 64]>" if chip == "sm_90a" else "#tile.mma<warps_per_cta = [4, 1], instr_shape = [16, 8]>"
     rows = f"!tile.tile<64xf32, #tile.slice<dim = 1, extent = 64, parent = {mma}>>"
     for kind in ("max", "sum"):
         found = re.findall(rf"tile\.reduce {kind} %\S+ \[1\] : !tile\.tile<64x64xf32, {re.escape(mma)}> -> (.*)", assigned)

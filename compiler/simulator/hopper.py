@@ -397,6 +397,17 @@ def _wait_accumulators(self: Any, interp: SimInterpreter, op: Any, args: PythonV
     return args
 
 
+def _cvt_rn_x2(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> PythonValues:
+    """`nvvm.cvt.rn.x2.f32`: hi and lo rounded to nearest-even to f16/bf16, packed (hi in the upper half) into an i32."""
+    dt = np.dtype(np.float16) if op.type.data == "f16" else BF16
+    assert dt is not None
+
+    def bits(x: Any) -> np.ndarray:
+        return np.asarray(x, np.float32).astype(dt).view(np.uint16).astype(np.uint32)
+
+    return ((bits(args[0]) << 16 | bits(args[1])).view(np.int32),)
+
+
 _namespace: dict[str, Any] = {f"run_{name.replace('.', '_')}": impl(nvvm.op(name))(_no_op) for name in NO_OPS}
 _namespace |= {f"run_{name.replace('.', '_')}": impl(nvvm.op(name))(_not_simulated) for name in NOT_SIMULATED}
 _namespace["run_elect_sync"] = impl(nvvm.op("nvvm.elect.sync"))(_elect_sync)
@@ -408,6 +419,7 @@ _namespace["run_tma_load"] = impl(nvgpu_hopper.TmaAsyncLoadOp)(_tma_load)
 _namespace["run_tma_store"] = impl(nvgpu_hopper.TmaAsyncStoreOp)(_tma_store)
 _namespace["run_mbarrier_wait_parity"] = impl(nvvm.MBarrierWaitParityOp)(_mbarrier_wait_parity)
 _namespace["run_wgmma_wait_accumulators"] = impl(nvvm.WgmmaWaitAccumulatorsOp)(_wait_accumulators)
+_namespace["run_cvt_rn_x2_f32"] = impl(nvvm.CvtRnX2F32Op)(_cvt_rn_x2)
 _namespace["run_extract_aligned_pointer"] = impl(memref.ExtractAlignedPointerAsIndexOp)(_extract_aligned_pointer)
 _namespace["run_undef"] = impl(llvm.UndefOp)(_undef)
 CONSTANT_OPS[llvm.UndefOp] = _undef_value

@@ -43,8 +43,13 @@ that wait, or writes the accumulator registers after `wgmma.fence` — the verif
 Checked misuse (`SimulatorError`): only part of a warpgroup executing the op together (the
 instruction is `.sync.aligned`: all 128 threads, converged), descriptors or scale-d that differ
 within a warpgroup, a descriptor whose matrix reaches outside the shared allocation it starts in,
-a nonzero matrix base offset. Not modelled: A from registers (the op has no such form), the tf32
-(k8) and s8/u8 (k32, s32 accumulator) shapes (the op's verifier accepts only f16/bf16 with f32).
+a nonzero matrix base offset. Not modelled: the tf32 (k8) and s8/u8 (k32, s32 accumulator) shapes
+(the op's verifier accepts only f16/bf16 with f32).
+
+**A from registers** (`nvvm.wgmma.mma_async.reg_a (%a0, …, %a3), %desc_b, …`): thread t of the
+warpgroup holds in register j (i32), half h (the low 16 bits first) the element A[16w + 8·(j % 2) + l/4]
+[8·(j/2) + 2·(l % 4) + h] (§9.7.15.5.1.1, "Register fragments", A of m64nNk16); B from shared memory
+as above.
 """
 
 from __future__ import annotations
@@ -119,7 +124,7 @@ def _decode(op: Any) -> tuple[Any, ...]:
     n = op.n.value.data
     rows, cols = fragment_rows_cols(n)
     return (
-        n, row.k, _DTYPES[row.ab], op.layout_a.data == "row", op.layout_b.data == "col",
+        n, row.k, _DTYPES[row.ab], isinstance(op, nvvm.WgmmaMmaAsyncRegAOp) or op.layout_a.data == "row", op.layout_b.data == "col",
         np.float32(op.scale_a.value.data), np.float32(op.scale_b.value.data), rows, cols,
     )  # fmt: skip
 
@@ -150,11 +155,26 @@ def _read_matrix(interp: SimInterpreter, op: Any, desc: int, mn: int, k: int, dt
     return np.ascontiguousarray(raw[rel]).view(dtype)[..., 0]
 
 
+def a_fragment_rows_cols() -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of 16-bit element e = 2j + h (register j, half h) of warpgroup thread t (128 × 8
+    each) in the register A of m64nNk16 (module doc; PTX ISA §9.7.15.5.1.1)."""
+    return fragment_rows_cols(16)
+
+
 def _wgmma(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> PythonValues:
     n, k, dtype, a_kmajor, b_kmajor, scale_a, scale_b, rows, cols = interp.static(op, _decode)
     lin = _linear(interp)
     count = len(lin)
-    desc_a = _per_thread(args[0], count).astype(np.int64)
+    a_regs = None
+    if isinstance(op, nvvm.WgmmaMmaAsyncRegAOp):
+        ra = len(op.a)
+        words = np.stack([_per_thread(r, count).astype(np.int64) & 0xFFFFFFFF for r in args[:ra]], axis=1)
+        halves = np.stack([words & 0xFFFF, words >> 16], axis=2).reshape(count, 2 * ra).astype(np.uint16)
+        a_regs = halves.view(dtype).astype(np.float32)  # (threads, 8): element 2j + h
+        args = (None, *args[ra:])
+        desc_a = np.zeros(count, np.int64)
+    else:
+        desc_a = _per_thread(args[0], count).astype(np.int64)
     desc_b = _per_thread(args[1], count).astype(np.int64)
     scale_d = _per_thread(args[2], count).astype(bool)
     acc = np.stack([_per_thread(c, count).astype(np.float32) for c in args[3:]], axis=1)
@@ -170,10 +190,15 @@ def _wgmma(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> Py
                 f"threads {missing[:4]}{'…' if len(missing) > 4 else ''} are elsewhere or past the block): wgmma.mma_async is "
                 ".sync.aligned, all four warps of the warpgroup execute it converged (PTX ISA §9.7.15.5.2)",
             )
-        da = _uniform(interp, op, desc_a[pos], "the A descriptor", g)
         db = _uniform(interp, op, desc_b[pos], "the B descriptor", g)
         sd = _uniform(interp, op, scale_d[pos], "scale-d", g)
-        a = _read_matrix(interp, op, da, 64, k, dtype, a_kmajor, f"warpgroup {g}'s A (64x{k})").astype(np.float32)
+        if a_regs is not None:
+            a = np.zeros((64, k), np.float32)
+            ar, ac = a_fragment_rows_cols()
+            a[ar, ac] = a_regs[pos]
+        else:
+            da = _uniform(interp, op, desc_a[pos], "the A descriptor", g)
+            a = _read_matrix(interp, op, da, 64, k, dtype, a_kmajor, f"warpgroup {g}'s A (64x{k})").astype(np.float32)
         b = _read_matrix(interp, op, db, n, k, dtype, b_kmajor, f"warpgroup {g}'s B ({k}x{n})").astype(np.float32).T
         d = (scale_a * a) @ (scale_b * b)
         if sd:
@@ -184,5 +209,10 @@ def _wgmma(self: Any, interp: SimInterpreter, op: Any, args: PythonValues) -> Py
     return tuple(out[:, i] for i in range(out.shape[1]))
 
 
-WgmmaFunctions = register_impls(type("WgmmaFunctions", (InterpreterFunctions,), {"run_wgmma_mma_async": impl(nvvm.WgmmaMmaAsyncOp)(_wgmma)}))
-"""`InterpreterFunctions` for `nvvm.wgmma.mma_async`."""
+WgmmaFunctions = register_impls(
+    type(
+        "WgmmaFunctions", (InterpreterFunctions,),
+        {"run_wgmma_mma_async": impl(nvvm.WgmmaMmaAsyncOp)(_wgmma), "run_wgmma_mma_async_reg_a": impl(nvvm.WgmmaMmaAsyncRegAOp)(_wgmma)},
+    )
+)  # fmt: skip
+"""`InterpreterFunctions` for `nvvm.wgmma.mma_async` and `nvvm.wgmma.mma_async.reg_a`."""

@@ -6,8 +6,8 @@
 // The Hopper instructions from nvvm ops through convert-nvvm-to-llvm, the exporter and NVPTX for
 // sm_90a, then ptxas: an mbarrier with a TMA 2-D load announced by expect_tx and waited for by
 // parity, a TMA store with its bulk group, proxy fences, elect.sync, named barriers, setmaxnreg and
-// an m64n8k16 wgmma (inline PTX) between its fence, commit and wait. The TMA descriptor is a
-// 128-byte __grid_constant__ parameter (byval, align 64).
+// an m64n8k16 wgmma (inline PTX) between its fence, commit and wait, then one with A from registers
+// (a cvt.rn.bf16x2.f32 of the first's result) accumulating onto it. The TMA descriptor is a 128-byte __grid_constant__ parameter (byval, align 64).
 
 // CHECK:       .target sm_90a
 // CHECK-LABEL: .visible .entry k(
@@ -21,6 +21,10 @@
 // CHECK:       wgmma.fence.sync.aligned;
 // CHECK:       wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // CHECK:       wgmma.commit_group.sync.aligned;
+// CHECK:       wgmma.wait_group.sync.aligned 0;
+// CHECK:       cvt.rn.bf16x2.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}};
+// CHECK:       wgmma.fence.sync.aligned;
+// CHECK:       wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // CHECK:       wgmma.wait_group.sync.aligned 0;
 // CHECK:       cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd[[TMAP]], {%r{{[0-9]+}}, %r{{[0-9]+}}}], [buf];
 // CHECK:       cp.async.bulk.commit_group;
@@ -53,6 +57,13 @@ gpu.module @m [#nvvm.target<chip = "sm_90a", features = "+ptx80">] {
     %d:4 = nvvm.wgmma.mma_async %da, %db, %false, (%z, %z, %z, %z) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
     nvvm.wgmma.commit.group.sync.aligned
     %ready:2 = nvvm.wgmma.wait_accumulators %d#0, %d#3 {n = 0 : i64} : f32, f32 -> f32, f32
+    %ai = nvvm.cvt.rn.x2.f32 %ready#0, %ready#1 {type = "bf16"} : f32, f32 -> i32
+    nvvm.wgmma.fence.aligned
+    %e:4 = nvvm.wgmma.mma_async.reg_a(%ai, %x, %ai, %x), %db, %false, (%d#0, %d#1, %d#2, %d#3) {n = 8 : i32, type = "bf16", layout_b = "row", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+    nvvm.wgmma.commit.group.sync.aligned
+    %fin:2 = nvvm.wgmma.wait_accumulators %e#0, %e#3 {n = 0 : i64} : f32, f32 -> f32, f32
+    %sum = llvm.fadd %fin#0, %fin#1 : f32
+    llvm.store %sum, %out : f32, !llvm.ptr<1>
     nvvm.cp.async.bulk.tensor.global.shared.cta.2d %buf, %tmap, %x, %c0 : !llvm.ptr<3>, !llvm.ptr, i32, i32
     nvvm.cp.async.bulk.commit.group
     nvvm.cp.async.bulk.wait_group.read 0

@@ -202,3 +202,14 @@ gpu.module @x87 [#nvvm.target<chip = "sm_90">] {
     func.return
   }
 }
+
+// -----
+
+// The packed f32 -> f16x2 conversion (inline PTX) is checked as the catalog ops are: sm_80, PTX 7.0.
+gpu.module @cvt_x2_old_chip [#nvvm.target<chip = "sm_75">] {
+  func.func @f(%a: f32, %b: f32) -> i32 {
+    // expected-error @+1 {{'nvvm.cvt.rn.x2.f32' op needs sm_80 and PTX 7.0, but gpu.module @cvt_x2_old_chip targets sm_75 (PTX 8.0)}}
+    %r = nvvm.cvt.rn.x2.f32 %a, %b {type = "f16"} : f32, f32 -> i32
+    func.return %r : i32
+  }
+}

@@ -82,6 +82,39 @@ func.func @wgmma(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
 
 // -----
 
+// wgmma.mma_async with A from registers: the four A registers as "r" after the scale-d predicate,
+// then B's descriptor; only imm-trans-b (layout_b = col: 0).
+// CHECK-LABEL: func.func @wgmma_reg_a(
+// CHECK-SAME:    %[[A0:.*]]: i32, %[[A1:.*]]: i32, %[[DB:.*]]: i64, %[[P:.*]]: i1, %[[C:.*]]: f32)
+// CHECK:       nvvm.wgmma.fence.sync.aligned
+// CHECK-NEXT:  %[[S:.*]] = llvm.zext %[[P]] : i1 to i32
+// CHECK-NEXT:  %[[R:.*]] = llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $4, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {$0, $1, $2, $3}, {$5, $6, $7, $8}, $9, p, 1, 1, 0;\0A}", "=f,=f,=f,=f,r,r,r,r,r,l,0,1,2,3" %[[S]], %[[A0]], %[[A1]], %[[A0]], %[[A1]], %[[DB]], %[[C]], %[[C]], %[[C]], %[[C]] : (i32, i32, i32, i32, i32, i64, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT:  %[[D0:.*]] = llvm.extractvalue %[[R]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK:       %[[W:.*]] = llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,0,~{memory}" %[[D0]] : (f32) -> !llvm.struct<(f32)>
+// CHECK-NEXT:  %[[W0:.*]] = llvm.extractvalue %[[W]][0] : !llvm.struct<(f32)>
+// CHECK-NEXT:  func.return %[[W0]] : f32
+func.func @wgmma_reg_a(%a0: i32, %a1: i32, %db: i64, %p: i1, %c: f32) -> f32 {
+  nvvm.wgmma.fence.aligned
+  %d:4 = nvvm.wgmma.mma_async.reg_a(%a0, %a1, %a0, %a1), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
+  %w = nvvm.wgmma.wait_accumulators %d#0 {n = 0 : i64} : f32 -> f32
+  func.return %w : f32
+}
+
+// -----
+
+// cvt.rn.f16x2.f32: pure inline PTX (no side effects), hi then lo as PTX's a and b.
+// CHECK-LABEL: func.func @cvt_x2(
+// CHECK-SAME:    %[[A:.*]]: f32, %[[B:.*]]: f32)
+// CHECK-NEXT:  %[[R:.*]] = llvm.inline_asm "cvt.rn.bf16x2.f32 $0, $1, $2;", "=r,f,f" %[[A]], %[[B]] : (f32, f32) -> i32
+// CHECK-NEXT:  func.return %[[R]] : i32
+func.func @cvt_x2(%a: f32, %b: f32) -> i32 {
+  %r = nvvm.cvt.rn.x2.f32 %a, %b {type = "bf16"} : f32, f32 -> i32
+  func.return %r : i32
+}
+
+// -----
+
 // elect.sync returns {i32, i1}, taken apart with extractvalue.
 // CHECK-LABEL: func.func @elect(
 // CHECK:       %[[R:.*]] = llvm.call_intrinsic "llvm.nvvm.elect.sync"(%{{.*}}) : (i32) -> !llvm.struct<(i32, i1)>

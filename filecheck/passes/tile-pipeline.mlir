@@ -197,3 +197,57 @@ kernel.func @wgmma_in_flight(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_vi
   tile.store %acc, %cp[%i, %j] : !tile.tile<64x32xf32>, !tile.partition_view<[64, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
   kernel.return
 }
+
+// -----
+
+// Two K loops one after the other whose rings hold the same tiles (attention's unmasked and masked
+// loops): the second takes the first's rings (0 and 1) once the wait after the first has drained them;
+// a third loop whose rings hold other tiles (one of two differs) gets rings of its own (2, 3).
+// CHECK-LABEL: kernel.func @two_loops(
+// CHECK:       kernel.for
+// CHECK:         tile.ring_tile %{{.*}} {ring = 0 : i64, stages = 3 : i64} : si64 -> !tile.tile<32x16xf16>
+// CHECK-NEXT:    tile.ring_tile %{{.*}} {ring = 1 : i64, stages = 3 : i64} : si64 -> !tile.tile<16x32xf16>
+// CHECK:       tile.async_wait {pending = 0 : i64}
+// CHECK:       tile.async_copy %{{.*}} into %{{.*}} {ring = 0 : i64, stages = 3 : i64}
+// CHECK-NEXT:  tile.async_copy %{{.*}} into %{{.*}} {ring = 1 : i64, stages = 3 : i64}
+// CHECK:       kernel.for
+// CHECK:         tile.ring_tile %{{.*}} {ring = 0 : i64, stages = 3 : i64} : si64 -> !tile.tile<32x16xf16>
+// CHECK-NEXT:    tile.ring_tile %{{.*}} {ring = 1 : i64, stages = 3 : i64} : si64 -> !tile.tile<16x32xf16>
+// CHECK:       tile.async_wait {pending = 0 : i64}
+// CHECK:       kernel.for
+// CHECK:         tile.ring_tile %{{.*}} {ring = 2 : i64, stages = 3 : i64} : si64 -> !tile.tile<32x16xf16>
+// CHECK-NEXT:    tile.ring_tile %{{.*}} {ring = 3 : i64, stages = 3 : i64} : si64 -> !tile.tile<16x16xf16>
+kernel.func @two_loops(%c: !tile.tensor_view<?x?xf32>, %a: !tile.tensor_view<?x?xf16>, %b: !tile.tensor_view<?x?xf16>, %n: si64) attributes {kernel, tile, tile.arg_info = [{align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {align = 16 : i64, divisibility = array<i64: 16, 16>}, {}]} {
+  %cp = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %cq = tile.make_partition_view %c : !tile.tensor_view<?x?xf32> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %i = tile.block_coord %cp[0] : !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %j = tile.block_coord %cp[1] : !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>
+  %ap = tile.make_partition_view %a : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %bp = tile.make_partition_view %b : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[16, 32], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %bq = tile.make_partition_view %b : !tile.tensor_view<?x?xf16> -> !tile.partition_view<[16, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>
+  %zero = tile.full 0.0 : f32 -> !tile.tile<32x32xf32>
+  %zero16 = tile.full 0.0 : f32 -> !tile.tile<32x16xf32>
+  %lo = kernel.constant 0 : si64
+  %one = kernel.constant 1 : si64
+  %acc = kernel.for %k = %lo to %n step %one iter_args(%acc0 = %zero) -> (!tile.tile<32x32xf32>) : si64 {
+    %x = tile.load %ap[%i, %k] : !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<32x16xf16>
+    %y = tile.load %bp[%k, %j] : !tile.partition_view<[16, 32], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x32xf16>
+    %d = tile.dot %x, %y, %acc0 : !tile.tile<32x16xf16>, !tile.tile<16x32xf16>, !tile.tile<32x32xf32> -> !tile.tile<32x32xf32>
+    kernel.yield %d : !tile.tile<32x32xf32>
+  }
+  %acc2 = kernel.for %k = %n to %n step %one iter_args(%acc1 = %acc) -> (!tile.tile<32x32xf32>) : si64 {
+    %x = tile.load %ap[%i, %k] : !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<32x16xf16>
+    %y = tile.load %bp[%k, %j] : !tile.partition_view<[16, 32], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x32xf16>
+    %d = tile.dot %x, %y, %acc1 : !tile.tile<32x16xf16>, !tile.tile<16x32xf16>, !tile.tile<32x32xf32> -> !tile.tile<32x32xf32>
+    kernel.yield %d : !tile.tile<32x32xf32>
+  }
+  %acc3 = kernel.for %k = %lo to %n step %one iter_args(%acc4 = %zero16) -> (!tile.tile<32x16xf32>) : si64 {
+    %x = tile.load %ap[%i, %k] : !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<32x16xf16>
+    %y = tile.load %bq[%k, %j] : !tile.partition_view<[16, 16], !tile.tensor_view<?x?xf16>, padding = 0.0 : f16>, si64, si64 -> !tile.tile<16x16xf16>
+    %d = tile.dot %x, %y, %acc4 : !tile.tile<32x16xf16>, !tile.tile<16x16xf16>, !tile.tile<32x16xf32> -> !tile.tile<32x16xf32>
+    kernel.yield %d : !tile.tile<32x16xf32>
+  }
+  tile.store %acc2, %cp[%i, %j] : !tile.tile<32x32xf32>, !tile.partition_view<[32, 32], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
+  tile.store %acc3, %cq[%i, %j] : !tile.tile<32x16xf32>, !tile.partition_view<[32, 16], !tile.tensor_view<?x?xf32>, padding = 0.0 : f32>, si64, si64
+  kernel.return
+}

@@ -228,7 +228,11 @@ def _load_or_defer(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> Dist
         e(nvgpu.DeviceAsyncCreateGroupOp())
         e(nvgpu.DeviceAsyncWaitOp(0))
         e(gpu.BarrierOp())
-        return SharedOperand(buf, None)
+        staged = SharedOperand(buf, None)
+        from warpforge.passes.lowerings.tile_dot_wgmma import hoisted_a_fragments
+
+        hoisted_a_fragments(fl, e, op, staged)  # the A registers of wgmma dots, read once here
+        return staged
     return _register_load(fl, op, e)  # pyright: ignore[reportReturnType]
 
 
@@ -743,8 +747,9 @@ def encoded_mma_layouts(fl: _TileFunctionLowering) -> dict[SSAValue, MmaLayout]:
             raise error_at(
                 op,
                 f"tile-to-gpu: a #tile.wgmma accumulator needs wgmma.mma_async: chip sm_90a (the target is {fl.chip}), "
-                "both operands tile-pipeline ring slots of f16/bf16, an f32 accumulator, M = 16 x warps (whole warpgroups), "
-                "N a power of two in [16, 256] and K 16, 32 or 64 (run tile-assign-layouts with the chip tile-to-gpu gets)",
+                "B a tile-pipeline ring slot and A a ring slot or 16-bit registers, f16/bf16 inputs, an f32 accumulator, M = 16 x warps "
+                "(whole warpgroups), N a power of two in [16, 256] and K 16, 32 or 64 (A from registers: a multiple of 16 up to 256) "
+                "(run tile-assign-layouts with the chip tile-to-gpu gets)",
             )
     return out
 
@@ -930,7 +935,10 @@ def _async_commit(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
 @lowers(AsyncWaitOp)
 def _async_wait(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
     assert isinstance(op, AsyncWaitOp)
-    if "tile.mma_in_flight" in op.attributes:  # after a loop whose wgmma groups stay in flight (tile-pipeline)
+    if "tile.mma_in_flight" in op.attributes or _register_a_wgmma(fl):
+        # after a loop whose wgmma groups stay in flight (tile-pipeline), or whose wgmma accumulators
+        # (register A: attention) are read after it — every group retired, the reads licensed
+        # (`nvvm.check_accumulators_in_flight`)
         from warpforge.dialects import nvvm
 
         e(nvvm.op("nvvm.wgmma.wait.group.sync.aligned")(n=0))  # pyright: ignore[reportCallIssue]
@@ -940,6 +948,18 @@ def _async_wait(fl: _TileFunctionLowering, op: Operation, e: Emitter) -> None:
 
         e(nvvm.op("nvvm.fence.proxy.async.shared.cta")())  # pyright: ignore[reportCallIssue]
     e(gpu.BarrierOp())
+
+
+def _register_a_wgmma(fl: _TileFunctionLowering) -> bool:
+    """Whether a `tile.dot` of the kernel is a wgmma with A from registers (`tile_dot_wgmma`)."""
+    key = ("register_a_wgmma",)
+    if key not in fl.cache:
+        from warpforge.passes.lowerings.tile_dot_wgmma import WgmmaLayout
+
+        fl.cache[key] = any(  # pyright: ignore[reportArgumentType]
+            isinstance(op, DotOp) and isinstance(fl.layout_hints.get(op.result), WgmmaLayout) and not isinstance(op.lhs.owner, RingTileOp) for op in fl.src.walk()
+        )
+    return bool(fl.cache[key])
 
 
 @lowers(RingTileOp)

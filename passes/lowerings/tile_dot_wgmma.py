@@ -1,10 +1,13 @@
 """`tile.dot` on Hopper's warpgroup MMA (`wgmma.mma_async`), chosen by `tile-to-gpu` for `sm_90a`.
 
-A dot qualifies when the target chip is `sm_90a`, both operands are `tile-pipeline` ring slots
-(`tile.ring_tile`; B may be the transpose of an N×K slot, `ring_of_operand`), the inputs are f16 or bf16 (the same type), the accumulator f32, the CTA has a
-multiple of 4 warps (whole warpgroups), M = 16 × warps (one m64 block per warpgroup), N a power of two
-in [16, 256] and K one of 16, 32, 64 (`wgmma_shape`); otherwise the `mma.sync` path
-(`tile_dot.py`) lowers it, as it does for every other chip (sm_90, sm_80, the simulator).
+A dot qualifies when the target chip is `sm_90a`, B is a `tile-pipeline` ring slot (`tile.ring_tile`;
+or the transpose of an N×K slot, `ring_of_operand`), A is a ring slot (from shared memory) or any
+other 16-bit tile (from registers, 4.), the inputs are f16 or bf16 (the same type), the accumulator
+f32, the CTA has a multiple of 4 warps (whole warpgroups), M = 16 × warps (one m64 block per
+warpgroup), N a power of two in [16, 256] and K one of 16, 32, 64 — with A from registers any
+multiple of 16 up to 256, a K-major B split into 64-element panels past 64 (`wgmma_shape`); otherwise
+the `mma.sync` path (`tile_dot.py`) lowers it, as it does for every other chip (sm_90, sm_80, the
+simulator at its default chip).
 
 1. **Accumulator** (`WgmmaLayout`, `#tile.wgmma`): the m64nNk16 D fragment (PTX ISA §9.7.15.5.1.1,
    "Register fragments", accumulator D): warpgroup g owns rows 64g … 64g + 63; warp w of it rows
@@ -37,6 +40,17 @@ in [16, 256] and K one of 16, 32, 64 (`wgmma_shape`); otherwise the `mma.sync` p
    (N = 1), the ring's copies target the slot two steps back (retired by that wait before the step's
    barrier), and the wait after the loop (`tile.async_wait` with the same attribute) is preceded by
    `wgmma.wait_group 0` before the accumulator is read (`nvvm.check_accumulators_in_flight`).
+4. **A from registers** (`nvvm.wgmma.mma_async.reg_a`, PTX ISA §9.7.15.5.1.1 "Register fragments":
+   per warp the `mma.sync` m16n8k16 A fragment of its 16 rows, four b32 registers of 16-bit pairs
+   per k-step; `register_a_fragments`): a product in the accumulator layout (attention's P, the S
+   accumulator converted to f16/bf16) is its own A — the slots of n8 tiles 2s, 2s + 1 are k-step s,
+   packed in pairs, no data movement; a loop-invariant `tile.load` staged once in shared memory
+   (attention's Q) has its fragments read by `ldmatrix.x4` where it is staged, before the loop
+   (`hoisted_a_fragments`); any other A is stored to a padded shared array and read back the same
+   way. The group is waited for at depth 0 (the A registers of the next step may be rewritten), and
+   the `tile.async_wait` after such a kernel's loops waits for every group before the accumulators
+   are read. A K-major B (K's slot in Q·Kᵀ) of K = 128 is two column panels of 64 (128-byte rows,
+   the ring's `panel`): k-step i reads panel 16i / 64 at byte 2·(16i mod 64) of its rows.
 """
 
 from __future__ import annotations
@@ -44,14 +58,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm, memref
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, FloatAttr, IndexType, IntegerAttr, i1, i64
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, FloatAttr, IndexType, IntegerAttr, IntegerType, i1, i64
 from xdsl.ir import Operation, SSAValue
 
 from warpforge.dialects import nvvm
 from warpforge.dialects.tile_dot import DotOp, RingTileOp
 from warpforge.dialects.tile_layout import WgmmaEncodingAttr
 from warpforge.passes.kernel_to_gpu import Emitter, signless
-from warpforge.passes.lowerings.tile_dot import RING_ALIGN, MmaLayout, SharedOperand, Transposed, mma_layout
+from warpforge.passes.lowerings.tile_dot import RING_ALIGN, MmaLayout, SharedOperand, Transposed
 from warpforge.passes.tile_to_gpu.lowering import Dist, _TileFunctionLowering  # pyright: ignore[reportPrivateUsage]
 
 WGMMA_CHIPS = ("sm_90a",)
@@ -73,7 +87,8 @@ def wgmma_shape(chip: str, threads: int, op: DotOp) -> tuple[int, int, int] | No
     """(M, N, K) when `op` lowers to wgmma on `chip` in a CTA of `threads` threads (module doc), else None."""
     if chip not in WGMMA_CHIPS:
         return None
-    if not isinstance(op.lhs.owner, RingTileOp) or ring_of_operand(op.rhs) is None:
+    found = ring_of_operand(op.rhs)
+    if found is None:
         return None
     lt, rt, ot = op.lhs.type, op.rhs.type, op.result.type
     ea, eb = signless(lt.element_type), signless(rt.element_type)  # pyright: ignore[reportAttributeAccessIssue]
@@ -81,7 +96,19 @@ def wgmma_shape(chip: str, threads: int, op: DotOp) -> tuple[int, int, int] | No
         return None
     (m, k), (_, n) = lt.dims, rt.dims  # pyright: ignore[reportAttributeAccessIssue]
     warps = threads // 32
-    if warps % 4 or m != 16 * warps or not (_pow2(n) and 16 <= n <= 256) or k not in (16, 32, 64):
+    if warps % 4 or m != 16 * warps or not (_pow2(n) and 16 <= n <= 256):
+        return None
+    if isinstance(op.lhs.owner, RingTileOp):  # A from shared memory: one swizzle panel of K
+        return (m, n, k) if k in (16, 32, 64) else None
+    # A from registers (`register_a_fragments`): whole k16 steps; a K-major B of more than one
+    # 64-element swizzle panel is split into panels of 64. A transposed A (`tile.dot(a.T, b)`, read
+    # by `ldmatrix.trans`) stays on mma.sync
+    from warpforge.passes.lowerings.tile_dot import dot_operand_transpose
+
+    if isinstance(op.lhs.owner, Operation) and dot_operand_transpose(op.lhs.owner):
+        return None
+    _, k_major = found
+    if k % 16 or k > 256 or (k_major and k > 64 and k % 64):
         return None
     return m, n, k
 
@@ -115,27 +142,34 @@ class WgmmaLayout(MmaLayout):
         k_major_b = isinstance(sb, Transposed)  # B = (N×K slot)ᵀ: rows n of K contiguous, like A
         if isinstance(sb, Transposed):
             sb = sb.inner
-        assert isinstance(sa, SharedOperand) and isinstance(sb, SharedOperand)
-        c = fl.to_layout(e, fl.dist(op.acc), self)  # pyright: ignore[reportArgumentType]
+        assert isinstance(sb, SharedOperand)
         (_, k), (_, n) = op.lhs.type.dims, op.rhs.type.dims  # pyright: ignore[reportAttributeAccessIssue]
         in_t = signless(op.lhs.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
         kind = "bf16" if isinstance(in_t, BFloat16Type) else "f16"
+        a_frags: list[list[SSAValue]] | None = None
+        if not isinstance(op.lhs.owner, RingTileOp):  # A from registers (before the fence: PTX ISA §9.7.15.6)
+            a_frags = register_a_fragments(fl, e, op, self, sa, k)
+        c = fl.to_layout(e, fl.dist(op.acc), self)  # pyright: ignore[reportArgumentType]
         width = sb.panel[1] if sb.panel is not None else n
         assert fl.tid is not None
         tid = fl.tid
-        wg_row = fl.at_entry(("wgmma_row",), lambda x: x(arith.ShLIOp(x(arith.ShRUIOp(tid, x.const(7, i64))), x.const(6, i64))))
-        a_row = sa.row(e, wg_row)
-        a_addr = e(arith.AddiOp(shared_address(fl, sa.buf), e(arith.MuliOp(a_row, e.const(2 * k, i64)))))
+        desc_a = None
+        if a_frags is None:
+            assert isinstance(sa, SharedOperand)
+            wg_row = fl.at_entry(("wgmma_row",), lambda x: x(arith.ShLIOp(x(arith.ShRUIOp(tid, x.const(7, i64))), x.const(6, i64))))
+            a_row = sa.row(e, wg_row)
+            a_addr = e(arith.AddiOp(shared_address(fl, sa.buf), e(arith.MuliOp(a_row, e.const(2 * k, i64)))))
+            desc_a = descriptor(e, a_addr, leading=16, stride=8 * 2 * k, swizzle=2 * k)
         if k_major_b:
-            width = k  # the slot's rows are K long: one panel (wgmma_ring_panels)
+            width = min(k, 64)  # the slot's rows are K long: panels of up to 64 elements (wgmma_ring_panels)
         b_addr = shared_address(fl, sb.buf)
         if sb.row_base is not None:
             b_addr = e(arith.AddiOp(b_addr, e(arith.MuliOp(sb.row_base, e.const(2 * width, i64)))))
-        desc_a = descriptor(e, a_addr, leading=16, stride=8 * 2 * k, swizzle=2 * k)
         if k_major_b:  # as A: 8-row core groups SBO apart, LBO unused (PTX ISA, K-major swizzled layouts)
-            desc_b = descriptor(e, b_addr, leading=16, stride=8 * 2 * k, swizzle=2 * k)
+            desc_b = descriptor(e, b_addr, leading=16, stride=8 * 2 * width, swizzle=2 * width)
         else:
             desc_b = descriptor(e, b_addr, leading=2 * k * width, stride=8 * 2 * width, swizzle=2 * width)
+        slot_rows = ring_slot_rows(op.rhs)
         acc = list(c.regs)
         if _zero_splat(acc):
             # D = A·B: scale-d = 0 and no accumulator input (undefined registers). Zeros tied to the
@@ -150,18 +184,145 @@ class WgmmaLayout(MmaLayout):
         scale_d = e.const(1, i1)  # the later k-steps accumulate onto the first's result
         e(nvvm.op("nvvm.wgmma.fence.aligned")())  # pyright: ignore[reportCallIssue]
         for i in range(k // 16):
-            da = e(arith.AddiOp(desc_a, e.const(32 * i >> 4, i64))) if i else desc_a
-            b_step = 32 * i if k_major_b else 16 * 2 * width * i  # K-major: 16 elements along the row; N-major: 16 rows
+            if k_major_b:  # K-major: 16 elements along the row, panel (16i / P) of the slot's R x P panels
+                panel, within = divmod(16 * i, width)
+                b_step = panel * slot_rows * 2 * width + 2 * within
+            else:  # N-major: 16 rows
+                b_step = 16 * 2 * width * i
             db = e(arith.AddiOp(desc_b, e.const(b_step >> 4, i64))) if i else desc_b
-            # B N-major: imm-trans-b = 1 ("row"); K-major: 0 ("col")
-            mma = nvvm.WgmmaMmaAsyncOp(da, db, scale_d if i else first_scale, acc, n=n, type=kind, layout_a="row", layout_b="col" if k_major_b else "row")
+            scale = scale_d if i else first_scale
+            layout_b = "col" if k_major_b else "row"  # B N-major: imm-trans-b = 1 ("row"); K-major: 0 ("col")
+            if a_frags is not None:
+                mma = nvvm.WgmmaMmaAsyncRegAOp(a_frags[i], db, scale, acc, n=n, type=kind, layout_b=layout_b)
+            else:
+                assert desc_a is not None
+                da = e(arith.AddiOp(desc_a, e.const(32 * i >> 4, i64))) if i else desc_a
+                mma = nvvm.WgmmaMmaAsyncOp(da, db, scale, acc, n=n, type=kind, layout_a="row", layout_b=layout_b)
             e(mma)
             acc = list(mma.res)
         e(nvvm.op("nvvm.wgmma.commit.group.sync.aligned")())  # pyright: ignore[reportCallIssue]
         in_flight = op.attributes.get("tile.mma_in_flight")  # tile-pipeline's schedule lets one group run on
         depth = in_flight.value.data if isinstance(in_flight, IntegerAttr) else 0
+        if a_frags is not None:
+            depth = 0  # A's registers may be rewritten by the next step: retire the group here
         e(nvvm.op("nvvm.wgmma.wait.group.sync.aligned")(n=depth))  # pyright: ignore[reportCallIssue]
         return Dist(self, acc, c.elem)
+
+
+def ring_slot_rows(v: SSAValue) -> int:
+    """The rows of the ring slot a wgmma B operand `v` reads (the slot's first dimension)."""
+    found = ring_of_operand(v)
+    assert found is not None
+    return found[0].result.type.dims[0]  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def _rounded_from_f32(v: SSAValue) -> SSAValue | None:
+    """The f32 that `v` (f16/bf16) is `arith.truncf` of, or None."""
+    owner = v.owner
+    if isinstance(owner, arith.TruncFOp) and isinstance(owner.input.type, Float32Type):
+        return owner.input
+    return None
+
+
+def pack_pairs(e: Emitter, elems: list[SSAValue]) -> list[SSAValue]:
+    """16-bit elements two per b32 register (i32), the lower index in the low half (PTX ISA
+    §9.7.15.5.1.1: `.f16x2` / `.bf16x2` A registers). A pair rounded from f32 (attention's P, the S
+    accumulator cast to f16/bf16) is one `cvt.rn.f16x2.f32` of the f32 values (`nvvm.cvt.rn.x2.f32`)
+    instead of two conversions and a pack: attention's softmax step converts every element of P."""
+    i16, i32 = IntegerType(16), IntegerType(32)
+    out = []
+    for lo, hi in zip(elems[0::2], elems[1::2]):
+        flo, fhi = _rounded_from_f32(lo), _rounded_from_f32(hi)
+        if flo is not None and fhi is not None and isinstance(lo.type, Float16Type | BFloat16Type):
+            out.append(e(nvvm.CvtRnX2F32Op(fhi, flo, "bf16" if isinstance(lo.type, BFloat16Type) else "f16")))
+            continue
+        lo32 = e(arith.ExtUIOp(e(arith.BitcastOp(lo, i16)), i32))
+        hi32 = e(arith.ExtUIOp(e(arith.BitcastOp(hi, i16)), i32))
+        out.append(e(arith.OrIOp(lo32, e(arith.ShLIOp(hi32, e.const(16, i32))))))
+    return out
+
+
+def register_a_fragments(fl: _TileFunctionLowering, e: Emitter, op: DotOp, lay: "WgmmaLayout", sa: object, k: int) -> list[list[SSAValue]]:
+    """A (M×K, 16-bit) of a wgmma `op` as each k-step's four b32 registers (PTX ISA §9.7.15.5.1.1,
+    "Register fragments", A of m64nNk16: per warp the `mma.sync` m16n8k16 A fragment of its 16 rows).
+
+    - A product's registers in an MMA layout that splits M only over the same warps
+      (`register_a_operand`: P·V's P): the accumulator slots of n8 tiles 2s and 2s + 1 of k-step s,
+      packed in pairs, no data movement;
+    - an operand staged in shared memory once (a loop-invariant `tile.load`, attention's Q:
+      `tile_dot._load_or_defer` loads its fragments where it stages it, `hoisted_a_fragments`):
+      those registers;
+    - anything else: stored to a padded shared array, then read by `ldmatrix.x4` per k-step."""
+    from warpforge.passes.lowerings.tile_dot import DeferredLoad, PAD_BYTES, _buffer, _copy_async, _store_canonical, element_bytes, register_a_operand  # pyright: ignore[reportPrivateUsage]
+    from warpforge.dialects import gpu, nvgpu
+
+    if isinstance(sa, Dist) and isinstance(sa.layout, MmaLayout) and register_a_operand(sa.layout, lay, k) and sa.layout.tm == 1:
+        return [pack_pairs(e, list(sa.regs[8 * s : 8 * s + 8])) for s in range(k // 16)]
+    if isinstance(sa, SharedOperand):
+        cached = fl.cache.get(("wgmma_a", sa.buf))
+        if cached is not None:
+            return cached  # pyright: ignore[reportReturnType]
+        return ldmatrix_a_fragments(fl, e, lay, sa, k)
+    in_t = signless(op.lhs.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
+    m = op.lhs.type.dims[0]  # pyright: ignore[reportAttributeAccessIssue]
+    buf = _buffer(fl, op, in_t, (m, k + PAD_BYTES // element_bytes(in_t)))
+    e(gpu.BarrierOp())  # earlier readers of the array (a previous iteration) are done
+    if isinstance(sa, DeferredLoad):
+        _copy_async(fl, e, sa, buf)
+        e(nvgpu.DeviceAsyncCreateGroupOp())
+        e(nvgpu.DeviceAsyncWaitOp(0))
+    else:
+        _store_canonical(fl, e, fl.canon(e, fl.dist(op.lhs)), buf, k)
+    e(gpu.BarrierOp())
+    return ldmatrix_a_fragments(fl, e, lay, SharedOperand(buf, None), k)
+
+
+def ldmatrix_a_fragments(fl: _TileFunctionLowering, e: Emitter, lay: MmaLayout, sa: SharedOperand, k: int) -> list[list[SSAValue]]:
+    """Each k-step's A registers of this thread's warp (rows 16w …) read from the row-major (not
+    transposed) `sa` by `ldmatrix.x4` (lane l: row l % 16, column 8·(l / 16) of the 16×16 block),
+    packed in pairs."""
+    from warpforge.passes.lowerings.tile_dot import _add, _idx, warp_coords  # pyright: ignore[reportPrivateUsage]
+    from warpforge.dialects import nvgpu
+
+    assert not sa.transposed
+    w = warp_coords(fl, lay)
+    lane = w.lane
+    ldm_row = fl.at_entry(("ldm_row",), lambda x: x(arith.AndIOp(lane, x.const(15, i64))))
+    ldm_col = fl.at_entry(("ldm_col",), lambda x: x(arith.ShLIOp(x(arith.ShRUIOp(lane, x.const(4, i64))), x.const(3, i64))))
+    lr = e(arith.AddiOp(w.row0, ldm_row))
+    out = []
+    for s in range(k // 16):
+        col = _add(e, ldm_col, 16 * s)
+        frag = list(e(nvgpu.LdMatrixOp(sa.buf, [_idx(e, sa.row(e, lr)), _idx(e, sa.col(e, lr, col))], 4, transpose=False)).owner.results)  # pyright: ignore[reportAttributeAccessIssue]
+        out.append(pack_pairs(e, frag))
+    return out
+
+
+def hoisted_a_fragments(fl: _TileFunctionLowering, e: Emitter, load: Operation, staged: SharedOperand) -> None:
+    """Where a loop-invariant dot operand is staged (`tile_dot._load_or_defer`): when it is the
+    A of wgmma dots (register A), read its fragments here, once, for the dots to use."""
+    from warpforge.passes.lowerings.tile_dot import dots_fed
+
+    dots = dots_fed(load.results[0]) or []
+    for dot in dots:
+        lay = fl.layout_hints.get(dot.result)
+        if not isinstance(lay, WgmmaLayout) or dot.lhs.owner is load or not _stages_lhs(dot, load):
+            continue
+        k = dot.lhs.type.dims[1]  # pyright: ignore[reportAttributeAccessIssue]
+        if ("wgmma_a", staged.buf) not in fl.cache:
+            fl.cache[("wgmma_a", staged.buf)] = ldmatrix_a_fragments(fl, e, lay, staged, k)  # pyright: ignore[reportArgumentType]
+        return
+
+
+def _stages_lhs(dot: DotOp, load: Operation) -> bool:
+    """`dot`'s A is `load`'s tile (directly or through a reshape)."""
+    v = dot.lhs
+    while v is not load.results[0]:
+        owner = v.owner
+        if not (isinstance(owner, Operation) and owner.name == "tile.reshape"):
+            return False
+        v = owner.operands[0]
+    return True
 
 
 def _zero_splat(regs: list[SSAValue]) -> bool:
@@ -218,10 +379,9 @@ def choose_wgmma_layouts(func: Operation, threads: int, chip: str, layouts: dict
     given that shape's MMA layout get `WgmmaLayout` (`#tile.wgmma`) instead."""
     warps = threads // 32
     for shape in _wgmma_dots(func, threads, chip):
-        old = mma_layout(shape, threads)
         new = WgmmaLayout(shape, warps, 1, warps)
         for v, h in list(layouts.items()):
-            if h == old:
+            if h.shape == shape:  # the warp grid, or rows only when a product is another's A (P·V)
                 layouts[v] = new
 
 
@@ -232,8 +392,9 @@ def wgmma_ring_panels(func: Operation, threads: int, chip: str) -> dict[int, int
     for entries in _wgmma_dots(func, threads, chip).values():
         for op, (_, n, k) in entries:
             lhs, found = op.lhs.owner, ring_of_operand(op.rhs)
-            assert isinstance(lhs, RingTileOp) and found is not None
+            assert found is not None
             rhs, k_major = found
-            panels[lhs.ring.value.data] = k
-            panels[rhs.ring.value.data] = k if k_major else min(n, 64)  # a K-major slot is one panel of K, as A
+            if isinstance(lhs, RingTileOp):
+                panels[lhs.ring.value.data] = k
+            panels[rhs.ring.value.data] = min(k, 64) if k_major else min(n, 64)  # a K-major slot: panels of K, as A
     return panels

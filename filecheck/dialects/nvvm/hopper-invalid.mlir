@@ -157,3 +157,58 @@ func.func @loop_carried_read(%da: i64, %db: i64, %p: i1, %c: f32, %lb: index, %u
   nvvm.wgmma.wait.group.sync.aligned 0
   func.return %r#0 : f32
 }
+
+// -----
+
+func.func @wgmma_reg_a_count(%a: i32, %db: i64, %p: i1, %c: f32) {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async.reg_a' op 'nvvm.wgmma.mma_async.reg_a' takes A as 4 i32 registers per thread (PTX ISA §9.7.15.5.1.1), got 2}}
+  %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @wgmma_reg_a_bad_layout(%a: i32, %db: i64, %p: i1, %c: f32) {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async.reg_a' op 'nvvm.wgmma.mma_async.reg_a' layout_b must be "row" or "col", got "diag"}}
+  %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "bf16", layout_b = "diag", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+func.func @wgmma_reg_a_acc_count(%a: i32, %db: i64, %p: i1, %c: f32) {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async.reg_a' op 'nvvm.wgmma.mma_async.reg_a' m64n16k16 takes 8 f32 accumulators per thread, got 4}}
+  %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 16 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  func.return
+}
+
+// -----
+
+// The register-A form's accumulator follows the same rule: read before the wait, refused.
+func.func @wgmma_reg_a_read_in_flight(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async.reg_a' op 'nvvm.wgmma.mma_async.reg_a' accumulator is read by 'arith.addf' while its wgmma group may still be in flight}}
+  %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  %s = arith.addf %d#0, %d#1 : f32
+  nvvm.wgmma.wait.group.sync.aligned 0
+  func.return %s : f32
+}
+
+// -----
+
+// Chained register-A wgmmas (k-steps of one group) may pass the accumulator on; read through the wait: accepted.
+func.func @wgmma_reg_a_chain(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
+  %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  %e:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%d#0, %d#1, %d#2, %d#3) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
+  %w:2 = nvvm.wgmma.wait_accumulators %e#0, %e#1 {n = 0 : i64} : f32, f32 -> f32, f32
+  %s = arith.addf %w#0, %w#1 : f32
+  func.return %s : f32
+}
+
+// -----
+
+func.func @cvt_x2_bad_type(%a: f32, %b: f32) -> i32 {
+  // expected-error @+1 {{'nvvm.cvt.rn.x2.f32' op 'nvvm.cvt.rn.x2.f32' type must be one of f16, bf16 (cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32), got "e4m3"}}
+  %r = nvvm.cvt.rn.x2.f32 %a, %b {type = "e4m3"} : f32, f32 -> i32
+  func.return %r : i32
+}

@@ -106,3 +106,27 @@ func.func @pipelined(%da: i64, %db: i64, %p: i1, %c: f32, %lb: index, %ub: index
   %s = arith.addf %w#0, %w#1 : f32
   func.return %s : f32
 }
+
+// wgmma with A from registers: four i32 (f16x2) per thread, B by descriptor.
+// CHECK-LABEL: func.func @wgmma_reg_a(
+// CHECK-SAME:    %[[A:.*]]: i32, %[[DB:.*]]: i64, %[[P:.*]]: i1, %[[C:.*]]: f32)
+// CHECK-NEXT:  %[[D:.*]], %{{.*}}, %{{.*}}, %{{.*}} = nvvm.wgmma.mma_async.reg_a(%[[A]], %[[A]], %[[A]], %[[A]]), %[[DB]], %[[P]], (%[[C]], %[[C]], %[[C]], %[[C]]) {n = 8 : i32, type = "f16", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+// CHECK-NEXT:  %[[R:.*]] = nvvm.wgmma.wait_accumulators %[[D]] {n = 0 : i64} : f32 -> f32
+// CHECK-NEXT:  func.return %[[R]] : f32
+func.func @wgmma_reg_a(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
+  %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  %r = nvvm.wgmma.wait_accumulators %d#0 {n = 0 : i64} : f32 -> f32
+  func.return %r : f32
+}
+
+// Two f32 rounded into one f16x2 / bf16x2 register (hi, lo: PTX's operand order).
+// CHECK-LABEL: func.func @cvt_x2(
+// CHECK-SAME:    %[[A:.*]]: f32, %[[B:.*]]: f32)
+// CHECK-NEXT:  %[[H:.*]] = nvvm.cvt.rn.x2.f32 %[[A]], %[[B]] {type = "f16"} : f32, f32 -> i32
+// CHECK-NEXT:  %[[G:.*]] = nvvm.cvt.rn.x2.f32 %[[B]], %[[A]] {type = "bf16"} : f32, f32 -> i32
+// CHECK-NEXT:  func.return %[[H]], %[[G]] : i32, i32
+func.func @cvt_x2(%a: f32, %b: f32) -> (i32, i32) {
+  %h = nvvm.cvt.rn.x2.f32 %a, %b {type = "f16"} : f32, f32 -> i32
+  %g = nvvm.cvt.rn.x2.f32 %b, %a {type = "bf16"} : f32, f32 -> i32
+  func.return %h, %g : i32, i32
+}
