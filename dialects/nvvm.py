@@ -602,8 +602,27 @@ def check_accumulators_in_flight(op: WgmmaMmaAsyncBase) -> None:
     A `wait_accumulators` with n > 0 leaves the newest groups in flight: its results obey the same
     rule. A read after a bare `nvvm.wgmma.wait.group.sync.aligned 0` is refused too: the wait has no
     operands, so once in LLVM IR nothing keeps the read after it (LLVM may hoist it, and ptxas then
-    serializes the kernel's wgmmas). Raises `VerifyException` naming the reading op."""
+    serializes the kernel's wgmmas). Raises `VerifyException` naming the reading op.
+
+    And `op` must be committed: an `nvvm.wgmma.commit.group.sync.aligned` follows it in its block
+    or, after the op holding it, in an enclosing one; an uncommitted wgmma belongs to no wgmma-group,
+    so no `wgmma.wait_group` retires it (PTX ISA §9.7.15.7)."""
     from xdsl.ir import BlockArgument
+
+    at: Operation | None = op
+    committed = False
+    while at is not None and not committed:
+        nxt = at.next_op
+        while nxt is not None and nxt.name != "nvvm.wgmma.commit.group.sync.aligned":
+            nxt = nxt.next_op
+        committed = nxt is not None
+        parent = at.parent_op()
+        at = parent if parent is not None and parent.name not in ("func.func", "gpu.func", "llvm.func", "builtin.module", "gpu.module") else None
+    if not committed and op.parent_block() is not None:
+        raise VerifyException(
+            f"'{op.name}' is not committed: no 'nvvm.wgmma.commit.group.sync.aligned' follows it, so it belongs to no "
+            "wgmma-group and no wgmma.wait_group retires it (PTX ISA §9.7.15.7)"
+        )
 
     seen: set[SSAValue] = set()
     work: list[SSAValue] = list(op.res)
@@ -635,7 +654,7 @@ def check_accumulators_in_flight(op: WgmmaMmaAsyncBase) -> None:
                 work.append(body.args[use.index - 3 + 1])
                 work.append(user.results[use.index - 3])
                 continue
-            if user.name in ("cf.br", "cf.cond_br"):
+            if user.name in _BRANCHES:
                 for successor in user.successors:
                     operands = _successor_operands(user, successor)
                     for k, operand in enumerate(operands):
@@ -677,7 +696,7 @@ def _in_flight_values(root: Operation) -> list[SSAValue]:
             elif user.name == "scf.for" and use.index >= 3:
                 work.append(user.regions[0].blocks.first.args[use.index - 3 + 1])  # pyright: ignore[reportOptionalMemberAccess]
                 work.append(user.results[use.index - 3])
-            elif user.name in ("cf.br", "cf.cond_br"):
+            elif user.name in _BRANCHES:
                 for successor in user.successors:
                     work.extend(successor.args[k] for k, operand in enumerate(_successor_operands(user, successor)) if operand is value)
     return list(found)
@@ -741,10 +760,15 @@ def _visible_at(value: SSAValue, wait: Operation) -> bool:
     return ancestor is not None and ancestor is not owner and owner.is_before_in_block(ancestor)
 
 
+_BRANCHES = ("cf.br", "cf.cond_br", "llvm.br", "llvm.cond_br")
+"""Branches that carry an accumulator into a block argument (the `cf` forms, and the `llvm` forms
+that hand-written LLVM-dialect IR such as tests/hopper_wgmma_kernel.mlir uses)."""
+
+
 def _successor_operands(branch: Operation, successor: Block) -> list[SSAValue]:
-    if branch.name == "cf.br":
+    if branch.name in ("cf.br", "llvm.br"):
         return list(branch.operands)
-    # cf.cond_br: condition, then the true destination's operands, then the false destination's
+    # cf.cond_br / llvm.cond_br: condition, then the true destination's operands, then the false destination's
     true_ops = list(getattr(branch, "then_arguments", ()))
     false_ops = list(getattr(branch, "else_arguments", ()))
     return true_ops if successor is branch.successors[0] else false_ops

@@ -32,6 +32,7 @@ gpu.module @wgmma_sm90 [#nvvm.target<chip = "sm_90", features = "+ptx80">] {
   func.func @f(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
     // expected-error @+1 {{'nvvm.wgmma.mma_async' op needs sm_90a and PTX 8.0, but gpu.module @wgmma_sm90 targets sm_90 (PTX 8.0)}}
     %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+    nvvm.wgmma.commit.group.sync.aligned
     %r = nvvm.wgmma.wait_accumulators %d#0 {n = 0 : i64} : f32 -> f32
     func.return %r : f32
   }
@@ -43,6 +44,7 @@ gpu.module @wgmma_reg_a_sm90 [#nvvm.target<chip = "sm_90", features = "+ptx80">]
   func.func @f(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
     // expected-error @+1 {{'nvvm.wgmma.mma_async.reg_a' op needs sm_90a and PTX 8.0, but gpu.module @wgmma_reg_a_sm90 targets sm_90 (PTX 8.0)}}
     %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+    nvvm.wgmma.commit.group.sync.aligned
     %r = nvvm.wgmma.wait_accumulators %d#0 {n = 0 : i64} : f32 -> f32
     func.return %r : f32
   }

@@ -115,6 +115,16 @@ func.func @acc_read_after_bare_wait(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 
 
 // -----
 
+// No commit_group: the wgmma belongs to no group, so the wait does not retire it: refused.
+func.func @wgmma_not_committed(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
+  // expected-error @+1 {{'nvvm.wgmma.mma_async' is not committed: no 'nvvm.wgmma.commit.group.sync.aligned' follows it, so it belongs to no wgmma-group and no wgmma.wait_group retires it (PTX ISA §9.7.15.7)}}
+  %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  %w = nvvm.wgmma.wait_accumulators %d#0 {n = 0 : i64} : f32 -> f32
+  func.return %w : f32
+}
+
+// -----
+
 // wait_accumulators with n = 1 leaves the newest group in flight: its results are refused too.
 func.func @acc_read_after_wait_acc_1(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
   // expected-error @+1 {{'nvvm.wgmma.mma_async' accumulator is read by 'func.return' while its wgmma group may still be in flight}}
@@ -149,9 +159,11 @@ func.func @acc_read_after_wait_1(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
 func.func @loop_carried_read(%da: i64, %db: i64, %p: i1, %c: f32, %lb: index, %ub: index, %st: index) -> f32 {
   // expected-error @+1 {{'nvvm.wgmma.mma_async' op 'nvvm.wgmma.mma_async' loop-carried accumulator is read by 'arith.addf' while its wg}}
   %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
   %r:4 = scf.for %i = %lb to %ub step %st iter_args(%a0 = %d#0, %a1 = %d#1, %a2 = %d#2, %a3 = %d#3) -> (f32, f32, f32, f32) {
     %bad = arith.addf %a0, %a1 : f32
     %e:4 = nvvm.wgmma.mma_async %da, %db, %p, (%bad, %a1, %a2, %a3) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+    nvvm.wgmma.commit.group.sync.aligned
     scf.yield %e#0, %e#1, %e#2, %e#3 : f32, f32, f32, f32
   }
   nvvm.wgmma.wait.group.sync.aligned 0
@@ -188,6 +200,7 @@ func.func @wgmma_reg_a_acc_count(%a: i32, %db: i64, %p: i1, %c: f32) {
 func.func @wgmma_reg_a_read_in_flight(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
   // expected-error @+1 {{'nvvm.wgmma.mma_async.reg_a' op 'nvvm.wgmma.mma_async.reg_a' accumulator is read by 'arith.addf' while its wgmma group may still be in flight}}
   %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
   %s = arith.addf %d#0, %d#1 : f32
   nvvm.wgmma.wait.group.sync.aligned 0
   func.return %s : f32

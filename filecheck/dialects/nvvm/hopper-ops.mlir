@@ -111,10 +111,12 @@ func.func @pipelined(%da: i64, %db: i64, %p: i1, %c: f32, %lb: index, %ub: index
 // CHECK-LABEL: func.func @wgmma_reg_a(
 // CHECK-SAME:    %[[A:.*]]: i32, %[[DB:.*]]: i64, %[[P:.*]]: i1, %[[C:.*]]: f32)
 // CHECK-NEXT:  %[[D:.*]], %{{.*}}, %{{.*}}, %{{.*}} = nvvm.wgmma.mma_async.reg_a(%[[A]], %[[A]], %[[A]], %[[A]]), %[[DB]], %[[P]], (%[[C]], %[[C]], %[[C]], %[[C]]) {n = 8 : i32, type = "f16", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+// CHECK-NEXT:  nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:  %[[R:.*]] = nvvm.wgmma.wait_accumulators %[[D]] {n = 0 : i64} : f32 -> f32
 // CHECK-NEXT:  func.return %[[R]] : f32
 func.func @wgmma_reg_a(%a: i32, %db: i64, %p: i1, %c: f32) -> f32 {
   %d:4 = nvvm.wgmma.mma_async.reg_a(%a, %a, %a, %a), %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_b = "row", scale_a = 1 : i32, scale_b = -1 : i32} : (i32, i32, i32, i32), f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
   %r = nvvm.wgmma.wait_accumulators %d#0 {n = 0 : i64} : f32 -> f32
   func.return %r : f32
 }
@@ -129,4 +131,20 @@ func.func @cvt_x2(%a: f32, %b: f32) -> (i32, i32) {
   %h = nvvm.cvt.rn.x2.f32 %a, %b {type = "f16"} : f32, f32 -> i32
   %g = nvvm.cvt.rn.x2.f32 %b, %a {type = "bf16"} : f32, f32 -> i32
   func.return %h, %g : i32, i32
+}
+
+// The accumulator rule follows llvm.br / llvm.cond_br like their cf forms (hand-written LLVM-dialect
+// kernels use them): carried into a block, read through wait_accumulators there.
+// CHECK-LABEL: func.func @through_llvm_branches(
+// CHECK:         llvm.cond_br %{{.*}}, ^{{.*}}(%{{.*}} : f32), ^{{.*}}(%{{.*}} : f32)
+// CHECK:         nvvm.wgmma.wait_accumulators
+func.func @through_llvm_branches(%da: i64, %db: i64, %p: i1, %c: f32) -> f32 {
+  %d:4 = nvvm.wgmma.mma_async %da, %db, %p, (%c, %c, %c, %c) {n = 8 : i32, type = "f16", layout_a = "row", layout_b = "col", scale_a = 1 : i32, scale_b = 1 : i32} : f32, f32, f32, f32 -> f32, f32, f32, f32
+  nvvm.wgmma.commit.group.sync.aligned
+  llvm.cond_br %p, ^a(%d#0 : f32), ^b(%d#1 : f32)
+^a(%x: f32):
+  llvm.br ^b(%x : f32)
+^b(%y: f32):
+  %r = nvvm.wgmma.wait_accumulators %y {n = 0 : i64} : f32 -> f32
+  func.return %r : f32
 }
