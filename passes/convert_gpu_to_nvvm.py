@@ -78,7 +78,7 @@ from warpforge.passes.finalize_memref_to_llvm import (
     build_descriptor,
     needs_ptx_atom,
 )
-from warpforge.rewriting import OneSweepWalker, dialect_of, enclosing_op, fail
+from warpforge.rewriting import OneSweepWalker, enclosing_op, fail, ops_of_dialect
 from warpforge.rewriting import replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -696,7 +696,7 @@ class ConvertGpuToNVVMPass(ModulePass):
             )
         ).rewrite_module(op)
         drop_noalias_around_ordered_atomics(op)
-        for inner in op.walk():
-            if dialect_of(inner) == "gpu" and not isinstance(inner, gpu.ModuleOp):
+        for inner in ops_of_dialect(op, "gpu"):
+            if not isinstance(inner, gpu.ModuleOp):
                 fail(inner, "has no lowering to nvvm")
 

@@ -31,7 +31,7 @@ from warpforge.dialects import nvgpu, nvvm
 from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.llvm import ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import Descriptor
-from warpforge.rewriting import OneSweepWalker, TypedPatternApplier, dialect_of, fail, replace_op
+from warpforge.rewriting import OneSweepWalker, TypedPatternApplier, fail, ops_of_dialect, replace_op
 
 
 class _Ops(list[Operation]):
@@ -162,6 +162,5 @@ class ConvertNVGPUToNVVMPass(ModulePass):
                 ]
             )
         ).rewrite_module(op)
-        for inner in op.walk():
-            if dialect_of(inner) == "nvgpu":
-                fail(inner, "has no lowering to nvvm")
+        for inner in ops_of_dialect(op, "nvgpu"):
+            fail(inner, "has no lowering to nvvm")

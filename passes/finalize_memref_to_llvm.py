@@ -99,7 +99,7 @@ from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects.nvvm_catalog import ATOM_OPS
 from warpforge.dialects.llvm import AtomicRMWOp
-from warpforge.rewriting import OneSweepWalker, dialect_of, enclosing_op, fail, i64
+from warpforge.rewriting import OneSweepWalker, enclosing_op, fail, i64, ops_of_dialect
 from warpforge.rewriting import inherit_location, replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -581,9 +581,8 @@ class FinalizeMemRefToLLVMPass(ModulePass):
                 ]
             )
         ).rewrite_module(op)
-        for inner in op.walk():
-            if dialect_of(inner) == "memref":
-                fail(
-                    inner,
-                    "has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global, view, extract_aligned_pointer_as_index)",
-                )
+        for inner in ops_of_dialect(op, "memref"):
+            fail(
+                inner,
+                "has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global, view, extract_aligned_pointer_as_index)",
+            )
