@@ -34,6 +34,7 @@ _OUR_PASSES: dict[str, tuple[str, str]] = {
     "int-range-optimizations": ("int_range_optimizations", "IntRangeOptimizationsPass"),
     "hoist-checks": ("hoist_checks", "HoistChecksPass"),
     "vectorize-global-access": ("vectorize_global_access", "VectorizeGlobalAccessPass"),
+    "canonicalize": ("canonicalize", "CanonicalizePass"),  # xDSL's rewrites, cheaper per op
 }
 
 

@@ -23,11 +23,10 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IndexType, IntegerType, MemRefType, ModuleOp
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute
+from xdsl.ir import Attribute, Data, Operation, ParametrizedAttribute
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -47,6 +46,8 @@ def convert_attribute(attr: Attribute, memo: dict[int, tuple[Attribute, Attribut
     `memo` (id of an attribute → (that attribute, its conversion)) remembers conversions across
     calls: a module repeats a few types thousands of times (`ConvertIndexType` keeps one per run;
     the attribute is held in the entry, so its id is not reused while the memo lives)."""
+    if isinstance(attr, Data) and not isinstance(attr, ArrayAttr | DictionaryAttr):
+        return attr  # a plain value (an int, a string): no type inside
     if memo is not None:
         hit = memo.get(id(attr))
         if hit is not None:
@@ -151,5 +152,5 @@ class ConvertIndexToLLVMPass(ModulePass):
     name = "convert-index-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(ConvertIndexType(), apply_recursively=False).rewrite_module(op)
+        OneSweepWalker(ConvertIndexType(), apply_recursively=False).rewrite_module(op)
         OneSweepWalker(TypedPatternApplier([ConvertIndexCastOp(), ConvertIndexCastUIOp()])).rewrite_module(op)

@@ -151,6 +151,53 @@ def test_one_sweep_conversions_match_the_fixpoint_walker(monkeypatch: pytest.Mon
         assert "llvm.func" in one and one == full
 
 
+@pytest.mark.parametrize("example", ["sgemm.py", "softmax.py", "matmul.py", "block_reduce.py"])
+def test_canonicalize_gives_xdsls_result(example: str) -> None:
+    """Our `canonicalize` (`warpforge.passes.canonicalize`: xDSL's rewrites, patterns looked up once
+    per op class, a cheaper walker and region DCE) leaves the IR xDSL's `canonicalize` leaves, on
+    the IR every `canonicalize` of the compile pipeline gets."""
+    from xdsl.transforms.canonicalize import CanonicalizePass as XdslCanonicalize
+
+    import warpforge.compile as C
+    from warpforge.context import make_context
+    from warpforge.diagnostics import print_ir
+    from warpforge.driver.cli import _kernels, _load_file
+    from warpforge.passes.canonicalize import CanonicalizePass
+    from warpforge.pipelines import run_pipeline
+    from warpforge.tile_compile import frontend
+
+    kernel = next(iter(_kernels(_load_file(str(ROOT / "examples" / example))).values()))
+    if type(kernel).__name__ == "TileKernel":
+        kir, model = frontend(kernel, kernel.specialize(kernel._aot[0])), "tile"
+    else:
+        kir, model = kernel.kernel_ir(), "simt"
+    module, compared = kir.module, 0
+    for _, spec in C.stage_passes(model, C.Target(), kir.symbol + "_module"):
+        for p in _split(spec):
+            if p == "canonicalize":
+                ours, theirs = module.clone(), module.clone()
+                CanonicalizePass().apply(make_context(), ours)
+                XdslCanonicalize().apply(make_context(), theirs)
+                assert print_ir(ours) == print_ir(theirs)
+                compared += 1
+            run_pipeline(module, p, verify_each=False, verify_end=False)
+    assert compared == (3 if model == "simt" else 2)  # kernel-to-gpu-pipeline's two or tile-to-gpu's, and gpu-to-llvm's
+
+
+def _split(spec: str) -> list[str]:
+    """A pass spec's passes (commas inside `{...}` options kept)."""
+    out, depth, current = [], 0, ""
+    for ch in spec + ",":
+        if ch == "," and depth == 0:
+            out.append(current)
+            current = ""
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        current += ch
+    return [p for p in out if p]
+
+
 def test_index_conversion_memo_gives_the_unmemoized_conversion() -> None:
     """`convert-index-to-llvm` remembers each attribute's conversion within a run (by id, the attribute
     held in the memo): nested and repeated attributes convert as without the memo, and a hit returns
