@@ -151,37 +151,49 @@ def test_one_sweep_conversions_match_the_fixpoint_walker(monkeypatch: pytest.Mon
         assert "llvm.func" in one and one == full
 
 
-@pytest.mark.parametrize("example", ["sgemm.py", "softmax.py", "matmul.py", "block_reduce.py"])
-def test_canonicalize_gives_xdsls_result(example: str) -> None:
-    """Our `canonicalize` (`warpforge.passes.canonicalize`: xDSL's rewrites, patterns looked up once
-    per op class, a cheaper walker and region DCE) leaves the IR xDSL's `canonicalize` leaves, on
-    the IR every `canonicalize` of the compile pipeline gets."""
+@pytest.mark.parametrize("example", ["sgemm.py", "softmax.py", "matmul.py", "block_reduce.py", "attention.py"])
+def test_xdsl_passes_we_run_cheaper_give_xdsls_result(example: str) -> None:
+    """Our `canonicalize`, `convert-scf-to-cf` and `reconcile-unrealized-casts` (xDSL's patterns on
+    `FastRewriteWalker` and `TypedPatternApplier`; canonicalize's patterns looked up once per op
+    class, its region DCE per class) leave the IR xDSL's passes leave, on the IR each of them gets
+    in the compile pipeline."""
     from xdsl.transforms.canonicalize import CanonicalizePass as XdslCanonicalize
+    from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf as XdslScfToCf
+    from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass as XdslReconcile
 
     import warpforge.compile as C
     from warpforge.context import make_context
     from warpforge.diagnostics import print_ir
     from warpforge.driver.cli import _kernels, _load_file
     from warpforge.passes.canonicalize import CanonicalizePass
+    from warpforge.passes.convert_scf_to_cf import ConvertScfToCfPass
+    from warpforge.passes.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
     from warpforge.pipelines import run_pipeline
     from warpforge.tile_compile import frontend
 
+    pairs = {
+        "canonicalize": (CanonicalizePass, XdslCanonicalize),
+        "convert-scf-to-cf": (ConvertScfToCfPass, XdslScfToCf),
+        "reconcile-unrealized-casts": (ReconcileUnrealizedCastsPass, XdslReconcile),
+    }
     kernel = next(iter(_kernels(_load_file(str(ROOT / "examples" / example))).values()))
     if type(kernel).__name__ == "TileKernel":
         kir, model = frontend(kernel, kernel.specialize(kernel._aot[0])), "tile"
     else:
         kir, model = kernel.kernel_ir(), "simt"
-    module, compared = kir.module, 0
+    module, compared = kir.module, []
     for _, spec in C.stage_passes(model, C.Target(), kir.symbol + "_module"):
         for p in _split(spec):
-            if p == "canonicalize":
+            if p in pairs:
                 ours, theirs = module.clone(), module.clone()
-                CanonicalizePass().apply(make_context(), ours)
-                XdslCanonicalize().apply(make_context(), theirs)
-                assert print_ir(ours) == print_ir(theirs)
-                compared += 1
+                pairs[p][0]().apply(make_context(), ours)
+                pairs[p][1]().apply(make_context(), theirs)
+                assert print_ir(ours) == print_ir(theirs), p
+                compared.append(p)
             run_pipeline(module, p, verify_each=False, verify_end=False)
-    assert compared == (3 if model == "simt" else 2)  # kernel-to-gpu-pipeline's two or tile-to-gpu's, and gpu-to-llvm's
+    # kernel-to-gpu-pipeline's two canonicalize runs or tile-to-gpu's one, then gpu-to-llvm's three passes
+    assert compared == ["canonicalize"] * (2 if model == "simt" else 1) + ["convert-scf-to-cf", "reconcile-unrealized-casts", "canonicalize"]
+    assert "scf." not in print_ir(module)
 
 
 def _split(spec: str) -> list[str]:
