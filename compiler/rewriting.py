@@ -32,23 +32,18 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriter, PatternRewriterListener, PatternRewriteWalker, RewritePattern
 from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 from xdsl.rewriter import InsertPoint
+from xdsl.utils.worklist import _MISSING  # pyright: ignore[reportPrivateUsage]
 
 from warpforge.diagnostics import IRDiagnosticError, diagnostic_at
 
 
-def _all_ops(ops: Iterable[Operation]) -> Iterable[Operation]:
-    for op in ops:
-        yield op
-        for region in op.regions:
-            for block in region.blocks:
-                yield from _all_ops(block.ops)
-
-
 def inherit_location(ops: Iterable[Operation], source: Operation) -> None:
     """Give every op in `ops` (and nested in them) without a location `source`'s location."""
-    for op in _all_ops(ops):
+    for op in ops:
         if isinstance(op.location, UnknownLoc):
             op.location = source.location
+        if op.regions:
+            inherit_location((inner for region in op.regions for block in region.blocks for inner in block.ops), source)
 
 
 def replace_op(
@@ -303,10 +298,22 @@ class FastRewriteWalker(PatternRewriteWalker):
         rewriter.extend_from_listener(listener)
         changed = False
         new_point = InsertPoint.__new__
-        while worklist:
-            op = worklist.pop()
-            if typed is not None and not typed.takes(op):
+        stack, index = worklist._stack, worklist._map  # pyright: ignore[reportPrivateUsage]
+        by_type = typed._by_type if typed is not None else None  # pyright: ignore[reportPrivateUsage]
+        dce = typed is not None and typed.dce_enabled
+        while stack:
+            # `Worklist.pop` inlined (the handlers of the rewriter's listener push to and remove from
+            # the same stack and map): removed entries are `_MISSING` and skipped
+            op = stack.pop()
+            if op is _MISSING:
                 continue
+            del index[op]
+            if by_type is not None:
+                patterns = by_type.get(type(op))
+                if patterns is None:
+                    patterns = typed.patterns_for(type(op))  # pyright: ignore[reportOptionalMemberAccess]
+                if not patterns and not (dce and is_dead(op)):
+                    continue  # `typed.takes(op)` is false: offering it would do nothing
             block = op.parent_block()
             if block is None:
                 raise ValueError("Operation insertion point must have a parent block")
