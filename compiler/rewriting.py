@@ -10,6 +10,7 @@ never a silently skipped op.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
+    IndexType,
+    IntegerAttr,
     IntegerType,
     StringAttr,
     VectorType,
@@ -66,6 +69,14 @@ def insert_before(rewriter: PatternRewriter, anchor: Operation, new_ops: Operati
 
 
 i64 = IntegerType(64)
+
+
+@functools.lru_cache(maxsize=8192)
+def integer_attr(value: int, typ: IntegerType | IndexType) -> IntegerAttr:
+    """`IntegerAttr(value, typ)`, one object per (value, type): attributes are immutable, and
+    building and verifying a new one for each of a kernel's thousands of constants (indices, lane
+    positions, extents) was a tenth of the lowering passes that make them."""
+    return IntegerAttr(value, typ)
 
 
 class LoweringError(IRDiagnosticError):

@@ -31,22 +31,13 @@ from warpforge.dialects import nvgpu, nvvm
 from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.llvm import ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import Descriptor
-from warpforge.rewriting import OneSweepWalker, TypedPatternApplier, fail, ops_of_dialect, replace_op
+from warpforge.rewriting import OneSweepWalker, TypedPatternApplier, fail, integer_attr, ops_of_dialect, replace_op
 
 
 class _Ops(list[Operation]):
     def add(self, op: Operation) -> SSAValue:
         self.append(op)
         return op.results[0]
-
-
-_LANES = tuple(IntegerAttr(k, i32) for k in range(8))
-"""Element positions in a 32-bit register (`i32` attributes 0..7), made once: attributes are
-immutable, and building and verifying one per `insertelement` was a tenth of the pass."""
-
-
-def _lane(k: int) -> IntegerAttr:
-    return _LANES[k] if k < len(_LANES) else IntegerAttr(k, i32)
 
 
 def _pack(ops: _Ops, elements: list[SSAValue], register: str) -> list[SSAValue]:
@@ -62,7 +53,7 @@ def _pack(ops: _Ops, elements: list[SSAValue], register: str) -> list[SSAValue]:
     for r in range(len(elements) // per):
         vec = ops.add(llvm.UndefOp(vec_t))
         for k in range(per):
-            pos = ops.add(llvm.ConstantOp(_lane(k), i32))
+            pos = ops.add(llvm.ConstantOp(integer_attr(k, i32), i32))
             vec = ops.add(llvm.InsertElementOp(vec, elements[r * per + k], pos))
         out.append(vec if register == "v2f16" else ops.add(llvm.BitcastOp(vec, i32)))
     return out
@@ -79,7 +70,7 @@ def _unpack(ops: _Ops, registers: list[SSAValue], elem: Attribute) -> list[SSAVa
     for reg in registers:
         vec = reg if reg.type == vec_t else ops.add(llvm.BitcastOp(reg, vec_t))
         for k in range(per):
-            pos = ops.add(llvm.ConstantOp(_lane(k), i32))
+            pos = ops.add(llvm.ConstantOp(integer_attr(k, i32), i32))
             out.append(ops.add(ExtractElementOp(vec, pos)))
     return out
 

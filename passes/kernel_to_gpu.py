@@ -40,8 +40,6 @@ The error-record layout (8 × i64) is `[count, site, operand a, operand b, ctaid
 
 from __future__ import annotations
 
-import functools
-
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
@@ -76,7 +74,7 @@ from warpforge.dialects import gpu, kernel, kernel_hopper, nvgpu_hopper
 from warpforge.dialects.math_catalog import BUILTINS, CeilDivOp
 from warpforge.dialects.element_types import bit_width, byte_size, kind_letter, signless  # noqa: F401 (signless, byte_size: used by tile-to-gpu too)
 from warpforge.dialects.nvvm import NVVMTargetAttr
-from warpforge.rewriting import inherit_location
+from warpforge.rewriting import inherit_location, integer_attr
 
 GLOBAL = IntegerAttr(1, i32)
 """Address space of global memory (PTX `.global`) as a memref memory space."""
@@ -162,21 +160,13 @@ class Emitter:
         if isinstance(typ, AnyFloat):
             return self(arith.ConstantOp(FloatAttr(float(value), typ)))
         if isinstance(typ, IndexType):
-            return self(arith.ConstantOp(_integer_attr(int(value), IndexType())))
+            return self(arith.ConstantOp(integer_attr(int(value), IndexType())))
         assert isinstance(typ, IntegerType)
         width = typ.width.data
         v = int(value) & ((1 << width) - 1)
         if width > 1 and v >= 1 << (width - 1):
             v -= 1 << width  # two's complement, as signless constants print
-        return self(arith.ConstantOp(_integer_attr(v if width > 1 else int(bool(value)), typ)))
-
-
-@functools.lru_cache(maxsize=4096)
-def _integer_attr(value: int, typ: IntegerType) -> IntegerAttr:
-    """`IntegerAttr(value, typ)`, one object per (value, type): attributes are immutable, and
-    building and verifying a new one for each of a tile kernel's thousands of constants was a tenth
-    of `tile-to-gpu`."""
-    return IntegerAttr(value, typ)
+        return self(arith.ConstantOp(integer_attr(v if width > 1 else int(bool(value)), typ)))
 
 
 DIVISIBILITY = 16
