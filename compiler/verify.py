@@ -119,9 +119,9 @@ def _check_use(dom: _Dominance, user: Operation, index: int, value: SSAValue) ->
         def_block = value.block
     else:
         return
-    name = f"%{value.name_hint}" if value.name_hint else f"operand #{index}"
 
     def refuse(why: str) -> None:
+        name = f"%{value.name_hint}" if value.name_hint else f"operand #{index}"
         raise _located(user, f"operand #{index} ({name}) {why} (defined {_defined_at(value)})")
 
     if def_block is None:
