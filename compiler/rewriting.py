@@ -75,8 +75,9 @@ i64 = IntegerType(64)
 def integer_attr(value: int, typ: IntegerType | IndexType) -> IntegerAttr:
     """`IntegerAttr(value, typ)`, one object per (value, type): attributes are immutable, and
     building and verifying a new one for each of a kernel's thousands of constants (indices, lane
-    positions, extents) was a tenth of the lowering passes that make them."""
-    return IntegerAttr(value, typ)
+    positions, extents) was a tenth of the lowering passes that make them. `value` is taken as an
+    `int` (`True` and `1` are one cache key)."""
+    return IntegerAttr(int(value), typ)
 
 
 class LoweringError(IRDiagnosticError):

@@ -81,29 +81,26 @@ class ConvertIndexType(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         memo = self.memo
-
-        def convert(attr: Attribute) -> Attribute:
-            return convert_attribute(attr, memo)
-
-        def has_index(attr: Attribute) -> bool:
-            return convert_attribute(attr, memo) is not attr
-
         if dialect_of(op) in INDEX_DIALECTS_BEFORE and (
-            any(has_index(v.type) for v in (*op.operands, *op.results))
+            any(convert_attribute(v.type, memo) is not v.type for v in (*op.operands, *op.results))
         ):
             fail(op, "still needs index values; lower it before convert-index-to-llvm")
         for result in list(op.results):
-            if has_index(result.type):
-                rewriter.replace_value_with_new_type(result, convert(result.type))
+            new = convert_attribute(result.type, memo)
+            if new is not result.type:
+                rewriter.replace_value_with_new_type(result, new)
         for region in op.regions:
             for block in region.blocks:
                 for arg in list(block.args):
-                    if has_index(arg.type):
-                        rewriter.replace_value_with_new_type(arg, convert(arg.type))
+                    new = convert_attribute(arg.type, memo)
+                    if new is not arg.type:
+                        rewriter.replace_value_with_new_type(arg, new)
         changed = False
         for table in (op.properties, op.attributes):
+            if not table:
+                continue
             for name, value in list(table.items()):
-                new = convert(value)
+                new = convert_attribute(value, memo)
                 if new is not value:
                     table[name] = new
                     changed = True
