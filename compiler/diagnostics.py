@@ -28,7 +28,6 @@ Severity names and the output format follow MLIR's `SourceMgrDiagnosticHandler` 
 
 from __future__ import annotations
 
-import difflib
 import linecache
 import re
 import sys
@@ -570,6 +569,8 @@ def _suggest_op(ctx: object, name: str) -> str:
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """`" (did you mean 'x'?)"` for the closest of `candidates` to `name`, or `""`."""
+    import difflib  # only for a message: not loaded by every compile
+
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

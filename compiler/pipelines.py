@@ -35,7 +35,7 @@ GPU_TO_LLVM: tuple[str, ...] = (
     "reconcile-unrealized-casts",
     "canonicalize",
 )
-"""`gpu` level → `llvm` dialect. `convert-scf-to-cf`, `reconcile-unrealized-casts` and `canonicalize` are xDSL's.
+"""`gpu` level → `llvm` dialect. `convert-scf-to-cf`, `reconcile-unrealized-casts` and `canonicalize` run xDSL's patterns.
 `convert-vector-to-llvm` lowers the 128-bit vector accesses of tile kernels (a no-op on SIMT kernels), so
 one pipeline resumes the gpu and nvvm stages of both models."""
 

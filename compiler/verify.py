@@ -26,6 +26,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
 
+from warpforge.rewriting import walk_ops
 from warpforge.rewriting import where as _where
 
 
@@ -118,9 +119,9 @@ def _check_use(dom: _Dominance, user: Operation, index: int, value: SSAValue) ->
         def_block = value.block
     else:
         return
-    name = f"%{value.name_hint}" if value.name_hint else f"operand #{index}"
 
     def refuse(why: str) -> None:
+        name = f"%{value.name_hint}" if value.name_hint else f"operand #{index}"
         raise _located(user, f"operand #{index} ({name}) {why} (defined {_defined_at(value)})")
 
     if def_block is None:
@@ -219,7 +220,7 @@ def verify_launch_attributes(op: Operation, *, exact: str = "nvvm.reqntid", maxi
 def verify_for_export(module: ModuleOp) -> None:
     """The checks LLVM would otherwise abort on: dominance, and the launch bounds of every function."""
     dom = _Dominance()
-    for op in module.walk():
+    for op in walk_ops(module):
         if any(name in op.attributes for name in ("nvvm.reqntid", "nvvm.maxntid", "nvvm.minctasm")):
             verify_launch_attributes(op)
         for i, operand in enumerate(op.operands):

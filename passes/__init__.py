@@ -34,6 +34,10 @@ _OUR_PASSES: dict[str, tuple[str, str]] = {
     "int-range-optimizations": ("int_range_optimizations", "IntRangeOptimizationsPass"),
     "hoist-checks": ("hoist_checks", "HoistChecksPass"),
     "vectorize-global-access": ("vectorize_global_access", "VectorizeGlobalAccessPass"),
+    # xDSL's rewrites, cheaper per op:
+    "canonicalize": ("canonicalize", "CanonicalizePass"),
+    "convert-scf-to-cf": ("convert_scf_to_cf", "ConvertScfToCfPass"),
+    "reconcile-unrealized-casts": ("reconcile_unrealized_casts", "ReconcileUnrealizedCastsPass"),
 }
 
 

@@ -35,7 +35,7 @@ from warpforge.dialects import gpu, nvvm
 from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects.nvvm import CvtRnX2F32Op, MBarrierWaitParityOp, NVVMIntrinsicOp, NVVMTargetAttr, WgmmaMmaAsyncBase, WgmmaWaitAccumulatorsOp, ptx_number
 from warpforge.dialects.nvvm_catalog import ATOM_OPS, ATOM_SCOPES, ATOM_SEMANTICS, atom_instruction
-from warpforge.rewriting import fail
+from warpforge.rewriting import fail, walk_ops
 
 DEFAULT_TARGET = NVVMTargetAttr("sm_90", "+ptx80")
 """What a `gpu.module` without an `#nvvm.target` is compiled for (the PTX emitter's default)."""
@@ -49,7 +49,7 @@ def check_ops(root: Operation, target: NVVMTargetAttr, what: str) -> None:
     """Raise `LoweringError` at the first `nvvm` op under `root` that `target` cannot run.
 
     `what` names the target's owner in the message (`gpu.module @m`)."""
-    for op in root.walk():
+    for op in walk_ops(root):
         spec = getattr(type(op), "SPEC", None)
         # SPEC first: isinstance against these abstract bases is slow for the many op types that are
         # not theirs (the ABC check searches every subclass once per type)
@@ -125,7 +125,7 @@ def check_atomics(root: Operation, target: NVVMTargetAttr, what: str) -> None:
     from xdsl.dialects import memref
     from xdsl.dialects.builtin import StringAttr
 
-    for op in root.walk():
+    for op in walk_ops(root):
         if not isinstance(op, memref.AtomicRMWOp | gpu.AtomicCmpxchgOp | gpu.AtomicAddPairOp | nvvm.AtomicRMWOp):
             continue
         need = _atomic_requirement(op)
@@ -148,12 +148,18 @@ def check_types(root: Operation) -> None:
     "Fundamental Types"); LLVM's NVPTX backend cannot lower them."""
     from xdsl.dialects.builtin import Float80Type, Float128Type, MemRefType, VectorType
 
-    def bad(t: object) -> object | None:
-        if isinstance(t, MemRefType | VectorType):
-            t = t.element_type
-        return t if isinstance(t, Float80Type | Float128Type) else None
+    checked: dict[int, tuple[object, object | None]] = {}  # id(type) -> (the type, held; what is bad in it)
 
-    for op in root.walk():
+    def bad(t: object) -> object | None:
+        hit = checked.get(id(t))
+        if hit is not None:
+            return hit[1]
+        inner = t.element_type if isinstance(t, MemRefType | VectorType) else t
+        found = inner if isinstance(inner, Float80Type | Float128Type) else None
+        checked[id(t)] = (t, found)
+        return found
+
+    for op in walk_ops(root):
         for v in (*op.operands, *op.results):  # (a function argument is caught at the op that uses it)
             t = bad(v.type)
             if t is not None:
@@ -166,7 +172,7 @@ class CheckNVVMTargetPass(ModulePass):
     name = "check-nvvm-target"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        modules = [m for m in op.walk() if isinstance(m, gpu.ModuleOp)]
+        modules = [m for m in walk_ops(op) if isinstance(m, gpu.ModuleOp)]
         check_types(op)
         for module in modules:
             target = module.target if isinstance(module.target, NVVMTargetAttr) else DEFAULT_TARGET

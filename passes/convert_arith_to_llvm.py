@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, llvm
@@ -53,7 +54,7 @@ from xdsl.pattern_rewriter import (
 from warpforge.dialects import llvm as wllvm
 from warpforge.dialects.element_types import is_float, is_signless
 from warpforge.dialects.arith import IndexCastUIOp
-from warpforge.rewriting import OneSweepWalker, dialect_of, fail, intrinsic_suffix, llvm_fastmath
+from warpforge.rewriting import OneSweepWalker, fail, intrinsic_suffix, llvm_fastmath, ops_of_dialect
 from warpforge.rewriting import replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -152,6 +153,9 @@ def _constant(value: int, typ: Attribute) -> llvm.ConstantOp:
 class ConvertIntOverflowOp(RewritePattern):
     """`INT_OVERFLOW_OPS`: addi/subi/muli/shli → add/sub/mul/shl with the same `nsw`/`nuw` flags."""
 
+    OP_TYPES: ClassVar[tuple[type[Operation], ...]] = tuple(INT_OVERFLOW_OPS)
+    """The ops this pattern lowers (`TypedPatternApplier` offers it no others)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         target = INT_OVERFLOW_OPS.get(type(op))
         if target is None:
@@ -205,6 +209,9 @@ def _is_zero(value: SSAValue) -> bool:
 class ConvertIntOp(RewritePattern):
     """`INT_OPS`: divsi/divui/remsi/remui/andi/ori/xori/shrsi/shrui → the LLVM instruction."""
 
+    OP_TYPES: ClassVar[tuple[type[Operation], ...]] = tuple(INT_OPS)
+    """The ops this pattern lowers (`TypedPatternApplier` offers it no others)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         target = INT_OPS.get(type(op))
         if target is None:
@@ -216,6 +223,9 @@ class ConvertIntOp(RewritePattern):
 @dataclass
 class ConvertFloatOp(RewritePattern):
     """`FLOAT_OPS`: addf/subf/mulf/divf/maxnumf/minnumf → fadd/fsub/fmul/fdiv/maxnum/minnum with fast-math flags."""
+
+    OP_TYPES: ClassVar[tuple[type[Operation], ...]] = tuple(FLOAT_OPS)
+    """The ops this pattern lowers (`TypedPatternApplier` offers it no others)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         target = FLOAT_OPS.get(type(op))
@@ -229,6 +239,9 @@ class ConvertFloatOp(RewritePattern):
 class ConvertMinMaxOp(RewritePattern):
     """`MINMAX_OPS`: maximumf/minimumf/maxsi/minsi/maxui/minui → `llvm.intr.maximum/minimum/smax/smin/umax/umin`."""
 
+    OP_TYPES: ClassVar[tuple[type[Operation], ...]] = tuple(MINMAX_OPS)
+    """The ops this pattern lowers (`TypedPatternApplier` offers it no others)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         target = MINMAX_OPS.get(type(op))
         if target is None:
@@ -240,6 +253,9 @@ class ConvertMinMaxOp(RewritePattern):
 @dataclass
 class ConvertCastOp(RewritePattern):
     """`CASTS`: extf/truncf/extsi/extui/trunci/sitofp/uitofp/bitcast → the LLVM cast (a same-type bitcast vanishes)."""
+
+    OP_TYPES: ClassVar[tuple[type[Operation], ...]] = tuple(CASTS)
+    """The ops this pattern lowers (`TypedPatternApplier` offers it no others)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         build = CASTS.get(type(op))
@@ -256,6 +272,9 @@ class ConvertCastOp(RewritePattern):
 @dataclass
 class ConvertSaturatingCastOp(RewritePattern):
     """`arith.fptosi/fptoui` → `llvm.call_intrinsic "llvm.fpto[su]i.sat.<int>.<float>"` (saturating, NaN → 0)."""
+
+    OP_TYPES: ClassVar[tuple[type[Operation], ...]] = tuple(SATURATING_CASTS)
+    """The ops this pattern lowers (`TypedPatternApplier` offers it no others)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         name = SATURATING_CASTS.get(type(op))
@@ -449,7 +468,6 @@ class ConvertArithToLLVMPass(ModulePass):
                 ]
             )
         ).rewrite_module(op)
-        for inner in op.walk():
-            if dialect_of(inner) == "arith":
-                hint = " (run convert-index-to-llvm first)" if isinstance(inner, arith.IndexCastOp | IndexCastUIOp) else ""
-                fail(inner, f"has no lowering to the llvm dialect{hint}")
+        for inner in ops_of_dialect(op, "arith"):
+            hint = " (run convert-index-to-llvm first)" if isinstance(inner, arith.IndexCastOp | IndexCastUIOp) else ""
+            fail(inner, f"has no lowering to the llvm dialect{hint}")

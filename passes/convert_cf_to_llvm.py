@@ -29,7 +29,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import BlockInsertPoint, InsertPoint
 
 from warpforge.dialects.llvm import SwitchOp
-from warpforge.rewriting import OneSweepWalker, dialect_of, fail
+from warpforge.rewriting import OneSweepWalker, fail, ops_of_dialect
 from warpforge.rewriting import inherit_location, replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -97,6 +97,6 @@ class ConvertCfToLLVMPass(ModulePass):
         OneSweepWalker(
             TypedPatternApplier([ConvertBranchOp(), ConvertCondBranchOp(), ConvertSwitchOp()])
         ).rewrite_module(op)
-        leftovers: list[Operation] = [inner for inner in op.walk() if dialect_of(inner) == "cf"]
+        leftovers = ops_of_dialect(op, "cf")
         for inner in leftovers:
             fail(inner, "has no lowering to the llvm dialect")

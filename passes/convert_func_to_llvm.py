@@ -45,7 +45,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from warpforge.rewriting import OneSweepWalker, dialect_of, fail, i64
+from warpforge.rewriting import OneSweepWalker, fail, i64, ops_of_dialect
 from warpforge.passes.finalize_memref_to_llvm import build_descriptor, descriptor_fields, descriptor_type
 from warpforge.rewriting import inherit_location, replace_op
 from warpforge.rewriting import TypedPatternApplier
@@ -214,6 +214,5 @@ class ConvertFuncToLLVMPass(ModulePass):
         OneSweepWalker(
             TypedPatternApplier([ConvertFuncOp(), ConvertCallOp(), ConvertReturnOp()])
         ).rewrite_module(op)
-        for inner in op.walk():
-            if dialect_of(inner) == "func":
-                fail(inner, "has no lowering to the llvm dialect")
+        for inner in ops_of_dialect(op, "func"):
+            fail(inner, "has no lowering to the llvm dialect")

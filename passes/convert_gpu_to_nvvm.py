@@ -78,7 +78,7 @@ from warpforge.passes.finalize_memref_to_llvm import (
     build_descriptor,
     needs_ptx_atom,
 )
-from warpforge.rewriting import OneSweepWalker, dialect_of, enclosing_op, fail
+from warpforge.rewriting import OneSweepWalker, enclosing_op, fail, ops_of_dialect, walk_ops
 from warpforge.rewriting import replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -646,10 +646,10 @@ def drop_noalias_around_ordered_atomics(module: Operation) -> None:
     `nvvm.atomicrmw`. LLVM cannot see into inline PTX: for a `noalias` parameter it would conclude
     the asm never touches that memory and move loads and stores of it across the acquire/release
     (and `readonly` gives `ld.global.nc`, which is not coherent with writes other threads publish)."""
-    for fn in module.walk():
+    for fn in walk_ops(module):
         if not isinstance(fn, func.FuncOp) or fn.arg_attrs is None:
             continue
-        if not any(isinstance(o, nvvm.AtomicRMWOp) and o.sem.data in _ORDERED for o in fn.walk()):
+        if not any(isinstance(o, nvvm.AtomicRMWOp) and o.sem.data in _ORDERED for o in walk_ops(fn)):
             continue
         fn.arg_attrs = ArrayAttr(
             [DictionaryAttr({k: v for k, v in d.data.items() if k not in ("llvm.noalias", "llvm.readonly")}) for d in fn.arg_attrs]
@@ -696,7 +696,7 @@ class ConvertGpuToNVVMPass(ModulePass):
             )
         ).rewrite_module(op)
         drop_noalias_around_ordered_atomics(op)
-        for inner in op.walk():
-            if dialect_of(inner) == "gpu" and not isinstance(inner, gpu.ModuleOp):
+        for inner in ops_of_dialect(op, "gpu"):
+            if not isinstance(inner, gpu.ModuleOp):
                 fail(inner, "has no lowering to nvvm")
 

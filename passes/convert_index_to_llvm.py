@@ -23,11 +23,10 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IndexType, IntegerType, MemRefType, ModuleOp
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute
+from xdsl.ir import Attribute, Data, Operation, ParametrizedAttribute
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -47,6 +46,8 @@ def convert_attribute(attr: Attribute, memo: dict[int, tuple[Attribute, Attribut
     `memo` (id of an attribute → (that attribute, its conversion)) remembers conversions across
     calls: a module repeats a few types thousands of times (`ConvertIndexType` keeps one per run;
     the attribute is held in the entry, so its id is not reused while the memo lives)."""
+    if isinstance(attr, Data) and not isinstance(attr, ArrayAttr | DictionaryAttr):
+        return attr  # a plain value (an int, a string): no type inside
     if memo is not None:
         hit = memo.get(id(attr))
         if hit is not None:
@@ -80,29 +81,26 @@ class ConvertIndexType(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         memo = self.memo
-
-        def convert(attr: Attribute) -> Attribute:
-            return convert_attribute(attr, memo)
-
-        def has_index(attr: Attribute) -> bool:
-            return convert_attribute(attr, memo) is not attr
-
         if dialect_of(op) in INDEX_DIALECTS_BEFORE and (
-            any(has_index(v.type) for v in (*op.operands, *op.results))
+            any(convert_attribute(v.type, memo) is not v.type for v in (*op.operands, *op.results))
         ):
             fail(op, "still needs index values; lower it before convert-index-to-llvm")
         for result in list(op.results):
-            if has_index(result.type):
-                rewriter.replace_value_with_new_type(result, convert(result.type))
+            new = convert_attribute(result.type, memo)
+            if new is not result.type:
+                rewriter.replace_value_with_new_type(result, new)
         for region in op.regions:
             for block in region.blocks:
                 for arg in list(block.args):
-                    if has_index(arg.type):
-                        rewriter.replace_value_with_new_type(arg, convert(arg.type))
+                    new = convert_attribute(arg.type, memo)
+                    if new is not arg.type:
+                        rewriter.replace_value_with_new_type(arg, new)
         changed = False
         for table in (op.properties, op.attributes):
+            if not table:
+                continue
             for name, value in list(table.items()):
-                new = convert(value)
+                new = convert_attribute(value, memo)
                 if new is not value:
                     table[name] = new
                     changed = True
@@ -151,5 +149,5 @@ class ConvertIndexToLLVMPass(ModulePass):
     name = "convert-index-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(ConvertIndexType(), apply_recursively=False).rewrite_module(op)
+        OneSweepWalker(ConvertIndexType(), apply_recursively=False).rewrite_module(op)
         OneSweepWalker(TypedPatternApplier([ConvertIndexCastOp(), ConvertIndexCastUIOp()])).rewrite_module(op)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import llvm, math
@@ -47,7 +48,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-from warpforge.rewriting import OneSweepWalker, dialect_of, enclosing_op, fail, intrinsic_suffix, llvm_fastmath
+from warpforge.rewriting import OneSweepWalker, enclosing_op, fail, intrinsic_suffix, llvm_fastmath, ops_of_dialect
 from warpforge.rewriting import replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -157,6 +158,9 @@ def _is_afn(fm: llvm.FastMathAttr) -> bool:
 class ConvertLibdeviceOp(RewritePattern):
     """A `LIBDEVICE` op → `llvm.call @__nv_<fn>[f]` (f16/bf16 through f32; `__nv_fast_*` under `afn`)."""
 
+    OP_TYPES: ClassVar[tuple[type[Operation], ...]] = tuple(LIBDEVICE)
+    """The ops this pattern lowers (`TypedPatternApplier` offers it no others)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         names = LIBDEVICE.get(type(op))
         if names is None:
@@ -198,6 +202,9 @@ class ConvertLibdeviceOp(RewritePattern):
 class ConvertIntrinsicOp(RewritePattern):
     """An `INTRINSICS` op → its `llvm.intr.*` op, fast-math flags kept."""
 
+    OP_TYPES: ClassVar[tuple[type[Operation], ...]] = tuple(INTRINSICS)
+    """The ops this pattern lowers (`TypedPatternApplier` offers it no others)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         build = INTRINSICS.get(type(op))
         if build is None:
@@ -208,6 +215,9 @@ class ConvertIntrinsicOp(RewritePattern):
 @dataclass
 class ConvertCallIntrinsicOp(RewritePattern):
     """A `CALL_INTRINSICS` op → `llvm.call_intrinsic "<name>.<type>"(operands, i1 flags)`."""
+
+    OP_TYPES: ClassVar[tuple[type[Operation], ...]] = tuple(CALL_INTRINSICS)
+    """The ops this pattern lowers (`TypedPatternApplier` offers it no others)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
         entry = CALL_INTRINSICS.get(type(op))
@@ -235,6 +245,5 @@ class ConvertMathToLLVMPass(ModulePass):
         OneSweepWalker(
             TypedPatternApplier([ConvertLibdeviceOp(), ConvertIntrinsicOp(), ConvertCallIntrinsicOp()])
         ).rewrite_module(op)
-        for inner in op.walk():
-            if dialect_of(inner) == "math":
-                fail(inner, "has no lowering to the llvm dialect")
+        for inner in ops_of_dialect(op, "math"):
+            fail(inner, "has no lowering to the llvm dialect")

@@ -31,7 +31,7 @@ from warpforge.dialects import nvgpu, nvvm
 from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.llvm import ExtractElementOp
 from warpforge.passes.finalize_memref_to_llvm import Descriptor
-from warpforge.rewriting import OneSweepWalker, TypedPatternApplier, dialect_of, fail, replace_op
+from warpforge.rewriting import OneSweepWalker, TypedPatternApplier, fail, integer_attr, ops_of_dialect, replace_op
 
 
 class _Ops(list[Operation]):
@@ -53,7 +53,7 @@ def _pack(ops: _Ops, elements: list[SSAValue], register: str) -> list[SSAValue]:
     for r in range(len(elements) // per):
         vec = ops.add(llvm.UndefOp(vec_t))
         for k in range(per):
-            pos = ops.add(llvm.ConstantOp(IntegerAttr(k, i32), i32))
+            pos = ops.add(llvm.ConstantOp(integer_attr(k, i32), i32))
             vec = ops.add(llvm.InsertElementOp(vec, elements[r * per + k], pos))
         out.append(vec if register == "v2f16" else ops.add(llvm.BitcastOp(vec, i32)))
     return out
@@ -70,7 +70,7 @@ def _unpack(ops: _Ops, registers: list[SSAValue], elem: Attribute) -> list[SSAVa
     for reg in registers:
         vec = reg if reg.type == vec_t else ops.add(llvm.BitcastOp(reg, vec_t))
         for k in range(per):
-            pos = ops.add(llvm.ConstantOp(IntegerAttr(k, i32), i32))
+            pos = ops.add(llvm.ConstantOp(integer_attr(k, i32), i32))
             out.append(ops.add(ExtractElementOp(vec, pos)))
     return out
 
@@ -162,6 +162,5 @@ class ConvertNVGPUToNVVMPass(ModulePass):
                 ]
             )
         ).rewrite_module(op)
-        for inner in op.walk():
-            if dialect_of(inner) == "nvgpu":
-                fail(inner, "has no lowering to nvvm")
+        for inner in ops_of_dialect(op, "nvgpu"):
+            fail(inner, "has no lowering to nvvm")

@@ -56,6 +56,8 @@ non-constant index.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from math import prod
 
@@ -99,7 +101,7 @@ from warpforge.dialects.element_types import byte_size
 from warpforge.dialects.arith import AtomicRMWKind
 from warpforge.dialects.nvvm_catalog import ATOM_OPS
 from warpforge.dialects.llvm import AtomicRMWOp
-from warpforge.rewriting import OneSweepWalker, dialect_of, enclosing_op, fail, i64
+from warpforge.rewriting import OneSweepWalker, enclosing_op, fail, i64, integer_attr, ops_of_dialect
 from warpforge.rewriting import inherit_location, replace_op
 from warpforge.rewriting import TypedPatternApplier
 
@@ -244,16 +246,36 @@ def store_value(value: SSAValue, address: SSAValue, alignment: int) -> list[Oper
     return [ext, llvm.StoreOp(ext.res, address, alignment=alignment)]
 
 
+@functools.lru_cache(maxsize=64)
 def pointer_type(space: int) -> llvm.LLVMPointerType:
-    """`!llvm.ptr` for address space 0, `!llvm.ptr<N>` otherwise."""
+    """`!llvm.ptr` for address space 0, `!llvm.ptr<N>` otherwise (one object per space: types are
+    immutable)."""
     return llvm.LLVMPointerType() if space == 0 else llvm.LLVMPointerType(IntAttr(space))
 
 
+_DESCRIPTOR_TYPES: dict[MemRefType, llvm.LLVMStructType] = {}
+"""Memref types whose layout and memory space passed the checks → their descriptor type (a module
+has a few memref types and thousands of accesses)."""
+
+
 def descriptor_type(typ: MemRefType, op: Operation) -> llvm.LLVMStructType:
-    """`!llvm.struct<(ptr<AS>, i64 per dynamic dimension)>` — warpforge's memref descriptor."""
+    """`!llvm.struct<(ptr<AS>, i64 per dynamic dimension)>` — warpforge's memref descriptor. Raises
+    `LoweringError` at `op` for a layout or memory space it cannot lower."""
+    found = _DESCRIPTOR_TYPES.get(typ)
+    if found is not None:
+        return found
     _check_layout(typ, op)
     dynamic = sum(1 for d in typ.get_shape() if d == DYNAMIC_INDEX)
-    return llvm.LLVMStructType.from_type_list([pointer_type(memory_space(typ, op)), *([i64] * dynamic)])
+    found = llvm.LLVMStructType.from_type_list([pointer_type(memory_space(typ, op)), *([i64] * dynamic)])
+    if len(_DESCRIPTOR_TYPES) < 4096:
+        _DESCRIPTOR_TYPES[typ] = found
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _position(index: int) -> DenseArrayBase:
+    """The `llvm.extractvalue` position `[index]` (one object per index)."""
+    return DenseArrayBase.from_list(i64, [index])
 
 
 def descriptor_fields(typ: MemRefType, op: Operation) -> list[Attribute]:
@@ -299,7 +321,7 @@ class Descriptor:
 
     def pointer(self) -> SSAValue:
         typ = pointer_type(memory_space(self.type, self.op))
-        extract = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [0]), self.struct(), typ)
+        extract = llvm.ExtractValueOp(_position(0), self.struct(), typ)
         self.ops.append(extract)
         return extract.results[0]
 
@@ -307,11 +329,11 @@ class Descriptor:
         """Dimension `dim`'s extent as an i64 value."""
         shape = self.type.get_shape()
         if shape[dim] != DYNAMIC_INDEX:
-            const = llvm.ConstantOp(IntegerAttr(shape[dim], i64), i64)
+            const = llvm.ConstantOp(integer_attr(shape[dim], i64), i64)
             self.ops.append(const)
             return const.result
         field_index = 1 + sum(1 for d in shape[:dim] if d == DYNAMIC_INDEX)
-        extract = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [field_index]), self.struct(), i64)
+        extract = llvm.ExtractValueOp(_position(field_index), self.struct(), i64)
         self.ops.append(extract)
         return extract.results[0]
 
@@ -581,9 +603,8 @@ class FinalizeMemRefToLLVMPass(ModulePass):
                 ]
             )
         ).rewrite_module(op)
-        for inner in op.walk():
-            if dialect_of(inner) == "memref":
-                fail(
-                    inner,
-                    "has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global, view, extract_aligned_pointer_as_index)",
-                )
+        for inner in ops_of_dialect(op, "memref"):
+            fail(
+                inner,
+                "has no lowering to the llvm dialect (supported: load, store, dim, atomic_rmw, alloca, global, get_global, view, extract_aligned_pointer_as_index)",
+            )

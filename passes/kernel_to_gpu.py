@@ -74,7 +74,7 @@ from warpforge.dialects import gpu, kernel, kernel_hopper, nvgpu_hopper
 from warpforge.dialects.math_catalog import BUILTINS, CeilDivOp
 from warpforge.dialects.element_types import bit_width, byte_size, kind_letter, signless  # noqa: F401 (signless, byte_size: used by tile-to-gpu too)
 from warpforge.dialects.nvvm import NVVMTargetAttr
-from warpforge.rewriting import inherit_location
+from warpforge.rewriting import inherit_location, integer_attr
 
 GLOBAL = IntegerAttr(1, i32)
 """Address space of global memory (PTX `.global`) as a memref memory space."""
@@ -160,13 +160,13 @@ class Emitter:
         if isinstance(typ, AnyFloat):
             return self(arith.ConstantOp(FloatAttr(float(value), typ)))
         if isinstance(typ, IndexType):
-            return self(arith.ConstantOp(IntegerAttr(int(value), IndexType())))
+            return self(arith.ConstantOp(integer_attr(int(value), IndexType())))
         assert isinstance(typ, IntegerType)
         width = typ.width.data
         v = int(value) & ((1 << width) - 1)
         if width > 1 and v >= 1 << (width - 1):
             v -= 1 << width  # two's complement, as signless constants print
-        return self(arith.ConstantOp(IntegerAttr(v if width > 1 else int(bool(value)), typ)))
+        return self(arith.ConstantOp(integer_attr(v if width > 1 else int(bool(value)), typ)))
 
 
 DIVISIBILITY = 16

@@ -151,6 +151,65 @@ def test_one_sweep_conversions_match_the_fixpoint_walker(monkeypatch: pytest.Mon
         assert "llvm.func" in one and one == full
 
 
+@pytest.mark.parametrize("example", ["sgemm.py", "softmax.py", "matmul.py", "block_reduce.py", "attention.py"])
+def test_xdsl_passes_we_run_cheaper_give_xdsls_result(example: str) -> None:
+    """Our `canonicalize`, `convert-scf-to-cf` and `reconcile-unrealized-casts` (xDSL's patterns on
+    `FastRewriteWalker` and `TypedPatternApplier`; canonicalize's patterns looked up once per op
+    class, its region DCE per class) leave the IR xDSL's passes leave, on the IR each of them gets
+    in the compile pipeline."""
+    from xdsl.transforms.canonicalize import CanonicalizePass as XdslCanonicalize
+    from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf as XdslScfToCf
+    from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass as XdslReconcile
+
+    import warpforge.compile as C
+    from warpforge.context import make_context
+    from warpforge.diagnostics import print_ir
+    from warpforge.driver.cli import _kernels, _load_file
+    from warpforge.passes.canonicalize import CanonicalizePass
+    from warpforge.passes.convert_scf_to_cf import ConvertScfToCfPass
+    from warpforge.passes.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
+    from warpforge.pipelines import run_pipeline
+    from warpforge.tile_compile import frontend
+
+    pairs = {
+        "canonicalize": (CanonicalizePass, XdslCanonicalize),
+        "convert-scf-to-cf": (ConvertScfToCfPass, XdslScfToCf),
+        "reconcile-unrealized-casts": (ReconcileUnrealizedCastsPass, XdslReconcile),
+    }
+    kernel = next(iter(_kernels(_load_file(str(ROOT / "examples" / example))).values()))
+    if type(kernel).__name__ == "TileKernel":
+        kir, model = frontend(kernel, kernel.specialize(kernel._aot[0])), "tile"
+    else:
+        kir, model = kernel.kernel_ir(), "simt"
+    module, compared = kir.module, []
+    for _, spec in C.stage_passes(model, C.Target(), kir.symbol + "_module"):
+        for p in _split(spec):
+            if p in pairs:
+                ours, theirs = module.clone(), module.clone()
+                pairs[p][0]().apply(make_context(), ours)
+                pairs[p][1]().apply(make_context(), theirs)
+                assert print_ir(ours) == print_ir(theirs), p
+                compared.append(p)
+            run_pipeline(module, p, verify_each=False, verify_end=False)
+    # kernel-to-gpu-pipeline's two canonicalize runs or tile-to-gpu's one, then gpu-to-llvm's three passes
+    assert compared == ["canonicalize"] * (2 if model == "simt" else 1) + ["convert-scf-to-cf", "reconcile-unrealized-casts", "canonicalize"]
+    assert "scf." not in print_ir(module)
+
+
+def _split(spec: str) -> list[str]:
+    """A pass spec's passes (commas inside `{...}` options kept)."""
+    out, depth, current = [], 0, ""
+    for ch in spec + ",":
+        if ch == "," and depth == 0:
+            out.append(current)
+            current = ""
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        current += ch
+    return [p for p in out if p]
+
+
 def test_index_conversion_memo_gives_the_unmemoized_conversion() -> None:
     """`convert-index-to-llvm` remembers each attribute's conversion within a run (by id, the attribute
     held in the memo): nested and repeated attributes convert as without the memo, and a hit returns

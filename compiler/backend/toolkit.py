@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +92,8 @@ def run_ptxas(ptx: str, chip: str = "sm_90", *, verbose: bool = True, extra: tup
         src, out = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
         src.write_text(ptx)
         cmd = [ptxas, f"-arch={chip}", *(["-v"] if verbose else []), *extra, "-o", str(out), str(src)]
+        import subprocess  # only when ptxas runs: not loaded by every compile
+
         proc = subprocess.run(cmd, capture_output=True, text=True)
         log = (proc.stdout + proc.stderr).replace(str(src), "kernel.ptx")
         if proc.returncode != 0:
