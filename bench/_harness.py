@@ -157,3 +157,22 @@ def vector_add_inputs(stream: Any, n: int) -> tuple[Any, Any, Any, Any]:
     expected = a_host + b_host
     a, b = wf.DeviceBuffer.from_host(stream, a_host), wf.DeviceBuffer.from_host(stream, b_host)
     return a, b, wf.DeviceBuffer.from_host(stream, np.full(n, np.nan, dtype=np.float32)), expected
+
+
+def host_us(fn: Callable[[], None], sync: Callable[[], None], launches: int, repeats: int, warmup: int = 20) -> float:
+    """Host microseconds per call of `fn` (an enqueue: no synchronization between calls): after
+    `warmup` calls and a `sync()`, the median over `repeats` of the mean of `launches` calls, each
+    repeat followed by `sync()` (bench/launch_overhead.py and its fake-driver twin)."""
+    import time
+
+    for _ in range(warmup):
+        fn()
+    sync()
+    means = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(launches):
+            fn()
+        means.append((time.perf_counter() - t0) / launches * 1e6)
+        sync()
+    return statistics.median(means)

@@ -16,11 +16,9 @@ import argparse
 import cProfile
 import io
 import pstats
-import statistics
 import sys
-import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -28,21 +26,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 import warpforge as wf  # noqa: E402
 from warpforge import bf16, f16  # noqa: E402
 
+from _harness import host_us  # noqa: E402
 from matmul import TILE_KERNELS, _DLPackOnly, triton_matmul  # noqa: E402
 
 
-def host_us(fn: Callable[[], None], sync: Callable[[], None], launches: int, repeats: int) -> float:
-    for _ in range(20):
-        fn()
-    sync()
-    means = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(launches):
-            fn()
-        means.append((time.perf_counter() - t0) / launches * 1e6)
-        sync()
-    return statistics.median(means)
 
 
 def main() -> None:

@@ -20,19 +20,20 @@ import argparse
 import cProfile
 import io
 import pstats
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
 
 import warpforge as wf  # noqa: E402
 from warpforge import bf16, f16, f32, tile  # noqa: E402
+
+from _harness import host_us  # noqa: E402
 
 
 @tile.kernel(num_warps=8, num_stages=4, min_blocks_per_sm=1)
@@ -132,18 +133,6 @@ def setup() -> Any:
     return sim
 
 
-def host_us(fn: Callable[[], None], sync: Callable[[], None], launches: int, repeats: int) -> float:
-    for _ in range(50):
-        fn()
-    sync()
-    means = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(launches):
-            fn()
-        means.append((time.perf_counter() - t0) / launches * 1e6)
-        sync()
-    return statistics.median(means)
 
 
 def main() -> None:
@@ -181,9 +170,9 @@ def main() -> None:
             except wf.WarpforgeError as e:  # e.g. an older checkout that cannot bind it
                 print(f"  {label}: bind failed: {type(e).__name__}: {e}"[:160])
                 continue
-            rows.append((f"{label}: bind().launch", host_us(lambda: bound.launch(s), s.sync, args.launches, args.repeats)))
+            rows.append((f"{label}: bind().launch", host_us(lambda: bound.launch(s), s.sync, args.launches, args.repeats, warmup=50)))
             prepared, arrays, ck = bound.prepared, list(bound.arrays), bound.compiled.kernel
-            rows.append((f"{label}: runtime.launch", host_us(lambda: launch(s, prepared, arrays, kernel=ck), s.sync, args.launches, args.repeats)))
+            rows.append((f"{label}: runtime.launch", host_us(lambda: launch(s, prepared, arrays, kernel=ck), s.sync, args.launches, args.repeats, warmup=50)))
             if args.only or kind == "CAI, own stream" or (dname == "bf16" and kind == "DLPack"):
                 profiled.append((f"{label} bind().launch", lambda bound=bound: bound.launch(s)))
     print("host time per launch (us) on the fake driver, 4096^3 GEMM 128x256x64 (sm_90a, TMA ring; unchecked but the 'checked' rows), median of means")
