@@ -37,3 +37,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         skip = pytest.mark.skip(reason="needs an NVIDIA GPU and driver (none found)")
         for item in gpu_items:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def wgmma_calls(monkeypatch) -> list:
+    """The shared-memory operands the simulator's wgmma model read, one (mn, k, itemsize, k_major) per
+    matrix descriptor (A and B per warpgroup per op; B alone for the register-A form)."""
+    from warpforge.simulator import wgmma as model
+
+    calls: list = []
+    real = model.operand_addresses
+
+    def spy(desc: int, mn: int, k: int, itemsize: int, k_major: bool):
+        calls.append((mn, k, itemsize, k_major))
+        return real(desc, mn, k, itemsize, k_major)
+
+    monkeypatch.setattr(model, "operand_addresses", spy)
+    return calls

@@ -18,7 +18,6 @@ import pytest
 
 import warpforge as wf
 from warpforge import bf16, f16, f32, tile
-from warpforge.simulator import wgmma as model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 import attention as A  # noqa: E402
@@ -66,20 +65,6 @@ def test_other_chips_keep_mma_sync(chip: str) -> None:
     assert "wgmma" not in ptx and "mma.sync.aligned.m16n8k16" in ptx
 
 
-@pytest.fixture
-def b_reads(monkeypatch) -> list:
-    """The shared-memory B operands the wgmma model read (A comes from registers here)."""
-    calls: list = []
-    real = model.operand_addresses
-
-    def spy(desc: int, mn: int, k: int, itemsize: int, k_major: bool):
-        calls.append((mn, k, itemsize, k_major))
-        return real(desc, mn, k, itemsize, k_major)
-
-    monkeypatch.setattr(model, "operand_addresses", spy)
-    return calls
-
-
 def _run(device: wf.Device, dt, d: int, causal: bool, shape: tuple[int, int, int], salt: int) -> None:  # noqa: ANN001
     rng = np.random.default_rng(SEED + salt)
     q, k, v = (rng.standard_normal((*shape, d)).astype(dt.np) for _ in range(3))
@@ -100,12 +85,12 @@ SIM_CASES = {
 
 
 @pytest.mark.parametrize("case", list(SIM_CASES))
-def test_sm_90a_path_on_the_simulator_matches_numpy(case: str, b_reads: list) -> None:
+def test_sm_90a_path_on_the_simulator_matches_numpy(case: str, wgmma_calls: list) -> None:
     name, d, causal, shape = SIM_CASES[case]
     dev = wf.Device.simulator(chip="sm_90a")
     _run(dev, DTYPES[name], d, causal, shape, len(case))
     bn = A.CONFIGS[d][1]
-    assert set(b_reads) == {(bn, 16, 2, True), (d, 16, 2, False)}  # Kᵀ K-major, V N-major: both products on wgmma
+    assert set(wgmma_calls) == {(bn, 16, 2, True), (d, 16, 2, False)}  # Kᵀ K-major, V N-major: both products on wgmma
 
 
 @pytest.mark.gpu
@@ -136,7 +121,7 @@ def _scaled_a_gemm(bm: int, bn: int, bk: int, warps: int, dtype):  # noqa: ANN00
 
 
 @pytest.mark.parametrize("name", ["f16", "bf16"])
-def test_a_computed_in_registers_is_register_a_wgmma_on_the_simulator(name: str, b_reads: list) -> None:
+def test_a_computed_in_registers_is_register_a_wgmma_on_the_simulator(name: str, wgmma_calls: list) -> None:
     dt = DTYPES[name]
     bm, bn, bk, m, n, k = 64, 64, 32, 100, 72, 80  # tails in M, N and K
     kern = _scaled_a_gemm(bm, bn, bk, 4, dt)
@@ -153,14 +138,14 @@ def test_a_computed_in_registers_is_register_a_wgmma_on_the_simulator(name: str,
     want = (2 * a.astype(np.float64)) @ b.astype(np.float64)
     assert np.isfinite(got).all()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4 * k)
-    assert b_reads and set(b_reads) == {(bn, 16, 2, False)}  # only B from shared memory (N-major)
+    assert wgmma_calls and set(wgmma_calls) == {(bn, 16, 2, False)}  # only B from shared memory (N-major)
 
 
 @pytest.mark.parametrize(
     ("name", "d", "causal", "seq", "cfg"),
     [("f16", 128, True, 300, (128, 64, 8, 3)), ("bf16", 64, False, 330, (64, 64, 4, 4))],
 )
-def test_deeper_rings_shared_by_both_loops_on_the_simulator(name: str, d: int, causal: bool, seq: int, cfg: tuple[int, int, int, int], b_reads: list) -> None:
+def test_deeper_rings_shared_by_both_loops_on_the_simulator(name: str, d: int, causal: bool, seq: int, cfg: tuple[int, int, int, int], wgmma_calls: list) -> None:
     """3 and 4 stages (which fit since the unmasked and masked loops share one K and one V ring,
     `tile-pipeline`'s `_reuse_rings`), each ring wrapping several times, against NumPy."""
     dt = DTYPES[name]
@@ -169,7 +154,7 @@ def test_deeper_rings_shared_by_both_loops_on_the_simulator(name: str, d: int, c
     dev = wf.Device.simulator(chip="sm_90a")
     got = A.attention(q, k, v, causal, dt, *cfg).first().unpartition().to_host().sync_on(dev.create_stream())
     A.check(f"{name} d={d} causal={causal} {cfg}", got, A.reference(q, k, v, causal), dt)
-    assert set(b_reads) == {(cfg[1], 16, 2, True), (d, 16, 2, False)}  # both products on wgmma
+    assert set(wgmma_calls) == {(cfg[1], 16, 2, True), (d, 16, 2, False)}  # both products on wgmma
 
 
 def test_a_transposed_from_a_ring_keeps_mma_sync_on_sm_90a() -> None:

@@ -294,20 +294,6 @@ def test_blocking_mbarrier_wait_on_an_incomplete_phase_is_refused() -> None:
 # --------------------------------------------------------------------------- the sm_90a path
 
 
-@pytest.fixture
-def wgmma_calls(monkeypatch) -> list:
-    """The operands the wgmma model read, one entry per matrix (A and B per warpgroup per op)."""
-    calls: list = []
-    real = model.operand_addresses
-
-    def spy(desc: int, mn: int, k: int, itemsize: int, k_major: bool):
-        calls.append((mn, k, itemsize, k_major))
-        return real(desc, mn, k, itemsize, k_major)
-
-    monkeypatch.setattr(model, "operand_addresses", spy)
-    return calls
-
-
 def _gemm_on_the_simulator(kernel, bm: int, bn: int, bk: int, dtype, m: int, n: int, k: int, seed: int) -> None:
     got, exact, bound = _simulated_gemm(kernel, bm, bn, bk, dtype, m, n, k, seed)
     assert np.isfinite(got).all()
