@@ -39,7 +39,6 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -48,7 +47,7 @@ from warpforge.dialects import nvvm
 from warpforge.dialects.llvm import AddrSpaceCastOp
 from warpforge.dialects.nvvm import CvtRnX2F32Op, MBarrierWaitParityOp, NVVMIntrinsicOp, WgmmaMmaAsyncOp, WgmmaMmaAsyncRegAOp, WgmmaWaitAccumulatorsOp
 from warpforge.dialects.nvvm_catalog import atom_instruction
-from warpforge.rewriting import dialect_of, fail
+from warpforge.rewriting import FastRewriteWalker, dialect_of, fail
 from warpforge.rewriting import replace_op
 
 
@@ -256,8 +255,8 @@ class ConvertNVVMToLLVMPass(ModulePass):
     name = "convert-nvvm-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertWgmmaMmaAsyncOp(), ConvertWgmmaMmaAsyncRegAOp()])).rewrite_module(op)
-        PatternRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp(), ConvertMBarrierWaitParityOp(), ConvertWgmmaWaitAccumulatorsOp(), ConvertCvtRnX2F32Op()])).rewrite_module(op)
+        FastRewriteWalker(GreedyRewritePatternApplier([ConvertWgmmaMmaAsyncOp(), ConvertWgmmaMmaAsyncRegAOp()])).rewrite_module(op)
+        FastRewriteWalker(GreedyRewritePatternApplier([ConvertNVVMIntrinsicOp(), ConvertAtomicRMWOp(), ConvertMBarrierWaitParityOp(), ConvertWgmmaWaitAccumulatorsOp(), ConvertCvtRnX2F32Op()])).rewrite_module(op)
         for inner in op.walk():
             if dialect_of(inner) == "nvvm":
                 fail(inner, "is not a catalog op and has no lowering to llvm")
