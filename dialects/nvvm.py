@@ -37,7 +37,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, Dialect, Operation, Use, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, irdl_attr_definition, irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def, var_result_def
 from xdsl.parser import AttrParser
@@ -633,33 +633,9 @@ def check_accumulators_in_flight(op: WgmmaMmaAsyncBase) -> None:
         seen.add(value)
         for use in list(value.uses):
             user = use.operation
-            if isinstance(user, WgmmaMmaAsyncBase) and user.operands[use.index] in user.acc:
-                continue
-            if isinstance(user, WgmmaWaitAccumulatorsOp):
-                if user.n.value.data > 0:  # the newest groups stay in flight
-                    work.append(user.res[use.index])
-                continue
-            if user.name == "scf.yield":
-                parent = user.parent_op()
-                if parent is not None and parent.name == "scf.for":
-                    body = parent.regions[0].blocks.first
-                    assert body is not None
-                    work.append(body.args[use.index + 1])
-                if parent is not None and use.index < len(parent.results):
-                    work.append(parent.results[use.index])
-                continue
-            if user.name == "scf.for" and use.index >= 3:  # an iter_args initial value
-                body = user.regions[0].blocks.first
-                assert body is not None
-                work.append(body.args[use.index - 3 + 1])
-                work.append(user.results[use.index - 3])
-                continue
-            if user.name in _BRANCHES:
-                for successor in user.successors:
-                    operands = _successor_operands(user, successor)
-                    for k, operand in enumerate(operands):
-                        if operand is value:
-                            work.append(successor.args[k])
+            carried = _carried_into(value, use)
+            if carried is not None:
+                work.extend(carried)
                 continue
             loc = getattr(user, "location", None)
             where = f" at {loc}" if loc is not None and "unknown" not in str(loc) else ""
@@ -671,10 +647,35 @@ def check_accumulators_in_flight(op: WgmmaMmaAsyncBase) -> None:
             )
 
 
+def _carried_into(value: SSAValue, use: Use) -> list[SSAValue] | None:
+    """Where `use` of the in-flight accumulator `value` carries it: the values that then hold it in
+    flight (a loop's iteration argument and result, a branch's block arguments, a
+    `wait_accumulators` with n > 0's result); [] when the use consumes it safely (the next wgmma's
+    accumulator, a `wait_accumulators` with n = 0); None when the use reads it (the rule of
+    `check_accumulators_in_flight`)."""
+    user = use.operation
+    if isinstance(user, WgmmaMmaAsyncBase) and user.operands[use.index] in user.acc:
+        return []
+    if isinstance(user, WgmmaWaitAccumulatorsOp):
+        return [user.res[use.index]] if user.n.value.data > 0 else []  # n > 0: the newest groups stay in flight
+    if user.name == "scf.yield":
+        parent = user.parent_op()
+        out: list[SSAValue] = []
+        if parent is not None and parent.name == "scf.for":
+            out.append(parent.regions[0].blocks.first.args[use.index + 1])  # pyright: ignore[reportOptionalMemberAccess]
+        if parent is not None and use.index < len(parent.results):
+            out.append(parent.results[use.index])
+        return out
+    if user.name == "scf.for" and use.index >= 3:  # an iter_args initial value
+        return [user.regions[0].blocks.first.args[use.index - 3 + 1], user.results[use.index - 3]]  # pyright: ignore[reportOptionalMemberAccess]
+    if user.name in _BRANCHES:
+        return [successor.args[k] for successor in user.successors for k, operand in enumerate(_successor_operands(user, successor)) if operand is value]
+    return None
+
+
 def _in_flight_values(root: Operation) -> list[SSAValue]:
     """The values of `root` that may hold a wgmma group's accumulators in flight: the results of every
-    `nvvm.wgmma.mma_async` (either form), and what carries them (loop iteration arguments and results, branch block
-    arguments, the results of `wgmma_wait_accumulators` with n > 0), in program order of discovery."""
+    `nvvm.wgmma.mma_async` (either form), and what carries them (`_carried_into`), in order of discovery."""
     found: dict[SSAValue, None] = {}
     work: list[SSAValue] = [r for op in root.walk() if isinstance(op, WgmmaMmaAsyncBase) for r in op.res]
     while work:
@@ -683,22 +684,7 @@ def _in_flight_values(root: Operation) -> list[SSAValue]:
             continue
         found[value] = None
         for use in value.uses:
-            user = use.operation
-            if isinstance(user, WgmmaWaitAccumulatorsOp):
-                if user.n.value.data > 0:
-                    work.append(user.res[use.index])
-            elif user.name == "scf.yield":
-                parent = user.parent_op()
-                if parent is not None and parent.name == "scf.for":
-                    work.append(parent.regions[0].blocks.first.args[use.index + 1])  # pyright: ignore[reportOptionalMemberAccess]
-                if parent is not None and use.index < len(parent.results):
-                    work.append(parent.results[use.index])
-            elif user.name == "scf.for" and use.index >= 3:
-                work.append(user.regions[0].blocks.first.args[use.index - 3 + 1])  # pyright: ignore[reportOptionalMemberAccess]
-                work.append(user.results[use.index - 3])
-            elif user.name in _BRANCHES:
-                for successor in user.successors:
-                    work.extend(successor.args[k] for k, operand in enumerate(_successor_operands(user, successor)) if operand is value)
+            work.extend(_carried_into(value, use) or ())
     return list(found)
 
 

@@ -544,8 +544,7 @@ class MmaLayout:
                     col = _add(e, col_t, 8 * j)
                     unit = e(arith.ShRUIOp(col, e.const(_log2(per), i64)))
                     within = e(arith.AndIOp(col, e.const(per - 1, i64)))
-                    swz = e(arith.XOrIOp(unit, e(arith.AndIOp(row, e.const(mask, i64)))))
-                    at = e(arith.AddiOp(e(arith.ShLIOp(row, e.const(_log2(n), i64))), e(arith.AddiOp(e(arith.ShLIOp(swz, e.const(_log2(per), i64))), within))))
+                    at = e(arith.AddiOp(_staged_unit(e, row, unit, n, per, mask), within))
                     s0 = 4 * (i * self.tn + j) + 2 * h
                     vec = e(vector.BroadcastOp(d.regs[s0], pair))
                     vec = e(vector.InsertOp(d.regs[s0 + 1], vec, [1], pair))
@@ -568,8 +567,7 @@ class MmaLayout:
             q = _add(e, tid, k * fl.threads)
             row = e(arith.ShRUIOp(q, e.const(_log2(units), i64)))
             unit = e(arith.AndIOp(q, e.const(units - 1, i64)))
-            swz = e(arith.XOrIOp(unit, e(arith.AndIOp(row, e.const(mask, i64)))))
-            at = e(arith.AddiOp(e(arith.ShLIOp(row, e.const(_log2(n), i64))), e(arith.ShLIOp(swz, e.const(_log2(per), i64)))))
+            at = _staged_unit(e, row, unit, n, per, mask)
             ld = vector.LoadOp(buf, [e(arith.IndexCastOp(at, IndexType()))], full)
             ld.attributes["alignment"] = IntegerAttr(16, i64)
             v = e(ld)
@@ -612,6 +610,13 @@ class _WarpCoords:
     t: SSAValue
     row0: SSAValue
     col0: SSAValue
+
+
+def _staged_unit(e: Emitter, row: SSAValue, unit: SSAValue, n: int, per: int, mask: int) -> SSAValue:
+    """The element index (i64) of 16-byte unit `unit` of row `row` in a staged N-column tile whose units
+    are XOR-swizzled by row (`MmaLayout._write_staged`): row·N + (unit ^ (row & mask))·per."""
+    swz = e(arith.XOrIOp(unit, e(arith.AndIOp(row, e.const(mask, i64)))))
+    return e(arith.AddiOp(e(arith.ShLIOp(row, e.const(_log2(n), i64))), e(arith.ShLIOp(swz, e.const(_log2(per), i64)))))
 
 
 def warp_coords(fl: _TileFunctionLowering, lay: MmaLayout) -> _WarpCoords:
